@@ -1,0 +1,36 @@
+# One command each: every target creates and fills .venv by itself on a fresh machine.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: test report bench bench-quick lab lint clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev,bench]'
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+	touch $(STAMP)
+
+lint: $(STAMP)
+	$(BIN)/ruff check actuarial tests benchmarks
+
+test: lint
+	$(BIN)/pytest tests
+	$(BIN)/pytest --nbval notebooks --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider
+
+report: $(STAMP)
+	$(BIN)/actuarial report --out build/report
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run.py
+
+bench-quick: $(STAMP)
+	$(BIN)/python benchmarks/run.py --quick
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab notebooks
+
+clean:
+	rm -rf $(VENV) build

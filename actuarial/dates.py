@@ -1,0 +1,91 @@
+"""Ages in completed years and months, by the anniversary rule of I-6.
+
+A person reaches an age on the anniversary of birth; in a month without the birth day
+(born on the 29th, 30th or 31st) the anniversary is that month's last day, so someone
+born on February 29 turns a year older on February 28 in common years. The switch
+``leap_day_birthday="mar1"`` moves that anniversary to March 1 instead.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["LEAP_DAY_RULES", "add_years", "age_in_months", "as_dates", "format_age"]
+
+LEAP_DAY_RULES = ("feb28", "mar1")
+
+_DAY = np.timedelta64(1, "D")
+
+
+def as_dates(values) -> np.ndarray:
+    """Return ``values`` as a numpy ``datetime64[D]`` array (NaT kept)."""
+    return np.asarray(values, dtype="datetime64[D]")
+
+
+def _parts(dates: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    months = dates.astype("datetime64[M]")
+    year = months.astype("datetime64[Y]").astype(np.int64) + 1970
+    month = months.astype(np.int64) % 12 + 1
+    day = (dates - months).astype("timedelta64[D]").astype(np.int64) + 1
+    return year, month, day
+
+
+def _days_in_month(months: np.ndarray) -> np.ndarray:
+    return ((months + 1).astype("datetime64[D]") - months.astype("datetime64[D]")).astype(np.int64)
+
+
+def _anniversary_day(birth_day, on_months, birth_month, on_month, leap_day_birthday):
+    """Day of ``on_months`` on which the monthly anniversary of a birth falls."""
+    last_day = _days_in_month(on_months)
+    day = np.minimum(birth_day, last_day)
+    if leap_day_birthday == "mar1":
+        # Born Feb 29, common year: the birthday moves to March 1 (day 1 of the next month),
+        # so in February of a common year the anniversary is not yet reached.
+        shifted = (birth_month == 2) & (birth_day == 29) & (on_month == 2) & (last_day == 28)
+        day = np.where(shifted, 29, day)
+    return day
+
+
+def age_in_months(birth, on, leap_day_birthday: str = "feb28") -> np.ndarray:
+    """Completed months of age on date ``on`` for a person born on ``birth`` (I-6).
+
+    Vectorized over numpy date arrays; NaT in either gives -1.
+    """
+    if leap_day_birthday not in LEAP_DAY_RULES:
+        raise ValueError(
+            f"'leap_day_birthday' must be in {list(LEAP_DAY_RULES)} (got {leap_day_birthday!r})"
+        )
+    birth, on = np.broadcast_arrays(as_dates(birth), as_dates(on))
+    missing = np.isnat(birth) | np.isnat(on)
+    birth = np.where(missing, np.datetime64("2000-01-01"), birth)
+    on = np.where(missing, np.datetime64("2000-01-01"), on)
+    birth_year, birth_month, birth_day = _parts(birth)
+    on_year, on_month, on_day = _parts(on)
+    whole_months = (on_year - birth_year) * 12 + (on_month - birth_month)
+    anniversary = _anniversary_day(
+        birth_day, on.astype("datetime64[M]"), birth_month, on_month, leap_day_birthday
+    )
+    months = whole_months - (on_day < anniversary)
+    return np.where(missing, -1, months)
+
+
+def add_years(birth, years: int, leap_day_birthday: str = "feb28") -> np.ndarray:
+    """The date on which a person born on ``birth`` reaches ``years`` of age (I-6)."""
+    birth = as_dates(birth)
+    missing = np.isnat(birth)
+    safe_birth = np.where(missing, np.datetime64("2000-01-01"), birth)
+    birth_month_start = safe_birth.astype("datetime64[M]")
+    target_month = birth_month_start + np.timedelta64(12 * years, "M")
+    _, birth_month, birth_day = _parts(safe_birth)
+    last_day = _days_in_month(target_month)
+    day = np.minimum(birth_day, last_day)
+    if leap_day_birthday == "mar1":
+        day = np.where((birth_month == 2) & (birth_day == 29) & (last_day == 28), 29, day)
+    result = target_month.astype("datetime64[D]") + (day - 1) * _DAY
+    return np.where(missing, np.datetime64("NaT"), result)
+
+
+def format_age(months) -> str:
+    """``'57y5m'`` for 689 months."""
+    months = int(months)
+    return f"{months // 12}y{months % 12}m"

@@ -1,0 +1,483 @@
+"""Actuarial Guides: the reduction tables of inciso (c), loaded as data and validated.
+
+Inciso (c): «... con una reducción actuarial que será calculada a base de las Guías
+Actuariales adoptadas por la Junta de Síndicos.»
+
+A guide is a folder ``<guide-id>/`` with ``guide.toml`` (metadata) and ``reduction.csv``
+(``age_years,age_months,factor``). Every rule is checked on load; all problems of a set are
+reported at once, with file and line, and nothing from a broken set is used.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import hashlib
+import math
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["Guide", "GuideError", "GuideSet", "Problem", "load_guide", "load_guides"]
+
+EARLIEST_AGE_MONTHS = 55 * 12
+NORMAL_RETIREMENT_AGE = 65
+STATUSES = ("adopted", "illustrative")
+INTERPOLATIONS = ("exact", "monthly-linear")
+REQUIRED_KEYS = (
+    "id",
+    "series",
+    "title",
+    "status",
+    "effective_from",
+    "normal_retirement_age",
+    "interpolation",
+    "source",
+)
+OPTIONAL_KEYS = ("adopted_by", "adopted_on", "effective_until", "basis")
+CSV_HEADER = ["age_years", "age_months", "factor"]
+
+
+class GuideError(ValueError):
+    """A guide or set of guides breaks a rule; ``problems`` lists every one."""
+
+    def __init__(self, problems):
+        self.problems = list(problems)
+        lines = [str(problem) for problem in self.problems]
+        head = f"{len(lines)} problem(s) in the Actuarial Guides:" if len(lines) > 1 else ""
+        super().__init__("\n".join([head, *lines]) if head else lines[0])
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """Where a rule is broken (file and line, when there is one) and which rule."""
+
+    path: str
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class Guide:
+    """One Actuarial Guide: metadata and its reduction table by age in months."""
+
+    id: str
+    series: str
+    title: str
+    status: str
+    effective_from: dt.date
+    effective_until: dt.date | None
+    normal_retirement_age: int
+    interpolation: str
+    source: str
+    adopted_by: str | None
+    adopted_on: dt.date | None
+    basis: dict = field(hash=False, compare=False)
+    age_months: np.ndarray = field(repr=False, hash=False, compare=False)
+    factors: np.ndarray = field(repr=False, hash=False, compare=False)
+    path: Path | None = field(default=None, compare=False)
+
+    def factor(self, age_months) -> np.ndarray:
+        """Reduction factor at exact ages in months (55y0m to 65y0m), by the guide's rule.
+
+        ``"exact"`` reads the row of that month (NaN where the table has none);
+        ``"monthly-linear"`` interpolates linearly by month between rows.
+        """
+        ages = np.asarray(age_months, dtype=np.int64)
+        inside = (ages >= self.age_months[0]) & (ages <= self.age_months[-1])
+        if self.interpolation == "exact":
+            index = np.clip(np.searchsorted(self.age_months, ages), 0, len(self.age_months) - 1)
+            found = inside & (self.age_months[index] == ages)
+            return np.where(found, self.factors[index], np.nan)
+        return np.where(inside, np.interp(ages, self.age_months, self.factors), np.nan)
+
+    def in_force_on(self, date: dt.date) -> bool:
+        """Whether the guide is in force on ``date`` (both ends inclusive)."""
+        return self.effective_from <= date and (
+            self.effective_until is None or date <= self.effective_until
+        )
+
+    def sha256(self) -> dict[str, str]:
+        """SHA-256 of the guide's files, for provenance."""
+        if self.path is None:
+            return {}
+        return {
+            name: hashlib.sha256((self.path / name).read_bytes()).hexdigest()
+            for name in ("guide.toml", "reduction.csv")
+        }
+
+    def table(self):
+        """The reduction table as a DataFrame (age_years, age_months, factor)."""
+        import pandas as pd
+
+        return pd.DataFrame(
+            {
+                "age_years": self.age_months // 12,
+                "age_months": self.age_months % 12,
+                "factor": self.factors,
+            }
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class GuideSet:
+    """The guides of one series, in date order; picks the guide in force on a date."""
+
+    series: str
+    guides: tuple[Guide, ...]
+
+    def __post_init__(self) -> None:
+        problems = []
+        ordered = sorted(self.guides, key=lambda g: g.effective_from)
+        for earlier, later in zip(ordered, ordered[1:], strict=False):
+            if earlier.effective_until is None or earlier.effective_until >= later.effective_from:
+                until = earlier.effective_until or "open end"
+                problems.append(
+                    Problem(
+                        str(later.path or later.id),
+                        None,
+                        f"series '{self.series}': period of '{later.id}' (from "
+                        f"{later.effective_from}) overlaps '{earlier.id}' "
+                        f"({earlier.effective_from} to {until})",
+                    )
+                )
+        if problems:
+            raise GuideError(problems)
+        object.__setattr__(self, "guides", tuple(ordered))
+
+    def __iter__(self):
+        return iter(self.guides)
+
+    def __len__(self) -> int:
+        return len(self.guides)
+
+    def by_id(self, guide_id: str) -> Guide:
+        """The guide with that id; the error lists the ids there are."""
+        for guide in self.guides:
+            if guide.id == guide_id:
+                return guide
+        raise GuideError(
+            [Problem(self.series, None, f"no guide '{guide_id}' (guides: {[g.id for g in self]})")]
+        )
+
+    def index_in_force(self, dates) -> np.ndarray:
+        """Index of the guide in force on each date, -1 where none is."""
+        dates = np.asarray(dates, dtype="datetime64[D]")
+        starts = np.array([g.effective_from for g in self.guides], dtype="datetime64[D]")
+        ends = np.array(
+            [g.effective_until or dt.date(9999, 12, 31) for g in self.guides],
+            dtype="datetime64[D]",
+        )
+        index = np.searchsorted(starts, dates, side="right") - 1
+        safe = np.clip(index, 0, len(starts) - 1)
+        covered = (index >= 0) & (dates <= ends[safe]) & ~np.isnat(dates)
+        return np.where(covered, safe, -1)
+
+    def factors(self, dates, age_months) -> tuple[np.ndarray, np.ndarray]:
+        """Reduction factor and guide index for each (separation date, age) pair."""
+        index = self.index_in_force(dates)
+        age_months = np.asarray(age_months, dtype=np.int64)
+        result = np.full(index.shape, np.nan)
+        for position, guide in enumerate(self.guides):
+            chosen = index == position
+            if chosen.any():
+                result[chosen] = guide.factor(age_months[chosen])
+        return result, index
+
+    def in_force_on(self, date: dt.date) -> Guide:
+        """The guide in force on ``date``; an error names the date when none is."""
+        index = int(self.index_in_force(np.array([date], dtype="datetime64[D]"))[0])
+        if index < 0:
+            raise GuideError([Problem(self.series, None, self.no_guide_message(date))])
+        return self.guides[index]
+
+    def no_guide_message(self, date) -> str:
+        periods = ", ".join(
+            f"'{g.id}' {g.effective_from} to {g.effective_until or 'open end'}" for g in self
+        )
+        return f"no Actuarial Guide of series '{self.series}' is in force on {date} ({periods})"
+
+
+def _line_of_key(text: str, key: str) -> int | None:
+    match = re.search(rf"^\s*{re.escape(key)}\s*=", text, flags=re.MULTILINE)
+    return text[: match.start()].count("\n") + 1 if match else None
+
+
+def _check_metadata(folder: Path, text: str, problems: list[Problem]) -> dict | None:
+    toml_path = folder / "guide.toml"
+    try:
+        meta = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        line = re.search(r"line (\d+)", str(error))
+        problems.append(
+            Problem(
+                str(toml_path), int(line.group(1)) if line else None, f"not valid TOML: {error}"
+            )
+        )
+        return None
+
+    def report(key: str, message: str) -> None:
+        problems.append(Problem(str(toml_path), _line_of_key(text, key), message))
+
+    for key in REQUIRED_KEYS:
+        if key not in meta:
+            report(key, f"'{key}' is required")
+    for key in meta:
+        if key not in REQUIRED_KEYS + OPTIONAL_KEYS:
+            report(
+                key,
+                f"'{key}' is not a guide field (fields: {sorted(REQUIRED_KEYS + OPTIONAL_KEYS)})",
+            )
+    for key in ("id", "series", "title", "source", "adopted_by"):
+        if key in meta and not (isinstance(meta[key], str) and meta[key].strip()):
+            report(key, f"'{key}' must be a non-empty string (got {meta[key]!r})")
+    if isinstance(meta.get("id"), str) and meta["id"] != folder.name:
+        report("id", f"'id' must equal the folder name '{folder.name}' (got {meta['id']!r})")
+    if "status" in meta and meta["status"] not in STATUSES:
+        report("status", f"'status' must be in {list(STATUSES)} (got {meta['status']!r})")
+    if "interpolation" in meta and meta["interpolation"] not in INTERPOLATIONS:
+        report(
+            "interpolation",
+            f"'interpolation' must be in {list(INTERPOLATIONS)} (got {meta['interpolation']!r})",
+        )
+    nra = meta.get("normal_retirement_age")
+    if "normal_retirement_age" in meta and (isinstance(nra, bool) or nra != NORMAL_RETIREMENT_AGE):
+        report(
+            "normal_retirement_age",
+            f"'normal_retirement_age' must be {NORMAL_RETIREMENT_AGE}, the age of inciso (a) "
+            f"(got {nra!r})",
+        )
+    for key in ("effective_from", "effective_until", "adopted_on"):
+        value = meta.get(key)
+        if value is not None and not (
+            isinstance(value, dt.date) and not isinstance(value, dt.datetime)
+        ):
+            report(key, f"'{key}' must be a date YYYY-MM-DD (got {value!r})")
+    start, end = meta.get("effective_from"), meta.get("effective_until")
+    if isinstance(start, dt.date) and isinstance(end, dt.date) and end < start:
+        report(
+            "effective_until",
+            f"'effective_until' must be on or after 'effective_from' {start} (got {end})",
+        )
+    if meta.get("status") == "adopted":
+        for key in ("adopted_by", "adopted_on"):
+            if key not in meta:
+                report("status", f"'{key}' is required when 'status' is 'adopted'")
+    if "basis" in meta and not isinstance(meta["basis"], dict):
+        report("basis", f"'basis' must be a table (got {meta['basis']!r})")
+    return meta
+
+
+def _check_table(folder: Path, interpolation, problems: list[Problem]):
+    csv_path = folder / "reduction.csv"
+    if not csv_path.is_file():
+        problems.append(Problem(str(csv_path), None, "reduction.csv is missing"))
+        return None
+    where = str(csv_path)
+    rows: list[tuple[int, int, float, int]] = []  # (age in months, line, factor, age_years)
+    with csv_path.open(newline="", encoding="utf-8") as handle:
+        reader = csv.reader(handle)
+        header = next(reader, None)
+        if [h.strip() for h in header or []] != CSV_HEADER:
+            problems.append(
+                Problem(
+                    where,
+                    1,
+                    f"header must be {','.join(CSV_HEADER)} (got {','.join(header or [])!r})",
+                )
+            )
+            return None
+        for record in reader:
+            line = reader.line_num
+            if not record or all(not cell.strip() for cell in record):
+                continue
+            if len(record) != 3:
+                problems.append(Problem(where, line, f"row must have 3 fields (got {len(record)})"))
+                continue
+            try:
+                years, months = int(record[0]), int(record[1])
+            except ValueError:
+                problems.append(
+                    Problem(
+                        where,
+                        line,
+                        "'age_years' and 'age_months' must be "
+                        f"integers (got {record[0]!r}, {record[1]!r})",
+                    )
+                )
+                continue
+            try:
+                factor = float(record[2])
+            except ValueError:
+                problems.append(
+                    Problem(where, line, f"'factor' must be a number (got {record[2]!r})")
+                )
+                continue
+            if not 0 <= months <= 11:
+                problems.append(
+                    Problem(where, line, f"'age_months' must be in [0, 11] (got {months})")
+                )
+                continue
+            age = years * 12 + months
+            if not EARLIEST_AGE_MONTHS <= age <= NORMAL_RETIREMENT_AGE * 12:
+                problems.append(
+                    Problem(where, line, f"age must be in [55y0m, 65y0m] (got {years}y{months}m)")
+                )
+                continue
+            if not (math.isfinite(factor) and 0 < factor <= 1):
+                problems.append(
+                    Problem(where, line, f"'factor' must be in (0, 1] (got {record[2]})")
+                )
+                continue
+            rows.append((age, line, factor, years))
+    seen: dict[int, int] = {}
+    for index, (age, line, factor, _) in enumerate(rows):
+        label = f"{age // 12}y{age % 12}m"
+        if age in seen:
+            problems.append(
+                Problem(where, line, f"duplicate age {label} (first on line {seen[age]})")
+            )
+            continue
+        seen[age] = line
+        if index and age < rows[index - 1][0]:
+            problems.append(
+                Problem(
+                    where,
+                    line,
+                    f"rows must be in ascending age order ({label} "
+                    f"follows line {rows[index - 1][1]})",
+                )
+            )
+        elif index and factor < rows[index - 1][2]:
+            problems.append(
+                Problem(
+                    where,
+                    line,
+                    f"'factor' must not decrease with age ({factor} at "
+                    f"{label} < {rows[index - 1][2]} on line "
+                    f"{rows[index - 1][1]})",
+                )
+            )
+    ages = {age for age, *_ in rows}
+    if EARLIEST_AGE_MONTHS not in ages:
+        problems.append(Problem(where, None, "the table must have a row for 55y0m"))
+    by_age = {age: (line, factor) for age, line, factor, _ in rows}
+    if NORMAL_RETIREMENT_AGE * 12 not in ages:
+        problems.append(Problem(where, None, "the table must have a row for 65y0m"))
+    elif by_age[NORMAL_RETIREMENT_AGE * 12][1] != 1.0:
+        line, factor = by_age[NORMAL_RETIREMENT_AGE * 12]
+        problems.append(Problem(where, line, f"'factor' must be 1 at 65y0m (got {factor})"))
+    if interpolation == "exact":
+        missing = [
+            a for a in range(EARLIEST_AGE_MONTHS, NORMAL_RETIREMENT_AGE * 12 + 1) if a not in ages
+        ]
+        if missing:
+            shown = ", ".join(f"{a // 12}y{a % 12}m" for a in missing[:5])
+            more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+            problems.append(
+                Problem(
+                    where,
+                    None,
+                    f"interpolation 'exact' needs every month from "
+                    f"55y0m to 65y0m; missing {shown}{more}",
+                )
+            )
+    ordered = sorted(by_age)
+    return (np.array(ordered, dtype=np.int64), np.array([by_age[a][1] for a in ordered]))
+
+
+def _check_guide(folder: Path, problems: list[Problem]) -> Guide | None:
+    toml_path = folder / "guide.toml"
+    if not toml_path.is_file():
+        problems.append(Problem(str(toml_path), None, "guide.toml is missing"))
+        return None
+    before = len(problems)
+    text = toml_path.read_text(encoding="utf-8")
+    meta = _check_metadata(folder, text, problems)
+    table = _check_table(folder, (meta or {}).get("interpolation"), problems)
+    if meta is None or table is None or len(problems) > before:
+        return None
+    return Guide(
+        id=meta["id"],
+        series=meta["series"],
+        title=meta["title"],
+        status=meta["status"],
+        effective_from=meta["effective_from"],
+        effective_until=meta.get("effective_until"),
+        normal_retirement_age=meta["normal_retirement_age"],
+        interpolation=meta["interpolation"],
+        source=meta["source"],
+        adopted_by=meta.get("adopted_by"),
+        adopted_on=meta.get("adopted_on"),
+        basis=dict(meta.get("basis", {})),
+        age_months=table[0],
+        factors=table[1],
+        path=folder,
+    )
+
+
+def load_guide(folder) -> Guide:
+    """Load and validate one guide folder; raises :class:`GuideError` listing every problem."""
+    problems: list[Problem] = []
+    guide = _check_guide(Path(folder), problems)
+    if problems:
+        raise GuideError(problems)
+    return guide
+
+
+def load_guides(path, series: str | None = None) -> GuideSet:
+    """Load a guide folder, or every guide in a folder of guides, as one series.
+
+    Every guide is validated completely; any problem anywhere raises :class:`GuideError`
+    listing all of them, and nothing is returned. With several series present, ``series``
+    must name one (the error lists them).
+    """
+    path = Path(path)
+    if not path.is_dir():
+        raise GuideError([Problem(str(path), None, "not a folder of Actuarial Guides")])
+    folders = (
+        [path]
+        if (path / "guide.toml").exists()
+        else sorted(
+            child for child in path.iterdir() if child.is_dir() and not child.name.startswith(".")
+        )
+    )
+    problems: list[Problem] = []
+    guides = [guide for folder in folders if (guide := _check_guide(folder, problems))]
+    if problems:
+        raise GuideError(problems)
+    if not guides:
+        raise GuideError(
+            [
+                Problem(
+                    str(path),
+                    None,
+                    "no guide found (a guide is a folder with guide.toml and reduction.csv)",
+                )
+            ]
+        )
+    present = sorted({g.series for g in guides})
+    if series is None:
+        if len(present) > 1:
+            raise GuideError(
+                [
+                    Problem(
+                        str(path),
+                        None,
+                        f"several series present, name one with series= / --series: {present}",
+                    )
+                ]
+            )
+        series = present[0]
+    if series not in present:
+        raise GuideError(
+            [Problem(str(path), None, f"'series' must be in {present} (got {series!r})")]
+        )
+    return GuideSet(series, tuple(g for g in guides if g.series == series))
