@@ -137,7 +137,8 @@ class MemberResults:
     age_months: np.ndarray
     outcomes: tuple[ClauseOutcome, ...]
     eligible: np.ndarray
-    reason: np.ndarray
+    reason_codes: np.ndarray  # index into reason_texts
+    reason_texts: np.ndarray
     start_date: np.ndarray
     reduction_factor: np.ndarray
     annual_amount: np.ndarray
@@ -145,10 +146,19 @@ class MemberResults:
     minimum_topup: np.ndarray
     minimum_monthly: np.ndarray
     guide_index: np.ndarray
-    error: np.ndarray
+    error: np.ndarray  # "" where none
+    error_mask: np.ndarray
+
+    @property
+    def reason(self) -> np.ndarray:
+        """Reason text per member and clause."""
+        return self.reason_texts[self.reason_codes]
 
     def table(self) -> pd.DataFrame:
-        """One row per member and clause (a, b, c, d); one row for an invalid member."""
+        """One row per member and clause (a, b, c, d); one row for an invalid member.
+
+        Text columns are categorical (few distinct values over millions of rows).
+        """
         members = self.members
         count = len(members)
         valid = members.valid
@@ -156,24 +166,39 @@ class MemberResults:
         keep[~valid, 1:] = False
         keep = keep.ravel()
         invalid_rows = np.repeat(~valid, len(CLAUSES))[keep]
-        guide_ids = np.array([g.id for g in self.guides] + [""], dtype=object)
+        member_position = np.repeat(np.arange(count), len(CLAUSES))[keep]
 
         def flat(values):
             return values.ravel()[keep]
 
-        def spread(values):
-            return np.repeat(values, len(CLAUSES))[keep]
-
         def amount(values):
             return np.where(invalid_rows, np.nan, flat(values))
 
+        def categorical(codes, categories):
+            return pd.Categorical.from_codes(codes, categories=pd.Index(categories, dtype=object))
+
+        clause_codes = np.where(invalid_rows, 0, np.tile(np.arange(1, 5), count)[keep])
+        guide_codes = np.where(invalid_rows, 0, flat(self.guide_index) + 1)
+        has_error = invalid_rows | flat(self.error_mask)
+        error_at = np.where(
+            invalid_rows[has_error],
+            members.error[member_position[has_error]],
+            flat(self.error)[has_error],
+        )
+        error_texts, inverse = np.unique(
+            np.concatenate([[""], error_at]).astype(str), return_inverse=True
+        )
+        error_codes = np.zeros(len(member_position), dtype=np.int64)
+        error_codes[has_error] = inverse[1:]
         return pd.DataFrame(
             {
-                "row": spread(members.row),
-                "member_id": spread(members.member_id),
-                "clause": np.where(invalid_rows, "", np.tile(np.array(CLAUSES), count)[keep]),
+                "row": members.row[member_position],
+                "member_id": members.member_id.take(member_position).reset_index(drop=True),
+                "clause": categorical(clause_codes, ["", *CLAUSES]),
                 "eligible": flat(self.eligible) & ~invalid_rows,
-                "reason": np.where(invalid_rows, "", flat(self.reason)),
+                "reason": categorical(
+                    np.where(invalid_rows, 0, flat(self.reason_codes)), self.reason_texts
+                ),
                 "start_date": np.where(
                     invalid_rows, np.datetime64("NaT"), flat(self.start_date)
                 ).astype("datetime64[s]"),
@@ -181,9 +206,11 @@ class MemberResults:
                 "annual_amount": amount(self.annual_amount),
                 "monthly_amount": amount(self.monthly_amount),
                 "minimum_topup": amount(self.minimum_topup),
-                "guide_id": np.where(invalid_rows, "", guide_ids[flat(self.guide_index)]),
-                "error": np.where(invalid_rows, spread(members.error), flat(self.error)),
-                "readings": self.readings.label(),
+                "guide_id": categorical(guide_codes, ["", *(g.id for g in self.guides)]),
+                "error": categorical(error_codes, list(error_texts)),
+                "readings": categorical(
+                    np.zeros(len(member_position), dtype=np.int64), [self.readings.label()]
+                ),
             }
         )
 
@@ -225,32 +252,33 @@ def evaluate_members(
     outcomes = tuple(CLAUSE_RULES[clause](situation, readings) for clause in CLAUSES)
     shape = (count, len(CLAUSES))
     eligible = np.zeros(shape, dtype=bool)
-    reason = np.empty(shape, dtype=object)
+    reason_codes = np.zeros(shape, dtype=np.int64)
     start = np.full(shape, np.datetime64("NaT"), dtype="datetime64[D]")
     annual = np.full(shape, np.nan)
     factor = np.full(shape, np.nan)
     guide_index = np.full(shape, -1, dtype=np.int64)
     error = np.full(shape, "", dtype=object)
     window = coverage_window()
-    not_covered_text = np.array(
-        [
-            "",
-            NOT_COVERED[1].format(start=window.first_entry_on_or_after)
-            if readings.april_first_is_covered
-            else f"not covered by Chapter 2 (I-1, April 1 excluded): first entry on or "
-            f"before {window.first_entry_on_or_after}",
-            NOT_COVERED[2].format(end=window.first_entry_before),
-        ],
-        dtype=object,
-    )
+    reason_texts = [
+        "",
+        NOT_COVERED[1].format(start=window.first_entry_on_or_after)
+        if readings.april_first_is_covered
+        else f"not covered by Chapter 2 (I-1, April 1 excluded): first entry on or "
+        f"before {window.first_entry_on_or_after}",
+        NOT_COVERED[2].format(end=window.first_entry_before),
+    ]
     for column, outcome in enumerate(outcomes):
         mask = failure_mask(outcome)
-        table = _reason_table(outcome, readings)
         index = mask if outcome.variant is None else mask * 2 + outcome.variant
-        reason[:, column] = np.where(covered, table[index], not_covered_text[coverage])
+        reason_codes[:, column] = np.where(covered, index + len(reason_texts), coverage)
+        reason_texts.extend(_reason_table(outcome, readings))
         eligible[:, column] = outcome.eligible & covered
         start[:, column] = np.where(eligible[:, column], outcome.start_date, np.datetime64("NaT"))
         annual[:, column] = np.where(eligible[:, column], outcome.annual_amount, np.nan)
+
+    # Distinct texts only ("" sorts first, the code of invalid rows).
+    reason_texts, remap = np.unique(np.array(reason_texts, dtype=str), return_inverse=True)
+    reason_codes = remap[reason_codes]
 
     # Inciso (c): the reduction factor of the guide in force on the separation date,
     # read at the exact age at separation (years and months).
@@ -284,7 +312,8 @@ def evaluate_members(
         age_months=age_months,
         outcomes=outcomes,
         eligible=eligible,
-        reason=reason,
+        reason_codes=reason_codes,
+        reason_texts=reason_texts.astype(object),
         start_date=start,
         reduction_factor=factor,
         annual_amount=round_cents(annual),
@@ -293,6 +322,7 @@ def evaluate_members(
         minimum_monthly=minimum,
         guide_index=guide_index,
         error=error,
+        error_mask=error != "",
     )
 
 
@@ -403,7 +433,7 @@ def evaluate(
         for column, clause in enumerate(CLAUSES)
     )
     return Evaluation(
-        member_id=str(members.member_id[0]),
+        member_id=str(members.member_id.iloc[0]),
         age_months=int(results.age_months[0]),
         covered=bool(results.covered[0]),
         readings=results.readings,

@@ -61,7 +61,8 @@ WORDS = {
         "not_eligible": "no elegible",
         "amount": "anual ${annual:,.2f}; mensual ${monthly:,.2f} desde {start}",
         "topup": "; la pensión mínima de $500 añade ${topup:,.2f} al mes (I-4)",
-        "minimum_none": "; no aplica pensión mínima (I-4: antes del 2013-07-01 o fuera de su alcance)",
+        "minimum_none": "; no aplica pensión mínima (I-4: antes del 2013-07-01 o fuera de "
+        "su alcance)",
         "guide_exact": "factor de reducción {factor:.6f}: guía '{guide}', fila {age}",
         "guide_interp": "factor de reducción {factor:.6f}: guía '{guide}', lineal por mes "
         "entre {lo} ({flo:.6f}) y {hi} ({fhi:.6f})",
@@ -108,7 +109,7 @@ def explain(results, position: int, lang: str = "en") -> list[str]:
     if lang == "es":
         age = age.replace("y", "a")
     values = {
-        "id": members.member_id[position],
+        "id": members.member_id.iloc[position],
         "birth": members.birth_date[position],
         "entry": members.entry_date[position],
         "sep": members.separation_date[position],

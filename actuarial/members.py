@@ -74,7 +74,7 @@ class MemberArrays:
     """Parsed members as numpy arrays; ``error`` is ``""`` for a valid row."""
 
     row: np.ndarray  # 1-based data row in the input
-    member_id: np.ndarray
+    member_id: pd.Series  # strings, "" where missing
     birth_date: np.ndarray
     entry_date: np.ndarray
     separation_date: np.ndarray
@@ -101,13 +101,18 @@ def check_columns(columns, source: str) -> None:
         )
 
 
+def _text(series: pd.Series) -> pd.Series:
+    """A column as pandas strings (missing kept), whatever it was read as."""
+    if isinstance(series.dtype, pd.StringDtype):
+        return series
+    return series.astype(object).where(series.notna(), None).astype("string")
+
+
 def _blank(series: pd.Series) -> np.ndarray:
     """Missing, or text that is empty once stripped."""
     if not (series.dtype == object or pd.api.types.is_string_dtype(series.dtype)):
         return series.isna().to_numpy()
-    codes, uniques = pd.factorize(series.astype(object), use_na_sentinel=True)
-    empty = np.array([str(value).strip() == "" for value in uniques] + [True], dtype=bool)
-    return empty[codes]  # code -1 (missing) reads the final True
+    return _text(series).str.strip().eq("").fillna(True).to_numpy(dtype=bool)
 
 
 def _parse_dates(series: pd.Series) -> np.ndarray:
@@ -150,7 +155,28 @@ def _refund_code(value) -> int:
     return -1
 
 
+class _Pair:
+    """Two date columns shown as ``first > second`` for one row, on demand."""
+
+    def __init__(self, first, second):
+        self.first, self.second = first, second
+
+    def __getitem__(self, index):
+        return _Literal(f"{self.first[index]} > {self.second[index]}")
+
+
+class _Literal(str):
+    """Text shown as it is in a message (no quotes)."""
+
+
+def _at(values, index):
+    value = values.iloc[index] if isinstance(values, pd.Series) else values[index]
+    return None if value is pd.NA else value
+
+
 def _shown(value) -> str:
+    if isinstance(value, _Literal):
+        return str(value)
     if value is None or (isinstance(value, float) and np.isnan(value)):
         return "missing"
     if isinstance(value, str):
@@ -179,11 +205,11 @@ def parse_members(
         problems.append((np.asarray(mask, dtype=bool), field, rule, values))
 
     ids = frame["member_id"]
-    id_text = ids.astype(object).where(~ids.isna(), None).to_numpy()
+    id_text = _text(ids).fillna("")
     id_blank = _blank(ids)
     flag(id_blank, "member_id", "is required")
     if duplicated is None:
-        duplicated = pd.Series(id_text).duplicated(keep=False).to_numpy() & ~id_blank
+        duplicated = id_text.duplicated(keep=False).to_numpy() & ~id_blank
     flag(duplicated, "member_id", "must be unique in the file", id_text)
 
     dates = {}
@@ -195,14 +221,14 @@ def parse_members(
             ~blank & np.isnat(dates[name]),
             name,
             "must be a date YYYY-MM-DD",
-            frame[name].to_numpy(),
+            frame[name],
         )
     numbers = {}
     for name in ("credited_service", "average_compensation"):
         blank = _blank(frame[name])
         numbers[name] = _parse_numbers(frame[name])
         flag(blank, name, "is required")
-        flag(~blank & np.isnan(numbers[name]), name, "must be a number", frame[name].to_numpy())
+        flag(~blank & np.isnan(numbers[name]), name, "must be a number", frame[name])
     service, compensation = numbers["credited_service"], numbers["average_compensation"]
     flag(np.isinf(service), "credited_service", "must be finite", service)
     flag(service < 0, "credited_service", "must be >= 0", service)
@@ -219,13 +245,13 @@ def parse_members(
         birth > entry,
         "birth_date",
         "must be on or before 'entry_date'",
-        np.char.add(np.char.add(birth.astype(str), " > "), entry.astype(str)),
+        _Pair(birth, entry),
     )
     flag(
         entry > separation,
         "entry_date",
         "must be on or before 'separation_date'",
-        np.char.add(np.char.add(entry.astype(str), " > "), separation.astype(str)),
+        _Pair(entry, separation),
     )
     life_years = (separation - birth).astype("timedelta64[D]").astype(float) / _DAYS_PER_YEAR
     flag(
@@ -240,7 +266,7 @@ def parse_members(
         (group < 0) & ~_blank(frame["group"]),
         "group",
         f"must be in {list(GROUPS)}",
-        frame["group"].to_numpy(),
+        frame["group"],
     )
     flag(_blank(frame["group"]), "group", "is required")
     refunded = _map_unique(frame["refunded"], _refund_code) if count else np.zeros(0, int)
@@ -248,7 +274,7 @@ def parse_members(
         (refunded < 0) & ~_blank(frame["refunded"]),
         "refunded",
         "must be true or false",
-        frame["refunded"].to_numpy(),
+        frame["refunded"],
     )
     flag(_blank(frame["refunded"]), "refunded", "is required")
 
@@ -258,15 +284,15 @@ def parse_members(
         bad |= mask
     for index in np.flatnonzero(bad):
         messages = [
-            f"'{field}' {rule}" + ("" if values is None else f" (got {_shown(values[index])})")
+            f"'{field}' {rule}" + ("" if values is None else f" (got {_shown(_at(values, index))})")
             for mask, field, rule, values in problems
             if mask[index]
         ]
-        who = f"member {id_text[index]!r}" if not id_blank[index] else "no member_id"
+        who = f"member {id_text.iloc[index]!r}" if not id_blank[index] else "no member_id"
         error[index] = f"{source} row {rows[index]} ({who}): " + "; ".join(messages)
     return MemberArrays(
         row=rows,
-        member_id=np.where(id_blank, "", id_text).astype(object),
+        member_id=id_text.reset_index(drop=True),
         birth_date=birth,
         entry_date=entry,
         separation_date=separation,
