@@ -105,9 +105,12 @@ def explain(results, position: int, lang: str = "en") -> list[str]:
         raise ValueError(f"'lang' must be in {list(LANGUAGES)} (got {lang!r})")
     words = WORDS[lang]
     members = results.members
-    age = format_age(results.age_months[position])
-    if lang == "es":
-        age = age.replace("y", "a")
+
+    def age_text(months):
+        text = format_age(months)
+        return text.replace("y", "a") if lang == "es" else text
+
+    age = age_text(results.age_months[position])
     values = {
         "id": members.member_id.iloc[position],
         "birth": members.birth_date[position],
@@ -125,13 +128,13 @@ def explain(results, position: int, lang: str = "en") -> list[str]:
         lines.append(words["not_covered"].format(**values))
     else:
         for column, clause in enumerate(CLAUSES):
-            lines.extend(_clause_lines(results, position, column, clause, words, values))
+            lines.extend(_clause_lines(results, position, column, clause, words, values, age_text))
     lines.append(words["readings"])
     lines.extend(f"  {line}" for line in results.readings.describe())
     return lines
 
 
-def _clause_lines(results, position, column, clause, words, values) -> list[str]:
+def _clause_lines(results, position, column, clause, words, values, age_text) -> list[str]:
     eligible = bool(results.eligible[position, column])
     status = words["eligible"] if eligible else words["not_eligible"]
     lines = [f"inciso ({clause}) {CLAUSE_TITLES[clause]}: {status}"]
@@ -154,8 +157,7 @@ def _clause_lines(results, position, column, clause, words, values) -> list[str]
         factor = float(results.reduction_factor[position, column])
         if low == high:
             lines.append(
-                "  "
-                + words["guide_exact"].format(factor=factor, guide=guide.id, age=format_age(low))
+                "  " + words["guide_exact"].format(factor=factor, guide=guide.id, age=age_text(low))
             )
         else:
             lines.append(
@@ -163,9 +165,9 @@ def _clause_lines(results, position, column, clause, words, values) -> list[str]
                 + words["guide_interp"].format(
                     factor=factor,
                     guide=guide.id,
-                    lo=format_age(low),
+                    lo=age_text(low),
                     flo=f_low,
-                    hi=format_age(high),
+                    hi=age_text(high),
                     fhi=f_high,
                 )
             )

@@ -21,8 +21,19 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["Guide", "GuideError", "GuideSet", "Problem", "load_guide", "load_guides"]
+__all__ = [
+    "DEFAULT_SERIES",
+    "SHIPPED_GUIDES",
+    "Guide",
+    "GuideError",
+    "GuideSet",
+    "Problem",
+    "load_guide",
+    "load_guides",
+]
 
+SHIPPED_GUIDES = Path(__file__).resolve().parents[1] / "guides"
+DEFAULT_SERIES = "illustrative-half-percent-per-month"  # named in the README
 EARLIEST_AGE_MONTHS = 55 * 12
 NORMAL_RETIREMENT_AGE = 65
 STATUSES = ("adopted", "illustrative")

@@ -15,6 +15,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 __all__ = [
     "GROUPS",
@@ -115,16 +117,45 @@ def _blank(series: pd.Series) -> np.ndarray:
     return _text(series).str.strip().eq("").fillna(True).to_numpy(dtype=bool)
 
 
+def _arrow_text(series: pd.Series):
+    """The column as a trimmed Arrow string array, or None when it is not all text."""
+    try:
+        array = pa.array(series, type=pa.string(), from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    return pc.utf8_trim_whitespace(array)
+
+
 def _parse_dates(series: pd.Series) -> np.ndarray:
+    """ISO dates (YYYY-MM-DD) as datetime64[D]; NaT where missing or unparseable."""
     if pd.api.types.is_datetime64_any_dtype(series.dtype):
         return series.to_numpy().astype("datetime64[D]")
+    text = _arrow_text(series)
+    if text is not None:
+        parsed = pc.strptime(text, format="%Y-%m-%d", unit="s", error_is_null=True)
+        # strptime rolls impossible days over (2020-02-30 -> 03-01): keep exact dates only.
+        shaped = pc.match_substring_regex(text, r"^\d{4}-\d{2}-\d{2}$")
+        day = pc.cast(pc.if_else(shaped, pc.utf8_slice_codeunits(text, 8, 10), None), pa.int64())
+        exact = pc.fill_null(pc.and_(shaped, pc.equal(pc.day(parsed), day)), False)
+        parsed = pc.if_else(exact, parsed, None)
+        return parsed.to_numpy(zero_copy_only=False).astype("datetime64[D]")
     parsed = pd.to_datetime(series.astype(object), format="%Y-%m-%d", errors="coerce")
     return parsed.to_numpy().astype("datetime64[D]")
 
 
 def _parse_numbers(series: pd.Series) -> np.ndarray:
+    """Decimal numbers as float64; NaN where missing or unparseable."""
     if pd.api.types.is_bool_dtype(series.dtype):
         return np.full(len(series), np.nan)
+    if pd.api.types.is_numeric_dtype(series.dtype):
+        return series.to_numpy(dtype=float, na_value=np.nan)
+    text = _arrow_text(series)
+    if text is not None:
+        try:  # fast path: every value is a number or missing
+            numbers = pc.cast(pc.if_else(pc.equal(text, ""), None, text), pa.float64())
+            return numbers.to_numpy(zero_copy_only=False)
+        except pa.ArrowInvalid:
+            pass
     return pd.to_numeric(series, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
 
 

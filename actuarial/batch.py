@@ -1,0 +1,253 @@
+"""Whole member files: read in chunks, evaluate, write every row, summarize.
+
+CSV or Parquet in, CSV or Parquet out (by extension). Required columns are checked before
+any output is written; member ids are checked for duplicates over the whole file first;
+then the file streams through the engine in chunks of bounded size, with a progress bar.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pa_csv
+import pyarrow.parquet as pq
+
+from actuarial.engine import evaluate_members
+from actuarial.guides import GuideSet
+from actuarial.interpretations import Readings
+from actuarial.members import MEMBER_FIELDS, MemberFileError, check_columns, parse_members
+from actuarial.statute import CLAUSES
+
+__all__ = ["OUTPUT_SCHEMA", "BatchSummary", "read_members", "run_batch"]
+
+OUTPUT_SCHEMA = pa.schema(
+    [
+        ("row", pa.int64()),
+        ("member_id", pa.string()),
+        ("clause", pa.string()),
+        ("eligible", pa.bool_()),
+        ("reason", pa.string()),
+        ("start_date", pa.date32()),
+        ("reduction_factor", pa.float64()),
+        ("annual_amount", pa.float64()),
+        ("monthly_amount", pa.float64()),
+        ("minimum_topup", pa.float64()),
+        ("guide_id", pa.string()),
+        ("error", pa.string()),
+        ("readings", pa.string()),
+    ]
+)
+FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
+DEFAULT_CHUNK_ROWS = 500_000
+PROGRESS_FROM_ROWS = 100_000  # smaller files finish before a bar is worth drawing
+
+
+@dataclass(slots=True)
+class BatchSummary:
+    """What a batch did: members read, invalid rows, eligible counts per clause."""
+
+    members: int = 0
+    invalid: int = 0
+    not_covered: int = 0
+    eligible: dict = field(default_factory=lambda: dict.fromkeys(CLAUSES, 0))
+    lifted_by_minimum: int = 0
+    clause_errors: int = 0
+    output_rows: int = 0
+
+    def add(self, results) -> None:
+        valid = results.members.valid
+        self.members += len(valid)
+        self.invalid += int((~valid).sum())
+        self.not_covered += int((valid & ~results.covered).sum())
+        for column, clause in enumerate(CLAUSES):
+            self.eligible[clause] += int(results.eligible[:, column].sum())
+        self.lifted_by_minimum += int((results.minimum_topup > 0).any(axis=1).sum())
+        self.clause_errors += int(results.error_mask.sum())
+        self.output_rows += int(4 * valid.sum() + (~valid).sum())
+
+    def lines(self) -> list[str]:
+        eligible = ", ".join(f"({c}) {n:,}" for c, n in self.eligible.items())
+        return [
+            f"members: {self.members:,} (invalid rows: {self.invalid:,}; "
+            f"not covered, I-1: {self.not_covered:,})",
+            f"eligible by clause: {eligible}",
+            f"members lifted by the $500 minimum: {self.lifted_by_minimum:,}",
+            f"clause rows with an error (no guide in force): {self.clause_errors:,}",
+            f"output rows: {self.output_rows:,}",
+        ]
+
+
+def _format(path: Path, what: str) -> str:
+    fmt = FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise MemberFileError(
+            f"{path}: {what} must end in one of {sorted(FORMATS)} (got {path.suffix!r})"
+        )
+    return fmt
+
+
+def _csv_reader(path: Path, columns, block_size=1 << 24):
+    return pa_csv.open_csv(
+        path,
+        read_options=pa_csv.ReadOptions(block_size=block_size),
+        convert_options=pa_csv.ConvertOptions(
+            include_columns=list(columns),
+            column_types=dict.fromkeys(columns, pa.string()),
+            strings_can_be_null=True,
+        ),
+    )
+
+
+def _columns(path: Path, fmt: str) -> list[str]:
+    if fmt == "parquet":
+        return list(pq.read_schema(path).names)
+    with path.open(newline="", encoding="utf-8") as handle:
+        return [name.strip() for name in handle.readline().rstrip("\r\n").split(",")]
+
+
+def _batches(path: Path, fmt: str, chunk_rows: int) -> Iterator[pd.DataFrame]:
+    """The member file in frames of about ``chunk_rows`` rows (required columns only)."""
+    if fmt == "parquet":
+        for batch in pq.ParquetFile(path).iter_batches(chunk_rows, columns=list(MEMBER_FIELDS)):
+            yield batch.to_pandas()
+        return
+    pending: list[pa.RecordBatch] = []
+    size = 0
+    for batch in _csv_reader(path, MEMBER_FIELDS):
+        pending.append(batch)
+        size += batch.num_rows
+        if size >= chunk_rows:
+            yield pa.Table.from_batches(pending).to_pandas()
+            pending, size = [], 0
+    if pending:
+        yield pa.Table.from_batches(pending).to_pandas()
+
+
+def _member_ids(path: Path, fmt: str) -> pd.Series:
+    if fmt == "parquet":
+        column = pq.read_table(path, columns=["member_id"]).column(0)
+    else:
+        column = _csv_reader(path, ["member_id"]).read_all().column(0)
+    return column.to_pandas()
+
+
+def read_members(path) -> pd.DataFrame:
+    """A whole member file (required columns kept as read; extra columns dropped)."""
+    path = Path(path)
+    fmt = _format(path, "a member file")
+    _check_readable(path, fmt)
+    frames = list(_batches(path, fmt, 1 << 30))
+    return frames[0] if frames else pd.DataFrame(columns=list(MEMBER_FIELDS))
+
+
+def _check_readable(path: Path, fmt: str) -> None:
+    if not path.is_file():
+        raise MemberFileError(f"{path}: cannot read the member file (no such file)")
+    try:
+        columns = _columns(path, fmt)
+    except (OSError, UnicodeDecodeError, pa.ArrowException) as error:
+        raise MemberFileError(f"{path}: cannot read the member file ({error})") from error
+    check_columns(columns, str(path))
+
+
+def _arrow_table(frame: pd.DataFrame) -> pa.Table:
+    columns = {}
+    for name in OUTPUT_SCHEMA.names:
+        values = frame[name]
+        if isinstance(values.dtype, pd.CategoricalDtype):
+            values = values.astype(object)
+        if name == "start_date":
+            values = values.to_numpy().astype("datetime64[D]")
+        columns[name] = pa.array(values, type=OUTPUT_SCHEMA.field(name).type, from_pandas=True)
+    return pa.table(columns, schema=OUTPUT_SCHEMA)
+
+
+def run_batch(
+    members_path,
+    guides: GuideSet,
+    out_path,
+    as_of: dt.date | None = None,
+    readings: Readings | None = None,
+    chunk_rows: int = DEFAULT_CHUNK_ROWS,
+    progress: bool = True,
+) -> BatchSummary:
+    """Evaluate a member file into ``out_path``; every input row is in the output.
+
+    Raises :class:`MemberFileError` (before writing anything) when the file cannot be
+    read or lacks a required column.
+    """
+    from tqdm import tqdm
+
+    readings = readings or Readings()
+    members_path, out_path = Path(members_path), Path(out_path)
+    fmt = _format(members_path, "a member file")
+    out_fmt = _format(out_path, "the output file")
+    _check_readable(members_path, fmt)
+    try:
+        ids = _member_ids(members_path, fmt)
+    except pa.ArrowException as error:
+        raise MemberFileError(f"{members_path}: cannot read the member file ({error})") from error
+    blank = ids.isna().to_numpy() | (ids.fillna("").str.strip() == "").to_numpy()
+    duplicated = ids.duplicated(keep=False).to_numpy() & ~blank
+    total = len(ids)
+    del ids
+
+    metadata = {
+        b"actuarial.readings": json.dumps(readings.as_dict()).encode(),
+        b"actuarial.guides": json.dumps(
+            {g.id: g.sha256() for g in guides}, sort_keys=True
+        ).encode(),
+        b"actuarial.members": str(members_path.name).encode(),
+    }
+    schema = OUTPUT_SCHEMA.with_metadata(metadata)
+    partial = out_path.with_name(out_path.name + ".partial")
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    summary = BatchSummary()
+    writer = (
+        pq.ParquetWriter(partial, schema)
+        if out_fmt == "parquet"
+        else pa_csv.CSVWriter(partial, OUTPUT_SCHEMA)
+    )
+    first_row = 1
+    try:
+        with tqdm(
+            total=total,
+            unit=" members",
+            disable=not progress or total < PROGRESS_FROM_ROWS,
+            desc="members",
+            leave=False,
+        ) as bar:
+            for frame in _batches(members_path, fmt, chunk_rows):
+                count = len(frame)
+                members = parse_members(
+                    frame,
+                    source=members_path.name,
+                    first_row=first_row,
+                    duplicated=duplicated[first_row - 1 : first_row - 1 + count],
+                )
+                results = evaluate_members(members, guides, as_of, readings)
+                summary.add(results)
+                table = _arrow_table(results.table())
+                writer.write_table(
+                    table.replace_schema_metadata(metadata) if out_fmt == "parquet" else table
+                )
+                first_row += count
+                bar.update(count)
+    except BaseException:
+        writer.close()
+        partial.unlink(missing_ok=True)
+        raise
+    writer.close()
+    os.replace(partial, out_path)
+    if summary.members != total:  # every input row is accounted for
+        raise MemberFileError(
+            f"{members_path}: read {summary.members} rows but the file has {total}"
+        )
+    return summary

@@ -1,0 +1,287 @@
+"""The command line: ``actuarial evaluate | batch | guides ... | report``.
+
+Exit status 0 on success (invalid member rows included); 1 with the reason on unusable
+input (bad guides, a missing column, an unreadable file); 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from actuarial.guides import (
+    DEFAULT_SERIES,
+    SHIPPED_GUIDES,
+    GuideError,
+    GuideSet,
+    Problem,
+    load_guide,
+    load_guides,
+)
+from actuarial.interpretations import LEAP_DAY_RULES, MINIMUM_SCOPES, Readings
+from actuarial.members import GROUPS, MemberDataError, MemberFileError
+
+__all__ = ["main"]
+
+USABLE_INPUT_ERRORS = (GuideError, MemberFileError, MemberDataError)
+
+
+def _date(_context, _parameter, value):
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError as error:
+        raise click.BadParameter(f"must be a date YYYY-MM-DD (got {value!r})") from error
+
+
+def reading_options(command):
+    """The switches of the interpretations I-1 to I-6 (see CLAUSES.md)."""
+    defaults = Readings()
+    options = [
+        click.option(
+            "--april-first-covered/--april-first-excluded",
+            "april_first_is_covered",
+            default=defaults.april_first_is_covered,
+            show_default=True,
+            help="I-1: a member who first entered on 1990-04-01 is covered.",
+        ),
+        click.option(
+            "--deferred-reads-age/--deferred-reads-service",
+            "deferred_reads_age",
+            default=defaults.deferred_reads_age,
+            show_default=True,
+            help="I-2: inciso (d)'s «65 años de servicio acreditado» read as age, or literally.",
+        ),
+        click.option(
+            "--refund-bars-high-risk/--refund-allows-high-risk",
+            "refund_bars_high_risk",
+            default=defaults.refund_bars_high_risk,
+            show_default=True,
+            help="I-3: a refund of contributions bars inciso (b) too.",
+        ),
+        click.option(
+            "--minimum-applies-to",
+            type=click.Choice(MINIMUM_SCOPES),
+            default=defaults.minimum_applies_to,
+            show_default=True,
+            help="I-4: the $500 minimum on every clause, or on inciso (a) only.",
+        ),
+        click.option(
+            "--deferred-minimum-service",
+            type=click.FloatRange(0, 65),
+            default=defaults.deferred_minimum_service,
+            show_default=True,
+            help="I-5: years of service inciso (d) requires (0 = the literal text).",
+        ),
+        click.option(
+            "--leap-day-birthday",
+            type=click.Choice(LEAP_DAY_RULES),
+            default=defaults.leap_day_birthday,
+            show_default=True,
+            help="I-6: birthday of a Feb 29 birth in common years.",
+        ),
+    ]
+
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        names = [
+            "april_first_is_covered",
+            "deferred_reads_age",
+            "refund_bars_high_risk",
+            "minimum_applies_to",
+            "deferred_minimum_service",
+            "leap_day_birthday",
+        ]
+        kwargs["readings"] = Readings(**{name: kwargs.pop(name) for name in names})
+        return command(*args, **kwargs)
+
+    for option in reversed(options):
+        wrapper = option(wrapper)
+    return wrapper
+
+
+def guide_options(command):
+    command = click.option(
+        "--series",
+        default=None,
+        help=f"Series of guides to use (shipped default: {DEFAULT_SERIES}).",
+    )(command)
+    return click.option(
+        "--guides",
+        "guides_path",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="A guide folder or a folder of guides (default: the shipped guides).",
+    )(command)
+
+
+def _load(guides_path, series):
+    if guides_path is None:
+        return load_guides(SHIPPED_GUIDES, series or DEFAULT_SERIES)
+    return load_guides(guides_path, series)
+
+
+def _fail(error: Exception):
+    click.echo(f"error: {error}", err=True)
+    sys.exit(1)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="actuarial")
+def cli():
+    """Chapter 2 annuities of Puerto Rico's Government Employees Retirement System."""
+
+
+@cli.command()
+@click.option("--member-id", default="member", show_default=True)
+@click.option("--birth-date", required=True, help="YYYY-MM-DD")
+@click.option("--entry-date", required=True, help="First entry into the System, YYYY-MM-DD.")
+@click.option("--separation-date", required=True, help="YYYY-MM-DD")
+@click.option("--service", "credited_service", required=True, help="Credited service, years.")
+@click.option(
+    "--compensation", "average_compensation", required=True, help="Average compensation, USD/yr."
+)
+@click.option("--group", type=click.Choice(GROUPS), default="general", show_default=True)
+@click.option("--refunded/--no-refund", default=False, show_default=True)
+@click.option("--as-of", callback=_date, help="Payment date for the minimum, YYYY-MM-DD.")
+@click.option("--lang", type=click.Choice(["en", "es"]), default="en", show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@guide_options
+@reading_options
+def evaluate(guides_path, series, as_of, lang, as_json, readings, **member):
+    """Every clause for one member, with its explanation."""
+    from actuarial.engine import evaluate as evaluate_member
+
+    try:
+        guides = _load(guides_path, series)
+        result = evaluate_member(member, guides, as_of=as_of, readings=readings, lang=lang)
+    except USABLE_INPUT_ERRORS as error:
+        _fail(error)
+    if as_json:
+        click.echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
+    else:
+        click.echo("\n".join(result.explanation))
+
+
+@cli.command()
+@click.argument("members", type=click.Path(path_type=Path))
+@click.option(
+    "--out",
+    "out_path",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Output file, .csv or .parquet.",
+)
+@click.option("--as-of", callback=_date, help="Payment date for the minimum, YYYY-MM-DD.")
+@click.option("--chunk-rows", type=click.IntRange(1), default=500_000, show_default=True)
+@click.option("--progress/--no-progress", default=True, show_default=True)
+@guide_options
+@reading_options
+def batch(members, out_path, as_of, chunk_rows, progress, guides_path, series, readings):
+    """Evaluate a member file (CSV or Parquet) into OUT, one row per member and clause."""
+    from actuarial.batch import run_batch
+
+    try:
+        guides = _load(guides_path, series)
+        summary = run_batch(members, guides, out_path, as_of, readings, chunk_rows, progress)
+    except USABLE_INPUT_ERRORS as error:
+        _fail(error)
+    click.echo("\n".join(summary.lines()))
+    click.echo(f"guides: series '{guides.series}' ({', '.join(g.id for g in guides)})")
+    click.echo(f"readings: {readings.label()}")
+    click.echo(f"written: {out_path}")
+
+
+@cli.group()
+def guides():
+    """Validate, show, derive, compare and fit Actuarial Guides."""
+
+
+@guides.command("validate")
+@click.argument("path", type=click.Path(path_type=Path))
+def guides_validate(path):
+    """Check every rule of every guide under PATH; list all problems."""
+    try:
+        found = _all_guides(path)
+    except GuideError as error:
+        _fail(error)
+    for guide in found:
+        click.echo(
+            f"ok: {guide.id} (series '{guide.series}', {guide.status}, from "
+            f"{guide.effective_from} to {guide.effective_until or 'open end'}, "
+            f"{len(guide.factors)} rows, {guide.interpolation})"
+        )
+
+
+def _all_guides(path):
+    path = Path(path)
+    if not path.is_dir():
+        raise GuideError([Problem(str(path), None, "not a folder of Actuarial Guides")])
+    if (path / "guide.toml").exists():
+        folders = [path]
+    else:
+        folders = sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith("."))
+    problems, found = [], []
+    for folder in folders:
+        try:
+            found.append(load_guide(folder))
+        except GuideError as error:
+            problems.extend(error.problems)
+    if problems:
+        raise GuideError(problems)
+    series = {}
+    for guide in found:
+        series.setdefault(guide.series, []).append(guide)
+    for name, members in series.items():
+        GuideSet(name, tuple(members))  # overlapping periods are an error
+    return found
+
+
+@guides.command("show")
+@click.argument("guide_id")
+@click.option(
+    "--guides",
+    "guides_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Folder of guides (default: the shipped guides).",
+)
+def guides_show(guide_id, guides_path):
+    """Print a guide's metadata and its reduction table."""
+    root = Path(guides_path) if guides_path else SHIPPED_GUIDES
+    try:
+        if not (root / guide_id / "guide.toml").is_file():
+            available = sorted(p.name for p in root.iterdir() if (p / "guide.toml").exists())
+            _fail(f"guide '{guide_id}' not found in {root} (guides: {available})")
+        guide = load_guide(root / guide_id)
+    except GuideError as error:
+        _fail(error)
+    for key in (
+        "id",
+        "series",
+        "title",
+        "status",
+        "adopted_by",
+        "adopted_on",
+        "effective_from",
+        "effective_until",
+        "normal_retirement_age",
+        "interpolation",
+        "source",
+    ):
+        value = getattr(guide, key)
+        if value is not None:
+            click.echo(f"{key}: {value}")
+    for key, value in guide.basis.items():
+        click.echo(f"basis.{key}: {value}")
+    click.echo(guide.table().to_string(index=False, float_format=lambda v: f"{v:.6f}"))
+
+
+def main():
+    cli(prog_name="actuarial")
