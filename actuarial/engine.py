@@ -276,9 +276,14 @@ def evaluate_members(
         start[:, column] = np.where(eligible[:, column], outcome.start_date, np.datetime64("NaT"))
         annual[:, column] = np.where(eligible[:, column], outcome.annual_amount, np.nan)
 
-    # Distinct texts only ("" sorts first, the code of invalid rows).
-    reason_texts, remap = np.unique(np.array(reason_texts, dtype=str), return_inverse=True)
-    reason_codes = remap[reason_codes]
+    # Distinct texts that occur, plus "" (sorted first: the code of invalid rows).
+    used = np.bincount(reason_codes.ravel(), minlength=len(reason_texts)) > 0
+    used[0] = True
+    texts = np.array(reason_texts, dtype=str)
+    reason_texts, remap = np.unique(texts[used], return_inverse=True)
+    lookup = np.zeros(len(texts), dtype=np.int64)
+    lookup[used] = remap
+    reason_codes = lookup[reason_codes]
 
     # Inciso (c): the reduction factor of the guide in force on the separation date,
     # read at the exact age at separation (years and months).
