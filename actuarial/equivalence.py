@@ -1,0 +1,436 @@
+"""Early-retirement reduction factors by actuarial equivalence, and the review of a guide.
+
+Inciso (c): «... con una reducción actuarial que será calculada a base de las Guías
+Actuariales adoptadas por la Junta de Síndicos.»
+
+The statute leaves the reduction to the Board's Actuarial Guides. This module gives the
+yardstick a guide can be read against: the factor that makes the annuity started early at
+age x worth the same as the full annuity deferred to the normal retirement age (NRA),
+
+    f(x) = (NRA - x)E_x * a^(m)_NRA / a^(m)_x,
+
+derives illustrative guides from it, fits the interest rate a guide implies, and prices the
+subsidy in a guide whose factors are above equivalence.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy.optimize import minimize_scalar
+
+from actuarial.annuities import EXACT_METHODS, annuity_due, pure_endowment
+from actuarial.mortality import LifeTable, blend, soa, sult
+
+__all__ = [
+    "EARLIEST_RETIREMENT_AGE",
+    "SHIPPED_DERIVATIONS",
+    "EquivalenceError",
+    "InterestFit",
+    "compare_factors",
+    "derive_guide",
+    "derive_reduction_table",
+    "early_retirement_factor",
+    "fit_interest",
+    "pub2010_general_unisex",
+    "subsidy",
+    "write_guide",
+]
+
+EARLIEST_RETIREMENT_AGE = 55  # inciso (c): «al cumplir cincuenta y cinco (55) años»
+_STATUSES = ("illustrative", "adopted")
+_INTERPOLATIONS = ("exact", "monthly-linear")
+_METHOD_TEXT = {
+    "udd": "exact sum of the monthly payments, survival linear within each year of age (UDD)",
+    "constant-force": "exact sum of the monthly payments, constant force within each year of age",
+    "woolhouse2": "Woolhouse 2-term approximation a_x - (m-1)/(2m)",
+    "woolhouse3": "Woolhouse 3-term approximation a_x - (m-1)/(2m) - (m^2-1)/(12m^2)(delta+mu_x)",
+}
+
+
+class EquivalenceError(ValueError):
+    """An argument of a derivation or review breaks a rule (field, rule and value)."""
+
+
+# --------------------------------------------------------------------- the factor
+def early_retirement_factor(
+    table: LifeTable, age, interest, normal_retirement_age=65, m=12, method="udd"
+):
+    """f(x) = (NRA-x)E_x * a^(m)_NRA / a^(m)_x at exact ages x <= NRA (years + months/12).
+
+    The annuity started at x, times f(x), has the value at x of the full annuity deferred
+    to the NRA. Broadcasts ``age`` against ``interest``.
+    """
+    ages = table.check_ages(age, upper="alive")
+    if not (ages <= normal_retirement_age).all():
+        bad = ages[~(ages <= normal_retirement_age)].flat[0]
+        raise EquivalenceError(
+            f"'age' must be <= the normal retirement age {normal_retirement_age} (got {bad:g})"
+        )
+    fractional = method if method in EXACT_METHODS else None
+    deferral = pure_endowment(table, ages, normal_retirement_age - ages, interest, fractional)
+    at_nra = annuity_due(table, normal_retirement_age, interest, m, method)
+    return deferral * at_nra / annuity_due(table, ages, interest, m, method)
+
+
+def derive_reduction_table(
+    table: LifeTable, interest: float, normal_retirement_age=65, m=12, method="udd"
+) -> pd.DataFrame:
+    """Equivalent factors for every month from 55y0m to NRAy0m, rounded to 6 decimals.
+
+    Columns ``age_years, age_months, factor``; the factor is exactly 1 at NRAy0m.
+    """
+    months = np.arange(EARLIEST_RETIREMENT_AGE * 12, normal_retirement_age * 12 + 1)
+    factor = early_retirement_factor(table, months / 12, interest, normal_retirement_age, m, method)
+    factor = np.round(factor, 6)
+    factor[-1] = 1.0  # 0E_NRA * a_NRA / a_NRA, exactly
+    return pd.DataFrame({"age_years": months // 12, "age_months": months % 12, "factor": factor})
+
+
+# --------------------------------------------------------------------- guide files
+def _toml_value(key: str, value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | np.integer):
+        return str(int(value))
+    if isinstance(value, float | np.floating) and np.isfinite(value):
+        return repr(float(value))
+    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+        return value.isoformat()
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
+    raise EquivalenceError(
+        f"'{key}' must be a string, a finite number, a boolean or a date (got {value!r})"
+    )
+
+
+def _toml_line(key: str, value) -> str:
+    if not re.fullmatch(r"[A-Za-z0-9_-]+", key):
+        raise EquivalenceError(f"key must be letters, digits, '_' or '-' (got {key!r})")
+    return f"{key} = {_toml_value(key, value)}\n"
+
+
+def _as_date(key: str, value) -> dt.date:
+    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+        return value
+    try:
+        return dt.date.fromisoformat(str(value))
+    except ValueError:
+        raise EquivalenceError(f"'{key}' must be a date YYYY-MM-DD (got {value!r})") from None
+
+
+def _table_problems(table_df: pd.DataFrame, normal_retirement_age: int) -> list[str]:
+    columns = ["age_years", "age_months", "factor"]
+    if list(table_df.columns) != columns:
+        return [f"'table_df' columns must be {columns} (got {list(table_df.columns)})"]
+    months = table_df["age_years"].to_numpy() * 12 + table_df["age_months"].to_numpy()
+    factor = table_df["factor"].to_numpy(dtype=float)
+    expected = np.arange(EARLIEST_RETIREMENT_AGE * 12, normal_retirement_age * 12 + 1)
+    problems = []
+    if not np.array_equal(months, expected):
+        problems.append(
+            f"'table_df' rows must be every month from {EARLIEST_RETIREMENT_AGE}y0m to "
+            f"{normal_retirement_age}y0m in order"
+        )
+    if not (np.isfinite(factor) & (factor > 0) & (factor <= 1)).all():
+        problems.append("'factor' must be in (0, 1]")
+    if (np.diff(factor) < 0).any():
+        problems.append("'factor' must not decrease with age")
+    if len(factor) and factor[-1] != 1.0:
+        problems.append(f"'factor' must be 1 at {normal_retirement_age}y0m (got {factor[-1]})")
+    return problems
+
+
+def write_guide(
+    folder,
+    *,
+    guide_id: str,
+    series: str,
+    title: str,
+    source: str,
+    effective_from,
+    table_df: pd.DataFrame,
+    basis: dict,
+    status: str = "illustrative",
+    effective_until=None,
+    interpolation: str = "exact",
+    normal_retirement_age: int = 65,
+    adopted_by: str | None = None,
+    adopted_on=None,
+) -> Path:
+    """Write ``folder/guide.toml`` and ``folder/reduction.csv`` (folder name = guide id).
+
+    ``basis`` is free-form (strings, numbers, booleans, dates) and records how the factors
+    were made. Every problem is reported at once; nothing is written if there is one.
+    """
+    folder = Path(folder)
+    problems = _table_problems(table_df, normal_retirement_age)
+    if folder.name != guide_id:
+        problems.append(f"'guide_id' must equal the folder name {folder.name!r} (got {guide_id!r})")
+    if status not in _STATUSES:
+        problems.append(f"'status' must be in {list(_STATUSES)} (got {status!r})")
+    if status == "adopted" and not (adopted_by and adopted_on):
+        problems.append("'adopted_by' and 'adopted_on' are required when 'status' is 'adopted'")
+    if interpolation not in _INTERPOLATIONS:
+        problems.append(
+            f"'interpolation' must be in {list(_INTERPOLATIONS)} (got {interpolation!r})"
+        )
+    if problems:
+        raise EquivalenceError("\n".join(problems))
+    header = {
+        "id": guide_id,
+        "series": series,
+        "title": title,
+        "status": status,
+        "effective_from": _as_date("effective_from", effective_from),
+        "effective_until": effective_until and _as_date("effective_until", effective_until),
+        "normal_retirement_age": normal_retirement_age,
+        "interpolation": interpolation,
+        "adopted_by": adopted_by,
+        "adopted_on": adopted_on and _as_date("adopted_on", adopted_on),
+        "source": source,
+    }
+    text = "".join(_toml_line(key, value) for key, value in header.items() if value is not None)
+    text += "\n[basis]\n" + "".join(_toml_line(key, value) for key, value in basis.items())
+    rows = "".join(
+        f"{years},{months},{factor:.6f}\n"
+        for years, months, factor in table_df.itertuples(index=False, name=None)
+    )
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "guide.toml").write_text(text, encoding="utf-8")
+    (folder / "reduction.csv").write_text("age_years,age_months,factor\n" + rows, encoding="utf-8")
+    return folder
+
+
+def _payment_timing(m: int) -> str:
+    return {1: "annually in advance (m = 1)", 12: "monthly in advance (m = 12)"}.get(
+        m, f"{m} times a year in advance (m = {m})"
+    )
+
+
+def derive_guide(
+    folder,
+    table: LifeTable,
+    interest: float,
+    *,
+    guide_id: str,
+    series: str,
+    title: str,
+    effective_from,
+    normal_retirement_age: int = 65,
+    m: int = 12,
+    method: str = "udd",
+    status: str = "illustrative",
+    effective_until=None,
+    source: str | None = None,
+    extra_basis: dict | None = None,
+) -> Path:
+    """Derive the equivalent reduction table and write it as a guide whose ``source`` and
+    ``[basis]`` say exactly how it was made (table, interest, timing, method, NRA)."""
+    nra = normal_retirement_age
+    table_df = derive_reduction_table(table, interest, nra, m, method)
+    formula = f"({nra}-x)E_x * a({m})_{nra} / a({m})_x"
+    if source is None:
+        source = (
+            f"Derived by actuarial equivalence with actuarial.equivalence.derive_guide: "
+            f"factor(x) = {formula} at each exact age x = {EARLIEST_RETIREMENT_AGE}y0m to "
+            f"{nra}y0m by month; mortality {table.name} ({table.source}); interest "
+            f"{100 * interest:g}% a year; annuity-due paid {_payment_timing(m)}; "
+            f"{_METHOD_TEXT[method]}; factors rounded to 6 decimals."
+        )
+        if status == "illustrative":
+            source += " Illustrative: not adopted by the Junta de Síndicos."
+    basis = {
+        "mortality": table.name,
+        "mortality_source": table.source,
+        "interest_rate": float(interest),
+        "payment_timing": _payment_timing(m),
+        "fractional_ages": method if method in EXACT_METHODS else table.fractional,
+        "annuity_method": _METHOD_TEXT[method],
+        "normal_retirement_age": nra,
+        "formula": formula,
+        "ages": f"every month from {EARLIEST_RETIREMENT_AGE}y0m to {nra}y0m",
+        "rounding": "6 decimals",
+        **(extra_basis or {}),
+    }
+    return write_guide(
+        folder,
+        guide_id=guide_id,
+        series=series,
+        title=title,
+        source=source,
+        effective_from=effective_from,
+        table_df=table_df,
+        basis=basis,
+        status=status,
+        effective_until=effective_until,
+        normal_retirement_age=nra,
+    )
+
+
+# --------------------------------------------------------------------- review of a guide
+def _age_months(age_months, *others, names=()) -> tuple[np.ndarray, ...]:
+    months = np.asarray(age_months)
+    if months.ndim != 1 or not np.array_equal(months, np.round(months)):
+        raise EquivalenceError("'age_months' must be a 1-D array of whole months (e.g. 55*12+3)")
+    arrays = [np.asarray(other, dtype=float) for other in others]
+    for name, array in zip(names, arrays, strict=True):
+        if array.shape != months.shape:
+            raise EquivalenceError(
+                f"'{name}' must have one value per age ({len(months)}) (got shape {array.shape})"
+            )
+        if not np.isfinite(array).all():
+            bad = int(np.argmax(~np.isfinite(array)))
+            age = int(months[bad])
+            raise EquivalenceError(
+                f"'{name}' must be a number at every age (got {array[bad]} at "
+                f"{age // 12}y{age % 12}m)"
+            )
+    return months.astype(np.int64), *arrays
+
+
+def _by_age(months: np.ndarray, **columns) -> pd.DataFrame:
+    return pd.DataFrame({"age_years": months // 12, "age_months": months % 12, **columns})
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class InterestFit:
+    """The interest rate whose equivalent factors fit a guide best (least squares)."""
+
+    interest: float
+    rmse: float
+    max_abs_deviation: float
+    deviations: pd.DataFrame  # age_years, age_months, guide_factor, equivalent_factor, difference
+
+
+def fit_interest(
+    table: LifeTable,
+    age_months,
+    factors,
+    normal_retirement_age=65,
+    m=12,
+    method="udd",
+    bounds=(0.0, 0.2),
+) -> InterestFit:
+    """The rate i in ``bounds`` minimising sum (guide - f_i(x))^2 over the guide's rows.
+
+    The NRA row (1 by definition) is left out. A result at a bound means the guide is
+    not equivalent at any rate inside; widen ``bounds`` or read the deviations.
+    """
+    months, factors = _age_months(age_months, factors, names=("factors",))
+    fitted = months != normal_retirement_age * 12
+    months, factors = months[fitted], factors[fitted]
+    if not months.size:
+        raise EquivalenceError("'age_months' must include an age below the normal retirement age")
+    ages = months / 12
+
+    def equivalent(rate: float) -> np.ndarray:
+        return early_retirement_factor(table, ages, rate, normal_retirement_age, m, method)
+
+    best = minimize_scalar(
+        lambda rate: float(np.sum((factors - equivalent(rate)) ** 2)),
+        bounds=bounds,
+        method="bounded",
+        options={"xatol": 1e-9},
+    )
+    fitted_factors = equivalent(best.x)
+    difference = factors - fitted_factors
+    return InterestFit(
+        interest=float(best.x),
+        rmse=float(np.sqrt(np.mean(difference**2))),
+        max_abs_deviation=float(np.max(np.abs(difference))),
+        deviations=_by_age(
+            months,
+            guide_factor=factors,
+            equivalent_factor=fitted_factors,
+            difference=difference,
+        ),
+    )
+
+
+def compare_factors(age_months, factors_a, factors_b) -> pd.DataFrame:
+    """Two sets of factors side by side with ``difference`` = a - b, largest |difference|
+    first (ties in age order)."""
+    months, a, b = _age_months(age_months, factors_a, factors_b, names=("factors_a", "factors_b"))
+    frame = _by_age(months, factor_a=a, factor_b=b, difference=a - b)
+    order = np.argsort(-np.abs(a - b), kind="stable")
+    return frame.iloc[order].reset_index(drop=True)
+
+
+def subsidy(
+    table: LifeTable,
+    age_months,
+    guide_factors,
+    interest,
+    normal_retirement_age=65,
+    m=12,
+    method="udd",
+) -> pd.DataFrame:
+    """What a guide gives beyond actuarial equivalence, per age.
+
+    For a member entitled at the NRA to 1 a year (paid m-thly in advance) who retires at x:
+    ``equivalent_factor`` = f(x), ``ratio`` = guide / equivalent, and ``subsidy_value`` =
+    (guide - equivalent) * a^(m)_x, the present value at x of the excess of the guide's
+    reduced annuity over the equivalent one (negative: the guide reduces more).
+    """
+    months, guide = _age_months(age_months, guide_factors, names=("guide_factors",))
+    ages = months / 12
+    equivalent = early_retirement_factor(table, ages, interest, normal_retirement_age, m, method)
+    return _by_age(
+        months,
+        guide_factor=guide,
+        equivalent_factor=equivalent,
+        ratio=guide / equivalent,
+        subsidy_value=(guide - equivalent) * annuity_due(table, ages, interest, m, method),
+    )
+
+
+# --------------------------------------------------------------------- shipped guides
+def pub2010_general_unisex() -> LifeTable:
+    """PubG-2010 amount-weighted General Retiree, 50% male (SOA 3400) + 50% female (3399)."""
+    return blend(soa(3400), soa(3399), 0.5)
+
+
+def _derive_sult_5pct(folder) -> Path:
+    return derive_guide(
+        folder,
+        sult(),
+        0.05,
+        guide_id="sult-5pct-monthly",
+        series="sult-5pct-monthly",
+        title="Illustrative reduction factors: SOA Standard Ultimate Life Table, 5%, monthly",
+        effective_from=dt.date(1990, 4, 1),
+    )
+
+
+def _derive_pub2010_unisex(folder) -> Path:
+    return derive_guide(
+        folder,
+        pub2010_general_unisex(),
+        0.045,
+        guide_id="pub2010-general-unisex-4.5pct",
+        series="pub2010-general-unisex-4.5pct",
+        title="Illustrative reduction factors: Pub-2010 General Retiree (amount-weighted), "
+        "unisex 50/50, 4.5%, monthly",
+        effective_from=dt.date(1990, 4, 1),
+        extra_basis={
+            "mortality_tables": "SOA 3400 PubG-2010 Male Retiree and SOA 3399 PubG-2010 "
+            "Female Retiree, amount-weighted, base year 2010, ages 50-120",
+            "blend": "q_x = 0.5 q_x(male) + 0.5 q_x(female)",
+            "mortality_improvement": "none (base-year 2010 rates, no projection scale)",
+        },
+    )
+
+
+SHIPPED_DERIVATIONS: dict[str, Callable[[Path], Path]] = {
+    "sult-5pct-monthly": _derive_sult_5pct,
+    "pub2010-general-unisex-4.5pct": _derive_pub2010_unisex,
+}
+"""Guide id -> function(folder) that re-derives the shipped guide into ``folder``."""

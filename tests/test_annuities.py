@@ -1,0 +1,285 @@
+"""Annuities and insurances: published values, exact m-thly sums, grids and argument errors."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from actuarial.annuities import (
+    METHODS,
+    AnnuityError,
+    annuity_due,
+    deferred_annuity_due,
+    pure_endowment,
+    temporary_annuity_due,
+    whole_life_insurance,
+)
+from actuarial.mortality import LifeTable, MortalityError, ilt, sult
+
+SULT = sult()
+ILT = ilt()
+MONTHLY_AGES = 20 + np.arange(1200) / 12  # 20y0m to 119y11m
+
+
+def brute_force_monthly_annuity(table, age, interest, rule="udd"):
+    """sum_k v^(k/12) (k/12)_p_x / 12, with l interpolated by hand within each year of age."""
+    l_integer = [1.0]
+    for q in table.qx:
+        l_integer.append(l_integer[-1] * (1 - q))
+    l_integer.append(0.0)
+
+    def l_at(y):
+        if y >= table.omega:
+            return 0.0
+        whole = int(y)
+        fraction = y - whole
+        start, end = l_integer[whole - table.min_age], l_integer[whole - table.min_age + 1]
+        if rule == "udd":
+            return (1 - fraction) * start + fraction * end
+        return start * (end / start) ** fraction
+
+    v = 1 / (1 + interest)
+    total = 0.0
+    for k in range(12 * (table.omega - table.min_age + 1)):
+        total += v ** (k / 12) * l_at(age + k / 12)
+    return total / l_at(age) / 12
+
+
+# ----------------------------------------------------------------- published values
+SULT_AT_5_PERCENT = [
+    # Source: SULT at i = 5% (AMLCR, SOA exam LTAM tables), shared/reference/README.md:
+    # x, a_x, A_x, 2A_x, 10E_x, 20E_x, a(12) UDD, a(12) Woolhouse 2-term, 3-term
+    (55, 16.0599, 0.23524, 0.07483, 0.59342, 0.32819, 15.5965, 15.6015, 15.5973),
+    (60, 14.9041, 0.29028, 0.10834, 0.57864, 0.29508, 14.4405, 14.4457, 14.4414),
+    (65, 13.5498, 0.35477, 0.15420, 0.55305, 0.24381, 13.0860, 13.0915, 13.0870),
+]
+
+
+@pytest.mark.parametrize(
+    ("age", "a_x", "big_a", "big_a_2", "e_10", "e_20", "udd", "woolhouse2", "woolhouse3"),
+    SULT_AT_5_PERCENT,
+)
+def test_sult_annuities_and_insurances_at_5_percent_are_the_published_values(
+    age, a_x, big_a, big_a_2, e_10, e_20, udd, woolhouse2, woolhouse3
+):
+    assert annuity_due(SULT, age, 0.05) == pytest.approx(a_x, abs=1e-4)
+    assert whole_life_insurance(SULT, age, 0.05) == pytest.approx(big_a, abs=1e-5)
+    assert whole_life_insurance(SULT, age, 0.05, moment=2) == pytest.approx(big_a_2, abs=1e-5)
+    assert pure_endowment(SULT, age, 10, 0.05) == pytest.approx(e_10, abs=1e-5)
+    assert pure_endowment(SULT, age, 20, 0.05) == pytest.approx(e_20, abs=1e-5)
+    assert annuity_due(SULT, age, 0.05, 12, "udd") == pytest.approx(udd, abs=1e-4)
+    assert annuity_due(SULT, age, 0.05, 12, "woolhouse2") == pytest.approx(woolhouse2, abs=1e-4)
+    assert annuity_due(SULT, age, 0.05, 12, "woolhouse3") == pytest.approx(woolhouse3, abs=1e-4)
+
+
+def test_sult_a_20_at_5_percent_is_the_published_value():
+    # Source: SULT at i = 5%, shared/reference/README.md.
+    assert annuity_due(SULT, 20, 0.05) == pytest.approx(19.9664, abs=1e-4)
+
+
+def test_monthly_udd_annuity_is_alpha_times_annual_minus_beta_at_integer_ages():
+    # Source: UDD constants at 5%, alpha(12) = 1.00020, beta(12) = 0.46651 (README).
+    i, m = 0.05, 12
+    d = i / (1 + i)
+    i_m, d_m = m * ((1 + i) ** (1 / m) - 1), m * (1 - (1 + i) ** (-1 / m))
+    alpha, beta = i * d / (i_m * d_m), (i - i_m) / (i_m * d_m)
+    assert (alpha, beta) == (pytest.approx(1.00020, abs=1e-5), pytest.approx(0.46651, abs=1e-5))
+    ages = np.arange(20, 121)
+    expected = alpha * annuity_due(SULT, ages, i) - beta
+    assert np.allclose(annuity_due(SULT, ages, i, 12), expected, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("age", "q_x", "a_x", "thousand_a", "udd"),
+    [
+        # Source: ILT at i = 6%, Bowers et al., shared/reference/README.md.
+        (55, 0.00896, 12.2758, 305.14, 11.8111),
+        (60, 0.01376, 11.1454, 369.13, 10.6804),
+        (65, 0.02132, 9.8969, 439.80, 9.4316),
+    ],
+)
+def test_ilt_annuities_and_insurances_at_6_percent_are_the_published_values(
+    age, q_x, a_x, thousand_a, udd
+):
+    assert ILT.q(age) == pytest.approx(q_x, abs=1e-5)
+    assert annuity_due(ILT, age, 0.06) == pytest.approx(a_x, abs=1e-4)
+    assert 1000 * whole_life_insurance(ILT, age, 0.06) == pytest.approx(thousand_a, abs=1e-2)
+    assert annuity_due(ILT, age, 0.06, 12) == pytest.approx(udd, abs=1e-4)
+
+
+def test_ilt_other_published_values_at_6_percent():
+    # Source: ILT at i = 6%, shared/reference/README.md (a(12)_60 to five decimals: Finan).
+    assert pure_endowment(ILT, 55, 10, 0.06) == pytest.approx(0.48686, abs=1e-5)
+    assert 1000 * whole_life_insurance(ILT, 30, 0.06) == pytest.approx(102.4835, abs=1e-4)
+    assert annuity_due(ILT, 60, 0.06, 12) == pytest.approx(10.68036, abs=1e-5)
+
+
+# ----------------------------------------------------------------- exact m-thly sums
+@pytest.mark.parametrize("age", [55, 57 + 5 / 12, 64 + 11 / 12, 118.5])
+@pytest.mark.parametrize("interest", [0.0, 0.05, 0.1])
+def test_monthly_udd_annuity_is_the_plain_sum_of_monthly_payments(age, interest):
+    expected = brute_force_monthly_annuity(SULT, age, interest)
+    assert annuity_due(SULT, age, interest, 12, "udd") == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("age", [55, 57 + 5 / 12, 118.5])
+def test_monthly_constant_force_annuity_is_the_plain_sum_of_monthly_payments(age):
+    expected = brute_force_monthly_annuity(SULT, age, 0.05, "constant-force")
+    actual = annuity_due(SULT, age, 0.05, 12, "constant-force")
+    assert actual == pytest.approx(expected, rel=1e-12)
+
+
+@settings(max_examples=50, deadline=None)
+@given(age=st.floats(20, 119), interest=st.floats(0, 0.1), m=st.sampled_from([2, 4, 12]))
+def test_exact_m_thly_annuity_satisfies_the_one_year_recursion(age, interest, m):
+    # a(m)_x = sum_{r<m} v^(r/m) (r/m)_p_x / m + v p_x a(m)_{x+1}, for any fractional x.
+    v = 1 / (1 + interest)
+    first_year = sum(v ** (r / m) * SULT.survival(age, r / m) for r in range(m)) / m
+    rest = (
+        0.0
+        if age + 1 >= 121
+        else v * SULT.survival(age, 1) * annuity_due(SULT, age + 1, interest, m)
+    )
+    assert annuity_due(SULT, age, interest, m) == pytest.approx(first_year + rest, rel=1e-10)
+
+
+@pytest.mark.parametrize("interest", [0.0, 0.05, 0.1])
+def test_monthly_methods_agree_within_about_a_hundredth_at_ages_20_to_85(interest):
+    ages = MONTHLY_AGES[MONTHLY_AGES <= 85]
+    exact = annuity_due(SULT, ages, interest, 12, "udd")
+    # Woolhouse 2-term drops (m^2-1)/(12m^2)(delta + mu) = 0.08 x (delta + mu): up to 0.0125.
+    assert np.abs(annuity_due(SULT, ages, interest, 12, "woolhouse2") - exact).max() < 0.0125
+    assert np.abs(annuity_due(SULT, ages, interest, 12, "woolhouse3") - exact).max() < 0.01
+    assert np.abs(annuity_due(SULT, ages, interest, 12, "constant-force") - exact).max() < 0.015
+
+
+def test_annual_annuity_is_the_same_for_every_method_on_a_udd_table():
+    for method in ("udd", "woolhouse2", "woolhouse3"):
+        assert annuity_due(SULT, 60.25, 0.05, 1, method) == annuity_due(SULT, 60.25, 0.05)
+
+
+# ----------------------------------------------------------------- vectors and grids
+@pytest.mark.parametrize("method", METHODS)
+def test_grid_of_1200_monthly_ages_by_100_rates_is_one_call_matching_column_calls(method):
+    rates = np.linspace(0.0, 0.1, 100)
+    ages = MONTHLY_AGES if method != "constant-force" else MONTHLY_AGES[::10]
+    grid = annuity_due(SULT, ages[:, None], rates[None, :], 12, method)
+    assert grid.shape == (len(ages), 100)
+    for column in (0, 37, 99):
+        by_rate = annuity_due(SULT, ages, rates[column], 12, method)
+        assert np.allclose(grid[:, column], by_rate, rtol=1e-13, atol=0)
+
+
+@pytest.mark.parametrize("method", ["udd", "woolhouse2", "woolhouse3"])
+@pytest.mark.parametrize("interest", [0.0, 0.045, 0.1])
+def test_vector_of_1200_monthly_ages_equals_scalar_calls(method, interest):
+    vector = annuity_due(SULT, MONTHLY_AGES, interest, 12, method)
+    scalars = [float(annuity_due(SULT, age, interest, 12, method)) for age in MONTHLY_AGES]
+    assert np.allclose(vector, scalars, rtol=1e-13, atol=0)
+
+
+def test_pure_endowment_and_deferred_annuity_broadcast_like_scalar_calls():
+    ages, years, rates = np.array([55, 57 + 5 / 12]), np.array([[10], [7.5]]), 0.05
+    deferred = deferred_annuity_due(SULT, ages, years, rates, 12)
+    for row, n in enumerate(years[:, 0]):
+        for column, x in enumerate(ages):
+            assert deferred[row, column] == deferred_annuity_due(SULT, x, n, rates, 12)
+
+
+# ----------------------------------------------------------------- deferred and temporary
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize(("age", "years"), [(55, 10), (57 + 5 / 12, 7 + 7 / 12), (100, 30)])
+def test_deferred_monthly_annuity_is_pure_endowment_times_monthly_annuity_at_x_plus_n(
+    method, age, years
+):
+    fractional = method if method in ("udd", "constant-force") else None
+    endowment = pure_endowment(SULT, age, years, 0.05, fractional)
+    at_start = annuity_due(SULT, age + years, 0.05, 12, method) if age + years < 121 else 0.0
+    deferred = deferred_annuity_due(SULT, age, years, 0.05, 12, method)
+    assert deferred == pytest.approx(endowment * at_start, rel=1e-12, abs=1e-300)
+
+
+def test_deferred_monthly_udd_annuity_is_not_the_annual_formula():
+    # Under UDD n|a(12)_x = alpha n|a_x - beta nE_x; the known bug drops nE_x from the beta
+    # term, which understates 10|a(12)_55 by beta (1 - 10E_55) = 0.19.
+    deferred = deferred_annuity_due(SULT, 55, 10, 0.05, 12)
+    # Source: 10E_55 = 0.59342 and a(12)_65 = 13.0860, SULT 5% (README); product to 1e-4.
+    assert deferred == pytest.approx(0.59342 * 13.0860, abs=1e-4)
+    annual, endowment = deferred_annuity_due(SULT, 55, 10, 0.05), pure_endowment(SULT, 55, 10, 0.05)
+    assert deferred == pytest.approx(1.00020 * annual - 0.46651 * endowment, abs=1e-4)
+    buggy = 1.00020 * annual - 0.46651
+    assert deferred - buggy == pytest.approx(0.46651 * (1 - 0.59342), abs=1e-4)
+
+
+def test_temporary_plus_deferred_annuity_is_the_whole_life_annuity():
+    ages = np.array([55, 57 + 5 / 12, 64 + 11 / 12])
+    temporary = temporary_annuity_due(SULT, ages, 10, 0.05, 12)
+    deferred = deferred_annuity_due(SULT, ages, 10, 0.05, 12)
+    assert np.allclose(temporary + deferred, annuity_due(SULT, ages, 0.05, 12), rtol=1e-14)
+
+
+def test_temporary_annuity_of_one_year_annual_is_one_payment():
+    assert temporary_annuity_due(SULT, 60, 1, 0.05) == pytest.approx(1.0, rel=1e-14)
+
+
+def test_deferred_annuity_beyond_the_end_of_the_table_is_zero():
+    assert deferred_annuity_due(SULT, 100, 30, 0.05, 12) == 0.0
+
+
+def test_second_moment_insurance_is_the_insurance_at_the_doubled_force_of_interest():
+    at_doubled = whole_life_insurance(SULT, 60, 1.05**2 - 1)
+    assert whole_life_insurance(SULT, 60, 0.05, moment=2) == pytest.approx(at_doubled, rel=1e-14)
+
+
+def test_insurance_at_zero_interest_is_certain_to_pay_one():
+    assert whole_life_insurance(SULT, [20, 57 + 5 / 12], 0.0).tolist() == [1.0, 1.0]
+
+
+# ----------------------------------------------------------------- errors
+def test_interest_at_or_below_minus_one_is_refused():
+    with pytest.raises(AnnuityError, match=r"^'interest' must be > -1 \(got -2\)$"):
+        annuity_due(SULT, 60, -2)
+    with pytest.raises(AnnuityError, match=r"^'interest' must be > -1 \(got nan\)$"):
+        annuity_due(SULT, 60, [0.05, np.nan])
+
+
+@pytest.mark.parametrize(("m", "shown"), [(0, "0"), (1.5, "1.5"), (True, "True"), ("12", "'12'")])
+def test_payments_per_year_must_be_a_positive_integer(m, shown):
+    with pytest.raises(AnnuityError, match=rf"^'m' must be a positive integer \(got {shown}\)$"):
+        annuity_due(SULT, 60, 0.05, m)
+
+
+def test_unknown_method_is_refused_listing_the_valid_ones():
+    with pytest.raises(
+        AnnuityError,
+        match=r"^'method' must be in \['udd', 'constant-force', 'woolhouse2', 'woolhouse3'\] "
+        r"\(got 'exact'\)$",
+    ):
+        annuity_due(SULT, 60, 0.05, 12, "exact")
+
+
+def test_age_outside_the_table_is_refused_naming_the_age():
+    with pytest.raises(
+        MortalityError,
+        match=r"^'age' must be in \[20, 121\) for table 'SULT' "
+        r"\(got 130\)$",
+    ):
+        annuity_due(SULT, [60, 130], 0.05)
+    assert issubclass(MortalityError, ValueError) and issubclass(AnnuityError, ValueError)
+
+
+def test_negative_deferral_is_refused():
+    with pytest.raises(AnnuityError, match=r"^'n' must be >= 0 \(got -1\)$"):
+        deferred_annuity_due(SULT, 60, -1, 0.05)
+
+
+def test_insurance_moment_must_be_a_positive_integer():
+    with pytest.raises(AnnuityError, match=r"^'moment' must be a positive integer \(got 0\)$"):
+        whole_life_insurance(SULT, 60, 0.05, moment=0)
+
+
+def test_constant_force_table_values_its_annual_annuity_geometrically():
+    table = LifeTable("SULT, constant force", 20, SULT.qx, fractional="constant-force")
+    assert annuity_due(table, 60, 0.05) == annuity_due(SULT, 60, 0.05)  # integer ages agree
+    plain = sum(1.05**-k * table.survival(60.5, k) for k in range(61))
+    assert annuity_due(table, 60.5, 0.05, 1, "woolhouse2") == pytest.approx(plain, rel=1e-12)

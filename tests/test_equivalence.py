@@ -1,0 +1,243 @@
+"""Inciso (c) reduction factors by actuarial equivalence, derived guides and their review."""
+
+import datetime as dt
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from actuarial.annuities import annuity_due
+from actuarial.equivalence import (
+    SHIPPED_DERIVATIONS,
+    EquivalenceError,
+    compare_factors,
+    derive_guide,
+    derive_reduction_table,
+    early_retirement_factor,
+    fit_interest,
+    subsidy,
+    write_guide,
+)
+from actuarial.guides import load_guide
+from actuarial.mortality import ilt, sult
+
+SULT = sult()
+ILT = ilt()
+GUIDES = Path(__file__).parents[1] / "guides"
+GUIDE_MONTHS = np.arange(55 * 12, 65 * 12 + 1)
+
+
+# ----------------------------------------------------------------- published factors
+@pytest.mark.parametrize(
+    ("table", "interest", "m", "at_55", "at_60"),
+    [
+        # Source: shared/reference/README.md, "Actuarially equivalent early-retirement factor".
+        (SULT, 0.05, 12, 0.4979, 0.6949),
+        (ILT, 0.06, 12, 0.3888, 0.6072),
+        (SULT, 0.05, 1, 0.5007, 0.6972),
+        (ILT, 0.06, 1, 0.3925, 0.6105),
+    ],
+    ids=["sult-monthly", "ilt-monthly", "sult-annual", "ilt-annual"],
+)
+def test_equivalent_factor_at_55_and_60_is_the_published_value(table, interest, m, at_55, at_60):
+    factors = early_retirement_factor(table, [55, 60], interest, m=m)
+    assert factors.tolist() == [pytest.approx(at_55, abs=1e-4), pytest.approx(at_60, abs=1e-4)]
+
+
+def test_equivalent_factor_is_deferred_value_over_immediate_value():
+    age = 57 + 5 / 12
+    deferred = SULT.survival(age, 65 - age) * 1.05 ** -(65 - age) * annuity_due(SULT, 65, 0.05, 12)
+    expected = deferred / annuity_due(SULT, age, 0.05, 12)
+    assert early_retirement_factor(SULT, age, 0.05) == pytest.approx(expected, rel=1e-13)
+
+
+@settings(max_examples=40, deadline=None)
+@given(interest=st.floats(0.0, 0.1), method=st.sampled_from(["udd", "woolhouse3"]))
+def test_inciso_c_factor_is_one_at_normal_retirement_age_and_rises_with_age(interest, method):
+    factors = early_retirement_factor(SULT, GUIDE_MONTHS / 12, interest, method=method)
+    assert factors[-1] == 1.0
+    assert (np.diff(factors) > 0).all()
+
+
+def test_factor_grid_of_ages_by_rates_is_one_call_matching_scalar_calls():
+    rates = np.array([0.0, 0.03, 0.05, 0.0625, 0.1])
+    grid = early_retirement_factor(SULT, GUIDE_MONTHS[:, None] / 12, rates[None, :])
+    for row, months in enumerate(GUIDE_MONTHS[::7]):
+        for column, rate in enumerate(rates):
+            scalar = early_retirement_factor(SULT, months / 12, rate)
+            assert grid[row * 7, column] == pytest.approx(scalar, rel=1e-13)
+
+
+def test_factor_above_the_normal_retirement_age_is_refused():
+    with pytest.raises(
+        EquivalenceError, match=r"^'age' must be <= the normal retirement age 65 \(got 65.5\)$"
+    ):
+        early_retirement_factor(SULT, [60, 65.5], 0.05)
+
+
+# ----------------------------------------------------------------- reduction tables
+def test_derived_table_has_every_month_from_55y0m_to_65y0m_and_is_one_at_65():
+    table = derive_reduction_table(SULT, 0.05)
+    assert list(table.columns) == ["age_years", "age_months", "factor"]
+    assert len(table) == 121
+    assert table.iloc[0].tolist() == [55, 0, 0.497896]
+    assert table.iloc[-1].tolist() == [65, 0, 1.0]
+    assert (table["factor"] == table["factor"].round(6)).all()
+    assert table["factor"].is_monotonic_increasing
+
+
+def test_derive_then_fit_recovers_the_interest_rate_within_a_hundredth_of_a_percent():
+    table = derive_reduction_table(SULT, 0.0625)
+    months = table["age_years"] * 12 + table["age_months"]
+    fit = fit_interest(SULT, months, table["factor"])
+    assert fit.interest == pytest.approx(0.0625, abs=1e-4)
+    assert fit.max_abs_deviation < 1e-6  # about the rounding to 6 decimals (5e-7)
+    assert len(fit.deviations) == 120  # the row at 65y0m is 1 by definition and left out
+    assert list(fit.deviations.columns) == [
+        "age_years",
+        "age_months",
+        "guide_factor",
+        "equivalent_factor",
+        "difference",
+    ]
+
+
+def test_fit_of_a_guide_on_another_table_reports_its_deviations():
+    table = derive_reduction_table(ILT, 0.06)
+    months = table["age_years"] * 12 + table["age_months"]
+    fit = fit_interest(SULT, months, table["factor"])
+    assert 0 < fit.interest < 0.2 and fit.rmse > 0
+    assert fit.max_abs_deviation == pytest.approx(fit.deviations["difference"].abs().max())
+
+
+def test_fit_needs_one_factor_per_age():
+    message = r"^'factors' must have one value per age \(3\) \(got shape \(2,\)\)$"
+    with pytest.raises(EquivalenceError, match=message):
+        fit_interest(SULT, [660, 661, 662], [0.5, 0.6])
+
+
+def test_fit_needs_a_factor_at_every_age():
+    message = r"^'factors' must be a number at every age \(got nan at 55y1m\)$"
+    with pytest.raises(EquivalenceError, match=message):
+        fit_interest(SULT, [660, 661, 662], [0.5, np.nan, 0.6])
+
+
+def test_comparison_puts_the_largest_difference_first():
+    compared = compare_factors([660, 720, 780], [0.40, 0.70, 1.0], [0.50, 0.69, 1.0])
+    assert compared["age_years"].tolist() == [55, 60, 65]
+    assert compared["difference"].tolist() == pytest.approx([-0.10, 0.01, 0.0])
+    reversed_order = compare_factors([660, 720, 780], [0.50, 0.70, 1.0], [0.40, 0.50, 1.0])
+    assert reversed_order["age_years"].tolist() == [60, 55, 65]
+
+
+def test_subsidy_is_the_excess_factor_times_the_monthly_annuity_at_retirement():
+    equivalent = early_retirement_factor(SULT, np.array([55, 60, 65]), 0.05)
+    guide = np.array([0.40, 0.75, 1.0])  # 0.5% a month: 0.40 at 55; a generous 0.75 at 60
+    frame = subsidy(SULT, [660, 720, 780], guide, 0.05)
+    assert frame["equivalent_factor"].tolist() == pytest.approx(equivalent.tolist())
+    expected = (guide - equivalent) * annuity_due(SULT, [55, 60, 65], 0.05, 12)
+    assert frame["subsidy_value"].tolist() == pytest.approx(expected.tolist())
+    assert frame["subsidy_value"].iloc[0] < 0 < frame["subsidy_value"].iloc[1]
+    assert frame["ratio"].iloc[2] == 1.0 and frame["subsidy_value"].iloc[2] == 0.0
+
+
+# ----------------------------------------------------------------- guide files
+def test_derived_guide_loads_with_the_guide_loader(tmp_path):
+    folder = derive_guide(
+        tmp_path / "ilt-6pct",
+        ILT,
+        0.06,
+        guide_id="ilt-6pct",
+        series="ilt-6pct",
+        title="ILT at 6%",
+        effective_from="1990-04-01",
+    )
+    guide = load_guide(folder)
+    assert guide.effective_from == dt.date(1990, 4, 1)
+    assert guide.basis["interest_rate"] == 0.06
+    assert guide.basis["payment_timing"] == "monthly in advance (m = 12)"
+    assert guide.factor([720]) == pytest.approx(0.6072, abs=1e-4)  # README, ILT 6% at 60
+
+
+def test_guide_text_with_quotes_and_backslashes_survives_toml(tmp_path):
+    title = 'The "A" guide \\ tab\there, 1990–2000'
+    write_guide(
+        tmp_path / "odd",
+        guide_id="odd",
+        series="odd",
+        title=title,
+        source="test",
+        effective_from=dt.date(1990, 4, 1),
+        effective_until=dt.date(1999, 12, 31),
+        table_df=derive_reduction_table(SULT, 0.05),
+        basis={"note": "line one\nline two\x7f", "count": 3, "rate": 1e-05},
+    )
+    meta = tomllib.loads((tmp_path / "odd" / "guide.toml").read_text(encoding="utf-8"))
+    assert meta["title"] == title
+    assert meta["effective_until"] == dt.date(1999, 12, 31)
+    assert meta["basis"] == {"note": "line one\nline two\x7f", "count": 3, "rate": 1e-05}
+
+
+def test_guide_with_broken_rules_is_refused_listing_every_problem_and_not_written(tmp_path):
+    table = derive_reduction_table(SULT, 0.05)
+    table.loc[3, "factor"] = 0.4
+    with pytest.raises(EquivalenceError) as caught:
+        write_guide(
+            tmp_path / "folder",
+            guide_id="other",
+            series="s",
+            title="t",
+            source="s",
+            effective_from="1990-04-01",
+            table_df=table,
+            basis={},
+            status="final",
+        )
+    assert str(caught.value).splitlines() == [
+        "'factor' must not decrease with age",
+        "'guide_id' must equal the folder name 'folder' (got 'other')",
+        "'status' must be in ['illustrative', 'adopted'] (got 'final')",
+    ]
+    assert not (tmp_path / "folder").exists()
+
+
+def test_guide_table_must_run_from_55y0m_to_65y0m():
+    with pytest.raises(
+        EquivalenceError,
+        match=r"^'table_df' rows must be every month from "
+        r"55y0m to 65y0m in order$",
+    ):
+        write_guide(
+            Path("unused"),
+            guide_id="unused",
+            series="s",
+            title="t",
+            source="s",
+            effective_from="1990-04-01",
+            table_df=pd.DataFrame(
+                {"age_years": [55, 65], "age_months": [0, 0], "factor": [0.5, 1.0]}
+            ),
+            basis={},
+        )
+
+
+def test_shipped_derived_guides_are_reproduced_by_rederiving(tmp_path):
+    for guide_id, derive in SHIPPED_DERIVATIONS.items():
+        derive(tmp_path / guide_id)
+        for name in ("guide.toml", "reduction.csv"):
+            shipped = (GUIDES / guide_id / name).read_bytes()
+            assert (tmp_path / guide_id / name).read_bytes() == shipped, f"{guide_id}/{name}"
+
+
+def test_shipped_pub2010_guide_states_its_tables_weighting_blend_and_interest():
+    guide = load_guide(GUIDES / "pub2010-general-unisex-4.5pct")
+    assert guide.basis["interest_rate"] == 0.045
+    assert "table 3400" in guide.basis["mortality_source"]
+    assert "table 3399" in guide.basis["mortality_source"]
+    assert "Amount-weighted" in guide.basis["mortality_source"]
+    assert guide.basis["mortality"] == "50% PubG-2010 Male Retiree + 50% PubG-2010 Female Retiree"
+    assert guide.status == "illustrative"

@@ -1,0 +1,257 @@
+"""Life tables: published SULT and ILT values, survival rules, sources and their errors."""
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from actuarial.mortality import LifeTable, MortalityError, blend, from_csv, ilt, soa, sult
+
+SULT = sult()
+ILT = ilt()
+
+
+# ----------------------------------------------------------------- published values
+@pytest.mark.parametrize(
+    ("age", "l_x", "q_x"),
+    [(55, 97_846.2, 0.001993), (60, 96_634.1, 0.003398), (65, 94_579.7, 0.005915)],
+)
+def test_sult_l_x_and_q_x_are_the_published_values(age, l_x, q_x):
+    # Source: SOA Standard Ultimate Life Table (AMLCR), shared/reference/README.md.
+    assert SULT.l(age) == pytest.approx(l_x, abs=0.1)
+    assert SULT.q(age) == pytest.approx(q_x, abs=1e-6)
+
+
+@pytest.mark.parametrize(("age", "q_x"), [(55, 0.00896), (60, 0.01376), (65, 0.02132)])
+def test_ilt_q_x_are_the_published_values(age, q_x):
+    # Source: Illustrative Life Table, Bowers et al., shared/reference/README.md.
+    assert ILT.q(age) == pytest.approx(q_x, abs=1e-5)
+
+
+def test_sult_runs_from_20_to_120_and_closes_at_120():
+    assert (SULT.min_age, SULT.max_age, SULT.omega) == (20, 120, 121)
+    assert SULT.q(120) == 1.0
+    assert SULT.l(20) == 100_000.0
+    assert SULT.l(121) == 0.0
+
+
+def test_l_takes_the_radix_at_the_first_age():
+    assert SULT.l(20, radix=1.0) == 1.0
+    assert SULT.l(65, radix=1.0) == pytest.approx(SULT.l(65) / 100_000)
+
+
+def test_force_of_mortality_is_makehams_law_when_the_table_carries_it():
+    assert SULT.force_of_mortality(65) == pytest.approx(0.00022 + 2.7e-6 * 1.124**65, rel=1e-12)
+
+
+def test_force_of_mortality_estimated_from_q_is_close_to_makehams_law():
+    no_law = LifeTable("SULT without its law", 20, SULT.qx)
+    ages = np.arange(30, 100)
+    estimate, exact = no_law.force_of_mortality(ages), SULT.force_of_mortality(ages)
+    # The central estimate is off by about (ln c)^2 / 8 = 0.17% of the Gompertz term.
+    assert np.allclose(estimate, exact, rtol=3e-3)
+
+
+# ----------------------------------------------------------------- survival
+def test_survival_is_linear_within_a_year_of_age_under_udd():
+    assert SULT.l(55.25) == pytest.approx(0.75 * SULT.l(55) + 0.25 * SULT.l(56), rel=1e-14)
+
+
+def test_survival_is_geometric_within_a_year_of_age_under_constant_force():
+    table = LifeTable("SULT, constant force", 20, SULT.qx, fractional="constant-force")
+    p_55 = 1 - SULT.q(55)
+    assert table.survival(55, 0.25) == pytest.approx(p_55**0.25, rel=1e-14)
+    assert table.survival(55.25, 0.75) == pytest.approx(p_55**0.75, rel=1e-14)
+
+
+def test_survival_of_zero_years_is_one_and_past_the_end_of_the_table_is_zero():
+    assert SULT.survival(57 + 5 / 12, 0) == 1.0
+    assert SULT.survival(119.5, [1.5, 10]).tolist() == [0.0, 0.0]
+
+
+@given(
+    age=st.floats(20, 115),
+    first=st.floats(0, 10),
+    second=st.floats(0, 10),
+    rule=st.sampled_from(["udd", "constant-force"]),
+)
+def test_survival_over_two_periods_is_the_product_of_survivals(age, first, second, rule):
+    both = SULT.survival(age, first + second, rule)
+    if SULT.survival(age, first, rule) > 0:
+        product = SULT.survival(age, first, rule) * SULT.survival(age + first, second, rule)
+        assert both == pytest.approx(product, rel=1e-9, abs=1e-300)
+
+
+def test_fractional_age_assumption_can_be_overridden_per_call():
+    table = LifeTable("SULT, constant force", 20, SULT.qx, fractional="constant-force")
+    assert table.survival(55.5, 0.5, "udd") == pytest.approx(SULT.survival(55.5, 0.5), rel=1e-14)
+
+
+def test_curtate_expectation_of_life_is_the_sum_of_survival_probabilities():
+    plain_sum = sum(SULT.l(65 + k) for k in range(1, 57)) / SULT.l(65)
+    assert SULT.e(65) == pytest.approx(plain_sum, rel=1e-12)
+
+
+def test_complete_expectation_is_curtate_plus_one_half_under_udd():
+    assert SULT.e([20, 65], complete=True) == pytest.approx(SULT.e([20, 65]) + 0.5, rel=1e-12)
+
+
+def test_complete_expectation_integrates_survival_under_constant_force():
+    table = LifeTable("SULT, constant force", 20, SULT.qx, fractional="constant-force")
+    steps = np.linspace(0, 121 - 57.3, 400_001)
+    values = table.survival(57.3, steps)
+    trapezoid = float(np.sum((values[1:] + values[:-1]) / 2 * np.diff(steps)))
+    assert table.e(57.3, complete=True) == pytest.approx(trapezoid, abs=1e-6)
+
+
+def test_table_whose_last_q_is_below_one_is_closed_at_the_next_age():
+    table = LifeTable("short", 60, [0.1, 0.2])
+    assert (table.max_age, table.omega) == (61, 63)
+    assert table.survival(60, 2) == pytest.approx(0.9 * 0.8)
+    assert table.survival(60, 3) == 0.0
+
+
+def test_life_table_rates_cannot_be_changed_after_construction():
+    with pytest.raises(ValueError, match="read-only"):
+        SULT.qx[0] = 0.5
+
+
+# ----------------------------------------------------------------- errors
+def test_q_outside_the_table_names_the_age():
+    with pytest.raises(
+        MortalityError,
+        match=r"^'age' must be an integer in \[20, 120\] for "
+        r"table 'SULT' \(got 19\)$",
+    ):
+        SULT.q(19)
+
+
+def test_q_at_a_fractional_age_is_refused():
+    with pytest.raises(MortalityError, match=r"\(got 55.5\)$"):
+        SULT.q([55, 55.5])
+
+
+def test_survival_outside_the_table_names_the_age():
+    with pytest.raises(
+        MortalityError,
+        match=r"^'age' must be in \[20, 121\) for table 'SULT' "
+        r"\(got 121\)$",
+    ):
+        SULT.survival(121, 1)
+
+
+def test_survival_for_a_negative_duration_is_refused():
+    with pytest.raises(MortalityError, match=r"^'t' must be >= 0 \(got -1\)$"):
+        SULT.survival(60, -1)
+
+
+@pytest.mark.parametrize(
+    ("qx", "message"),
+    [
+        ([0.1, 1.5], r"^table 'bad': q at age 21 must be in \[0, 1\] \(got 1.5\)$"),
+        ([np.nan], r"^table 'bad': q at age 20 must be in \[0, 1\] \(got nan\)$"),
+        ([-0.01], r"^table 'bad': q at age 20 must be in \[0, 1\] \(got -0.01\)$"),
+        ([], r"^table 'bad': 'qx' must not be empty$"),
+    ],
+)
+def test_a_table_with_bad_rates_is_refused_naming_table_age_and_value(qx, message):
+    with pytest.raises(MortalityError, match=message):
+        LifeTable("bad", 20, qx)
+
+
+def test_an_unknown_fractional_age_assumption_is_refused_listing_the_valid_ones():
+    with pytest.raises(
+        MortalityError,
+        match=r"^table 'bad': 'fractional' must be in \['udd', "
+        r"'constant-force'\] \(got 'linear'\)$",
+    ):
+        LifeTable("bad", 20, [1.0], fractional="linear")
+
+
+# ----------------------------------------------------------------- SOA tables (pymort)
+def test_soa_3400_is_the_amount_weighted_pubg2010_male_retiree_table():
+    table = soa(3400)
+    # Source: mort.soa.org table 3400 (shipped with pymort), q_50 and q_120.
+    assert table.name == "PubG-2010 Male Retiree"
+    assert "Amount-weighted" in table.source and "table 3400" in table.source
+    assert (table.min_age, table.max_age) == (50, 120)
+    assert table.q([50, 120]).tolist() == [0.00298, 1.0]
+
+
+def test_soa_3399_is_the_amount_weighted_pubg2010_female_retiree_table():
+    table = soa(3399)
+    # Source: mort.soa.org table 3399 (shipped with pymort), q_50.
+    assert table.name == "PubG-2010 Female Retiree"
+    assert table.q(50) == 0.00222
+
+
+def test_soa_select_and_ultimate_table_gives_its_ultimate_rates():
+    table = soa(1002)  # 2008 VBT Primary Male Non-Smoker ALB: select and ultimate
+    assert "(ultimate table)" in table.source and "Ultimate" in table.source
+
+
+def test_soa_table_not_shipped_names_the_id():
+    with pytest.raises(
+        MortalityError,
+        match=r"^'table_id' must be a mort.soa.org table "
+        r"shipped with pymort \(got 999999\)$",
+    ):
+        soa(999999)
+
+
+def test_soa_table_id_must_be_an_integer():
+    with pytest.raises(
+        MortalityError,
+        match=r"^'table_id' must be an integer SOA table id "
+        r"\(got '3400'\)$",
+    ):
+        soa("3400")
+
+
+# ----------------------------------------------------------------- CSV and blends
+def test_csv_table_is_read_with_its_file_as_source(tmp_path):
+    path = tmp_path / "tiny.csv"
+    path.write_text("age,qx\n60,0.1\n61,0.2\n62,1\n")
+    table = from_csv(path)
+    assert (table.name, table.min_age, table.max_age, table.source) == ("tiny", 60, 62, str(path))
+    assert table.q([60, 61, 62]).tolist() == [0.1, 0.2, 1.0]
+
+
+def test_csv_table_reports_every_bad_row_with_file_and_line(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_text("age,qx\n60,0.1\n61,abc\n62,1.5\n64,0.3\n65\n")
+    with pytest.raises(MortalityError) as caught:
+        from_csv(path)
+    assert str(caught.value).splitlines() == [
+        f"{path} line 3: 'qx' must be a number (got 'abc')",
+        f"{path} line 4: 'qx' must be in [0, 1] (got 1.5)",
+        f"{path} line 5: 'age' must be 63, the next age (got 64)",
+        f"{path} line 6: row must have 2 fields (got 1)",
+    ]
+
+
+def test_csv_table_needs_the_header_age_qx(tmp_path):
+    path = tmp_path / "bad.csv"
+    path.write_text("x,q\n60,0.1\n")
+    with pytest.raises(MortalityError, match=r"line 1: header must be age,qx \(got 'x,q'\)$"):
+        from_csv(path)
+
+
+def test_unisex_blend_averages_q_on_the_common_ages_and_names_the_weights():
+    male, female = soa(3400), soa(3399)
+    unisex = blend(male, female, 0.5)
+    assert unisex.name == "50% PubG-2010 Male Retiree + 50% PubG-2010 Female Retiree"
+    assert (unisex.min_age, unisex.max_age) == (50, 120)
+    assert unisex.q(50) == pytest.approx((0.00298 + 0.00222) / 2, rel=1e-12)
+    assert "table 3400" in unisex.source and "table 3399" in unisex.source
+
+
+def test_blend_uses_only_the_ages_both_tables_have():
+    mixed = blend(SULT, soa(3399), 0.25)
+    assert (mixed.min_age, mixed.max_age) == (50, 120)
+    assert mixed.q(60) == pytest.approx(0.25 * SULT.q(60) + 0.75 * soa(3399).q(60), rel=1e-12)
+
+
+def test_blend_weight_must_be_between_zero_and_one():
+    with pytest.raises(MortalityError, match=r"^'weight_a' must be in \[0, 1\] \(got 1.2\)$"):
+        blend(SULT, ILT, 1.2)
