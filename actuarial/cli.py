@@ -283,5 +283,169 @@ def guides_show(guide_id, guides_path):
     click.echo(guide.table().to_string(index=False, float_format=lambda v: f"{v:.6f}"))
 
 
+def _guide(reference: str):
+    """A guide by folder path, or by id among the shipped guides."""
+    path = Path(reference)
+    if (path / "guide.toml").is_file():
+        return load_guide(path)
+    if (SHIPPED_GUIDES / reference / "guide.toml").is_file():
+        return load_guide(SHIPPED_GUIDES / reference)
+    available = sorted(p.name for p in SHIPPED_GUIDES.iterdir() if (p / "guide.toml").exists())
+    raise GuideError(
+        [
+            Problem(
+                reference,
+                None,
+                f"no guide folder here and no shipped guide of that id (shipped: {available})",
+            )
+        ]
+    )
+
+
+def _table(spec: str):
+    from actuarial.mortality import MortalityError, table_from_spec
+
+    try:
+        return table_from_spec(spec)
+    except MortalityError as error:
+        raise click.BadParameter(str(error), param_hint="--mortality") from error
+
+
+MORTALITY_HELP = (
+    "Life table: sult, ilt, soa:<id>, csv:<path>, or a blend such as soa:3400,soa:3399:0.5."
+)
+
+
+@guides.command("derive")
+@click.option("--mortality", required=True, help=MORTALITY_HELP)
+@click.option("--interest", type=float, required=True, help="Annual effective rate, e.g. 0.05.")
+@click.option(
+    "--out",
+    "out_path",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Guide folder to write (its name is the guide id).",
+)
+@click.option("--effective-from", callback=_date, default="1990-04-01", show_default=True)
+@click.option("--effective-until", callback=_date, default=None)
+@click.option("--series", default=None, help="Series of the guide (default: its id).")
+@click.option("--title", default=None)
+@click.option("--payments-per-year", "m", type=click.IntRange(1), default=12, show_default=True)
+@click.option(
+    "--method",
+    type=click.Choice(["udd", "constant-force", "woolhouse2", "woolhouse3"]),
+    default="udd",
+    show_default=True,
+)
+def guides_derive(
+    mortality, interest, out_path, effective_from, effective_until, series, title, m, method
+):
+    """Write a complete guide derived by actuarial equivalence (every month 55y0m-65y0m)."""
+    from actuarial.equivalence import EquivalenceError, derive_guide
+
+    table = _table(mortality)
+    guide_id = out_path.name
+    title = (
+        title
+        or f"Reduction factors by actuarial equivalence: {table.name}, {100 * interest:g}%, m = {m}"
+    )
+    try:
+        derive_guide(
+            out_path,
+            table,
+            interest,
+            guide_id=guide_id,
+            series=series or guide_id,
+            title=title,
+            effective_from=effective_from,
+            effective_until=effective_until,
+            m=m,
+            method=method,
+        )
+        guide = load_guide(out_path)
+    except (EquivalenceError, GuideError, ValueError) as error:
+        _fail(error)
+    click.echo(
+        f"written: {out_path} ({len(guide.factors)} rows; factor at 55y0m "
+        f"{guide.factors[0]:.6f}, at 60y0m {guide.factor(720).item():.6f})"
+    )
+
+
+@guides.command("compare")
+@click.argument("guide_a")
+@click.argument("guide_b")
+@click.option("--top", type=click.IntRange(1), default=None, help="Show only the largest N.")
+def guides_compare(guide_a, guide_b, top):
+    """Two guides side by side at every month 55y0m-65y0m, largest differences first."""
+    import numpy as np
+
+    from actuarial.equivalence import compare_factors
+
+    try:
+        first, second = _guide(guide_a), _guide(guide_b)
+    except GuideError as error:
+        _fail(error)
+    months = np.arange(55 * 12, 65 * 12 + 1)
+    table = compare_factors(months, first.factor(months), second.factor(months))
+    table = table.rename(columns={"factor_a": first.id, "factor_b": second.id})
+    click.echo(f"difference = {first.id} - {second.id}")
+    shown = table.head(top) if top else table
+    click.echo(shown.to_string(index=False, float_format=lambda v: f"{v:.6f}"))
+
+
+@guides.command("fit")
+@click.argument("guide")
+@click.option("--mortality", required=True, help=MORTALITY_HELP)
+@click.option("--payments-per-year", "m", type=click.IntRange(1), default=12, show_default=True)
+@click.option(
+    "--top",
+    type=click.IntRange(1),
+    default=10,
+    show_default=True,
+    help="Ages shown where the guide departs most from equivalence.",
+)
+def guides_fit(guide, mortality, m, top):
+    """The interest rate that best reproduces a guide under a life table, and where it departs."""
+    from actuarial.equivalence import fit_interest
+
+    try:
+        found = _guide(guide)
+    except GuideError as error:
+        _fail(error)
+    table = _table(mortality)
+    fit = fit_interest(table, found.age_months, found.factors, found.normal_retirement_age, m)
+    click.echo(f"guide: {found.id}; mortality: {table.name}; payments per year: {m}")
+    click.echo(f"implied interest rate: {fit.interest:.4%}")
+    click.echo(f"rmse: {fit.rmse:.6f}; largest deviation: {fit.max_abs_deviation:.6f}")
+    worst = fit.deviations.reindex(
+        fit.deviations["difference"].abs().sort_values(ascending=False).index
+    ).head(top)
+    click.echo("ages where the guide departs most from equivalence (guide - equivalent):")
+    click.echo(worst.to_string(index=False, float_format=lambda v: f"{v:.6f}"))
+
+
+@guides.command("subsidy")
+@click.argument("guide")
+@click.option("--mortality", required=True, help=MORTALITY_HELP)
+@click.option("--interest", type=float, required=True)
+@click.option("--payments-per-year", "m", type=click.IntRange(1), default=12, show_default=True)
+def guides_subsidy(guide, mortality, interest, m):
+    """By age: how far a guide's factor exceeds the equivalent one, and its present value."""
+    from actuarial.equivalence import subsidy
+
+    try:
+        found = _guide(guide)
+    except GuideError as error:
+        _fail(error)
+    table = subsidy(
+        _table(mortality), found.age_months, found.factors, interest, found.normal_retirement_age, m
+    )
+    click.echo(
+        f"guide: {found.id}; per $1 a year of normal-retirement annuity, "
+        f"present value at the retirement age"
+    )
+    click.echo(table.to_string(index=False, float_format=lambda v: f"{v:.6f}"))
+
+
 def main():
     cli(prog_name="actuarial")

@@ -30,6 +30,7 @@ __all__ = [
     "ilt",
     "soa",
     "sult",
+    "table_from_spec",
 ]
 
 FRACTIONAL_AGE_ASSUMPTIONS = ("udd", "constant-force")
@@ -361,3 +362,75 @@ def blend(table_a: LifeTable, table_b: LifeTable, weight_a: float) -> LifeTable:
         source=f"blend of q_x, ages {low}-{high}: {weight_a:g} x [{table_a.source}] + "
         f"{1 - weight_a:g} x [{table_b.source}]",
     )
+
+
+def table_from_spec(spec: str) -> LifeTable:
+    """A table named on the command line: ``sult``, ``ilt``, ``soa:<id>``, ``csv:<path>``,
+    or a blend of two: ``soa:3400,soa:3399:0.5`` (the weight of a component follows it;
+    the weights must be stated and sum to 1)."""
+    parts = [part.strip() for part in str(spec).split(",")]
+    if not 1 <= len(parts) <= 2 or not all(parts):
+        raise MortalityError(
+            f"'mortality' must be one table or a blend of two, e.g. 'sult' or "
+            f"'soa:3400,soa:3399:0.5' (got {spec!r})"
+        )
+    tables, weights = [], []
+    for part in parts:
+        table, weight = _component(part, spec)
+        tables.append(table)
+        weights.append(weight)
+    if len(tables) == 1:
+        if weights[0] not in (None, 1.0):
+            raise MortalityError(f"'mortality' weight of a single table must be 1 (got {spec!r})")
+        return tables[0]
+    first, second = weights
+    if first is None and second is None:
+        raise MortalityError(
+            f"'mortality' blend must state a weight, e.g. 'soa:3400,soa:3399:0.5' (got {spec!r})"
+        )
+    weight_a = first if first is not None else 1 - second
+    if second is not None and abs(weight_a + second - 1) > 1e-12:
+        raise MortalityError(f"'mortality' blend weights must sum to 1 (got {spec!r})")
+    return blend(tables[0], tables[1], weight_a)
+
+
+def _component(part: str, spec: str) -> tuple[LifeTable, float | None]:
+    """One table of a spec and its stated weight (None when not stated)."""
+    kind, *args = part.split(":")
+    arity = {"sult": 0, "ilt": 0, "soa": 1}.get(kind)
+    weighted = (kind == "csv" and len(args) > 1 and _is_number(args[-1])) or (
+        arity is not None and len(args) == arity + 1
+    )
+    weight = _weight(args.pop(), spec) if weighted else None
+    if kind == "sult" and not args:
+        return sult(), weight
+    if kind == "ilt" and not args:
+        return ilt(), weight
+    if kind == "soa" and len(args) == 1 and args[0].isdigit():
+        return soa(int(args[0])), weight
+    if kind == "csv" and args:
+        return from_csv(":".join(args)), weight
+    raise MortalityError(
+        f"'mortality' table must be in ['sult', 'ilt', 'soa:<id>', 'csv:<path>'], each "
+        f"optionally followed by ':<weight>' (got {part!r})"
+    )
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _weight(text: str, spec: str) -> float:
+    try:
+        weight = float(text)
+    except ValueError:
+        raise MortalityError(
+            f"'mortality' weight must be a number (got {text!r} in {spec!r})"
+        ) from None
+    if not 0 <= weight <= 1:
+        raise MortalityError(f"'mortality' weight must be in [0, 1] (got {text} in {spec!r})")
+    return weight

@@ -1,11 +1,22 @@
 """Life tables: published SULT and ILT values, survival rules, sources and their errors."""
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from actuarial.mortality import LifeTable, MortalityError, blend, from_csv, ilt, soa, sult
+from actuarial.mortality import (
+    LifeTable,
+    MortalityError,
+    blend,
+    from_csv,
+    ilt,
+    soa,
+    sult,
+    table_from_spec,
+)
 
 SULT = sult()
 ILT = ilt()
@@ -255,3 +266,48 @@ def test_blend_uses_only_the_ages_both_tables_have():
 def test_blend_weight_must_be_between_zero_and_one():
     with pytest.raises(MortalityError, match=r"^'weight_a' must be in \[0, 1\] \(got 1.2\)$"):
         blend(SULT, ILT, 1.2)
+
+
+# ----------------------------------------------------------------- table_from_spec
+@pytest.mark.parametrize(
+    ("spec", "name"),
+    [
+        ("sult", "SULT"),
+        ("ilt", "ILT"),
+        ("soa:3400", "PubG-2010 Male Retiree"),
+        ("soa:3400,soa:3399:0.5", "50% PubG-2010 Male Retiree + 50% PubG-2010 Female Retiree"),
+        ("soa:3400:0.3,soa:3399", "30% PubG-2010 Male Retiree + 70% PubG-2010 Female Retiree"),
+    ],
+)
+def test_table_from_spec_names_the_table_or_the_blend(spec, name):
+    assert table_from_spec(spec).name == name
+
+
+def test_table_from_spec_blend_weights_the_rates():
+    blended = table_from_spec("soa:3400,soa:3399:0.25")
+    ages = np.arange(55, 66)
+    expected = 0.75 * soa(3400).q(ages) + 0.25 * soa(3399).q(ages)
+    np.testing.assert_allclose(blended.q(ages), expected, rtol=0, atol=1e-15)
+
+
+def test_table_from_spec_reads_a_csv_table(tmp_path):
+    path = tmp_path / "mine.csv"
+    path.write_text("age,qx\n60,0.01\n61,0.02\n62,1\n")
+    assert table_from_spec(f"csv:{path}").q(61) == pytest.approx(0.02)
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("foo", "'mortality' table must be in ['sult', 'ilt', 'soa:<id>', 'csv:<path>']"),
+        ("soa:x", "(got 'soa:x')"),
+        ("sult,ilt", "'mortality' blend must state a weight"),
+        ("soa:3400,soa:3399:2", "'mortality' weight must be in [0, 1] (got 2"),
+        ("soa:3400:0.6,soa:3399:0.6", "'mortality' blend weights must sum to 1"),
+        ("sult:0.5", "'mortality' weight of a single table must be 1"),
+        ("sult,ilt,soa:3400", "'mortality' must be one table or a blend of two"),
+    ],
+)
+def test_table_from_spec_rejects_bad_specs_with_the_rule(spec, message):
+    with pytest.raises(MortalityError, match=re.escape(message)):
+        table_from_spec(spec)
