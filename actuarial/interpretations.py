@@ -18,12 +18,13 @@ MINIMUM_SCOPES = ("all", "a")
 
 @dataclass(frozen=True, slots=True)
 class Interpretation:
-    """One named reading: its id, title, default and the switch that changes it."""
+    """One named reading: its id, title, default, the switch and the switched reading."""
 
     id: str
     title: str
     default: str
     switch: str | None
+    alternative: str = ""
 
 
 INTERPRETATIONS = (
@@ -32,33 +33,42 @@ INTERPRETATIONS = (
         "Coverage window",
         "first entry on or after 1990-04-01 and before 2000-01-01 (April 1 included)",
         "april_first_is_covered",
+        "first entry after 1990-04-01 and before 2000-01-01 (April 1 excluded)",
     ),
     Interpretation(
         "I-2",
         "Clause (d) «65 años de servicio acreditado»",
         "read as 65 years of age (a drafting slip)",
         "deferred_reads_age",
+        "literal: separation before 65 years of credited service",
     ),
     Interpretation(
-        "I-3", "Refund", "a refund bars (a), (c), (d) and also (b)", "refund_bars_high_risk"
+        "I-3",
+        "Refund",
+        "a refund bars (a), (c), (d) and also (b)",
+        "refund_bars_high_risk",
+        "a refund bars (a), (c), (d) but not (b), on which the text is silent",
     ),
     Interpretation(
         "I-4",
         "Minimum pension",
         "$500 monthly minimum on every Chapter 2 annuity paid on or after 2013-07-01",
         "minimum_applies_to",
+        "$500 monthly minimum on inciso (a) annuities only, paid on or after 2013-07-01",
     ),
     Interpretation(
         "I-5",
         "Minimum service for (d)",
         "10 years, as in clause (a)",
         "deferred_minimum_service",
+        "{deferred_minimum_service:g} years",
     ),
     Interpretation(
         "I-6",
         "Ages",
         "anniversary rule; born Feb 29: birthday on Feb 28 in common years",
         "leap_day_birthday",
+        "anniversary rule; born Feb 29: birthday on Mar 1 in common years",
     ),
     Interpretation(
         "I-7", "Choice", "every clause is reported, eligible or not; the member chooses", None
@@ -137,8 +147,16 @@ class Readings:
     def describe(self) -> list[str]:
         """One line per interpretation, with the value in force."""
         values = self.as_dict()
+        default = Readings().as_dict()
         lines = []
         for item in INTERPRETATIONS:
-            state = "" if item.switch is None else f" [{item.switch}={values[item.switch]!r}]"
-            lines.append(f"{item.id} {item.title}: {item.default}{state}")
+            if item.switch is None:
+                lines.append(f"{item.id} {item.title}: {item.default}")
+                continue
+            switched = values[item.switch] != default[item.switch]
+            text = item.alternative.format(**values) if switched else item.default
+            state = "switched" if switched else "default"
+            lines.append(
+                f"{item.id} {item.title}: {text} [{item.switch}={values[item.switch]!r}, {state}]"
+            )
         return lines
