@@ -11,6 +11,7 @@ import numpy as np
 
 from actuarial.dates import format_age
 from actuarial.members import GROUPS
+from actuarial.parameters import coverage_window
 from actuarial.statute import CLAUSE_TITLES, CLAUSES
 
 __all__ = ["LANGUAGES", "explain", "guide_lookup"]
@@ -25,7 +26,7 @@ WORDS = {
         "yes": "yes",
         "no": "no",
         "not_covered": "Not covered by Chapter 2 (I-1): first entry {entry} is outside "
-        "[1990-04-01, 2000-01-01). Nothing is computed.",
+        "{bracket}{window_start}, {window_end}). Nothing is computed.",
         "eligible": "ELIGIBLE",
         "not_eligible": "not eligible",
         "amount": "annual ${annual:,.2f}; monthly ${monthly:,.2f} from {start}",
@@ -56,7 +57,7 @@ WORDS = {
         "yes": "sí",
         "no": "no",
         "not_covered": "No cubierto por el Capítulo 2 (I-1): el ingreso {entry} está fuera de "
-        "[1990-04-01, 2000-01-01). No se calcula nada.",
+        "{bracket}{window_start}, {window_end}). No se calcula nada.",
         "eligible": "ELEGIBLE",
         "not_eligible": "no elegible",
         "amount": "anual ${annual:,.2f}; mensual ${monthly:,.2f} desde {start}",
@@ -125,7 +126,15 @@ def explain(results, position: int, lang: str = "en") -> list[str]:
     }
     lines = [words["member"].format(**values)]
     if not results.covered[position]:
-        lines.append(words["not_covered"].format(**values))
+        window = coverage_window()
+        lines.append(
+            words["not_covered"].format(
+                bracket="[" if results.readings.april_first_is_covered else "(",
+                window_start=window.first_entry_on_or_after,
+                window_end=window.first_entry_before,
+                **values,
+            )
+        )
     else:
         for column, clause in enumerate(CLAUSES):
             lines.extend(_clause_lines(results, position, column, clause, words, values, age_text))
