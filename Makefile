@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test report bench bench-quick lab lint clean
+.PHONY: test report notebooks bench bench-quick lab lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,10 @@ test: lint
 
 report: $(STAMP)
 	$(BIN)/actuarial report --out build/report
+
+# Execute notebooks in place and normalize them (all, or one: make notebooks NB=notebooks/03_inciso_c.ipynb).
+notebooks: $(STAMP)
+	$(BIN)/python notebooks/normalize.py $(NB)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

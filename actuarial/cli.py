@@ -447,5 +447,33 @@ def guides_subsidy(guide, mortality, interest, m):
     click.echo(table.to_string(index=False, float_format=lambda v: f"{v:.6f}"))
 
 
+@cli.command()
+@click.option(
+    "--members",
+    "members_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Member file, CSV or Parquet (default: examples/members.csv).",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Folder for index.html and one page per notebook.",
+)
+@click.option("--progress/--no-progress", default=True, show_default=True)
+@guide_options
+def report(members_path, out_dir, progress, guides_path, series):
+    """Run every notebook on these inputs and render them to HTML with their provenance."""
+    from actuarial.report import ReportError, build_report
+
+    try:
+        index = build_report(out_dir, guides_path, series, members_path, progress=progress)
+    except (*USABLE_INPUT_ERRORS, ReportError) as error:
+        _fail(error)
+    click.echo(f"report: {index}")
+
+
 def main():
     cli(prog_name="actuarial")

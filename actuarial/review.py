@@ -1,0 +1,313 @@
+"""Small tables for the notebooks and the report: guides, a guide against equivalence, a
+membership by clause.
+
+Each function takes package objects and returns a small pandas DataFrame (no printing, no
+absolute paths), so that a notebook cell is one call and its output can be reviewed by eye.
+Nothing here applies the law: the numbers come from the engine, the guides and
+:mod:`actuarial.equivalence`; this module only arranges them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from actuarial.dates import format_age
+from actuarial.equivalence import early_retirement_factor, fit_interest
+from actuarial.guides import Guide, GuideError, load_guide
+from actuarial.interpretations import INTERPRETATIONS, Readings
+from actuarial.mortality import LifeTable, MortalityError, table_from_spec
+from actuarial.statute import CLAUSE_RULES, CLAUSE_TITLES, CLAUSES
+
+__all__ = [
+    "benefits_by_clause",
+    "clause_functions",
+    "clause_summary",
+    "equivalence_table",
+    "factor_grid",
+    "guide_factor_table",
+    "guide_summary",
+    "guides_in",
+    "implied_interest",
+    "interpretations_table",
+    "invalid_rows",
+    "lifted_by_minimum",
+    "membership_counts",
+    "mortality_sensitivity",
+    "relative_problems",
+    "scale_mortality",
+]
+
+
+# --------------------------------------------------------------------- the statute
+def clause_functions() -> pd.DataFrame:
+    """Each clause with its title and the function that implements it (first docstring line)."""
+    return pd.DataFrame(
+        {
+            "clause": [f"inciso ({clause})" for clause in CLAUSES],
+            "title": [CLAUSE_TITLES[clause] for clause in CLAUSES],
+            "function": [
+                f"actuarial.statute.{CLAUSE_RULES[clause].__name__}" for clause in CLAUSES
+            ],
+            "summary": [
+                (CLAUSE_RULES[clause].__doc__ or "").strip().splitlines()[0] for clause in CLAUSES
+            ],
+        }
+    )
+
+
+def interpretations_table(readings: Readings | None = None) -> pd.DataFrame:
+    """The interpretations I-1 to I-8: the default reading, its switch and the value in force."""
+    values = (readings or Readings()).as_dict()
+    return pd.DataFrame(
+        {
+            "id": [item.id for item in INTERPRETATIONS],
+            "title": [item.title for item in INTERPRETATIONS],
+            "default reading": [item.default for item in INTERPRETATIONS],
+            "switch": [item.switch or "-" for item in INTERPRETATIONS],
+            "value": [
+                "-" if item.switch is None else repr(values[item.switch])
+                for item in INTERPRETATIONS
+            ],
+        }
+    )
+
+
+# --------------------------------------------------------------------- guides
+def guides_in(path) -> list[Guide]:
+    """Every guide under ``path`` (a guide folder or a folder of guides), all series, by id.
+
+    Each guide is validated on load; problems of every guide are reported at once.
+    """
+    path = Path(path)
+    folders = (
+        [path]
+        if (path / "guide.toml").is_file()
+        else sorted(child for child in path.iterdir() if (child / "guide.toml").is_file())
+    )
+    guides, problems = [], []
+    for folder in folders:
+        try:
+            guides.append(load_guide(folder))
+        except GuideError as error:
+            problems.extend(error.problems)
+    if problems:
+        raise GuideError(problems)
+    return guides
+
+
+def guide_summary(guides: Iterable[Guide]) -> pd.DataFrame:
+    """One row per guide: id, series, status, period, interpolation, rows, factor range."""
+    rows = [
+        {
+            "id": guide.id,
+            "series": guide.series,
+            "status": guide.status,
+            "effective_from": guide.effective_from.isoformat(),
+            "effective_until": guide.effective_until.isoformat()
+            if guide.effective_until
+            else "open end",
+            "interpolation": guide.interpolation,
+            "rows": len(guide.factors),
+            "factor_at_55y0m": float(guide.factor(55 * 12)),
+        }
+        for guide in guides
+    ]
+    return pd.DataFrame(rows).set_index("id")
+
+
+def _age_labels(age_months) -> list[str]:
+    return [format_age(months) for months in np.asarray(age_months)]
+
+
+def guide_factor_table(guides: Iterable[Guide], age_months) -> pd.DataFrame:
+    """Factors of several guides side by side: one row per age, one column per guide id."""
+    age_months = np.asarray(age_months, dtype=np.int64)
+    frame = pd.DataFrame({guide.id: guide.factor(age_months) for guide in guides})
+    frame.index = pd.Index(_age_labels(age_months), name="age")
+    return frame
+
+
+def relative_problems(error: GuideError, root) -> list[str]:
+    """The problems of a :class:`GuideError`, with file paths shown relative to ``root``."""
+    root = Path(root)
+    lines = []
+    for problem in error.problems:
+        path = Path(problem.path)
+        shown = path.relative_to(root).as_posix() if path.is_relative_to(root) else problem.path
+        where = f"{shown}:{problem.line}" if problem.line else shown
+        lines.append(f"{where}: {problem.message}")
+    return lines
+
+
+# --------------------------------------------------------------------- a guide against equivalence
+def equivalence_table(guide: Guide, bases, age_months) -> pd.DataFrame:
+    """The guide's factors next to the actuarially equivalent factors on each basis.
+
+    ``bases`` maps a label to (mortality spec, interest rate), the spec as on the command
+    line (:func:`actuarial.mortality.table_from_spec`: ``"sult"``, ``"ilt"``,
+    ``"soa:3400,soa:3399:0.5"``); the equivalent factor is
+    :func:`actuarial.equivalence.early_retirement_factor` (monthly annuity-due, UDD).
+    """
+    age_months = np.asarray(age_months, dtype=np.int64)
+    columns = {"guide": guide.factor(age_months)}
+    for label, (spec, interest) in bases.items():
+        columns[label] = early_retirement_factor(
+            table_from_spec(spec), age_months / 12, interest, guide.normal_retirement_age
+        )
+    frame = pd.DataFrame(columns)
+    frame.index = pd.Index(_age_labels(age_months), name="age")
+    return frame
+
+
+def implied_interest(guide: Guide, mortality, bounds=(0.0, 0.2)) -> pd.DataFrame:
+    """For each life table (``mortality`` maps a label to a spec), the interest rate whose
+    equivalent factors fit the guide best (:func:`actuarial.equivalence.fit_interest`), with
+    the fit's RMSE and the age where the guide departs most."""
+    rows = []
+    for label, spec in mortality.items():
+        fit = fit_interest(
+            table_from_spec(spec),
+            guide.age_months,
+            guide.factors,
+            guide.normal_retirement_age,
+            bounds=bounds,
+        )
+        worst = fit.deviations.iloc[int(np.argmax(np.abs(fit.deviations["difference"])))]
+        rows.append(
+            {
+                "mortality": label,
+                "implied_interest": fit.interest,
+                "rmse": fit.rmse,
+                "max_abs_deviation": fit.max_abs_deviation,
+                "worst_age": format_age(worst["age_years"] * 12 + worst["age_months"]),
+            }
+        )
+    return pd.DataFrame(rows).set_index("mortality")
+
+
+def factor_grid(table: LifeTable, age_months, interest_rates) -> pd.DataFrame:
+    """Equivalent factors at each age (rows) and interest rate (columns), in one call."""
+    age_months = np.asarray(age_months, dtype=np.int64)
+    rates = np.asarray(interest_rates, dtype=float)
+    grid = early_retirement_factor(table, age_months[:, None] / 12, rates[None, :])
+    return pd.DataFrame(
+        grid,
+        index=pd.Index(_age_labels(age_months), name="age"),
+        columns=pd.Index([f"{100 * rate:g}%" for rate in rates], name="interest"),
+    )
+
+
+def scale_mortality(table: LifeTable, scale: float) -> LifeTable:
+    """The table with every q_x multiplied by ``scale`` (capped at 1): a sensitivity basis."""
+    if isinstance(scale, bool) or not (isinstance(scale, int | float) and scale > 0):
+        raise MortalityError(f"'scale' must be a number > 0 (got {scale!r})")
+    return LifeTable(
+        name=f"{table.name} x {scale:g}",
+        min_age=table.min_age,
+        qx=np.minimum(table.qx * scale, 1.0),
+        fractional=table.fractional,
+        source=f"{scale:g} x q_x of [{table.source}], capped at 1",
+    )
+
+
+def mortality_sensitivity(table: LifeTable, age_months, interest: float, scales) -> pd.DataFrame:
+    """Equivalent factors at each age (rows) with q_x scaled by each of ``scales`` (columns)."""
+    age_months = np.asarray(age_months, dtype=np.int64)
+    frame = pd.DataFrame(
+        {
+            f"q x {scale:g}": early_retirement_factor(
+                scale_mortality(table, scale), age_months / 12, interest
+            )
+            for scale in scales
+        }
+    )
+    frame.index = pd.Index(_age_labels(age_months), name="age")
+    return frame
+
+
+# --------------------------------------------------------------------- a membership
+def _is_invalid(results: pd.DataFrame) -> pd.Series:
+    return results["clause"].astype(str) == ""
+
+
+def membership_counts(results: pd.DataFrame) -> pd.Series:
+    """Members read, invalid rows, covered and not covered (I-1), from an engine table."""
+    invalid = _is_invalid(results)
+    per_member = results.loc[~invalid].drop_duplicates("row")
+    not_covered = per_member["reason"].astype(str).str.startswith("not covered")
+    return pd.Series(
+        {
+            "members read": int(results["row"].nunique()),
+            "invalid rows": int(invalid.sum()),
+            "valid members": len(per_member),
+            "covered by Chapter 2": int((~not_covered).sum()),
+            "not covered (I-1)": int(not_covered.sum()),
+        },
+        name="count",
+    )
+
+
+def clause_summary(results: pd.DataFrame) -> pd.DataFrame:
+    """Per clause: members eligible, monthly and annual totals, mean monthly amount, members
+    lifted by the minimum and the minimum's monthly cost, rows with an error (no guide)."""
+    rows = results.loc[~_is_invalid(results)].copy()
+    rows["clause"] = rows["clause"].astype(str)
+    eligible = rows.loc[rows["eligible"]]
+    paid = eligible.loc[eligible["error"].astype(str) == ""]
+    summary = pd.DataFrame(index=pd.Index(list(CLAUSES), name="clause"))
+    summary["eligible"] = eligible.groupby("clause").size()
+    summary["monthly_total"] = paid.groupby("clause")["monthly_amount"].sum()
+    summary["monthly_mean"] = paid.groupby("clause")["monthly_amount"].mean()
+    summary["annual_total"] = paid.groupby("clause")["annual_amount"].sum()
+    summary["lifted_by_minimum"] = paid.loc[paid["minimum_topup"] > 0].groupby("clause").size()
+    summary["minimum_topup_total"] = paid.groupby("clause")["minimum_topup"].sum()
+    summary["errors"] = eligible.loc[eligible["error"].astype(str) != ""].groupby("clause").size()
+    counts = ["eligible", "lifted_by_minimum", "errors"]
+    summary[counts] = summary[counts].fillna(0).astype(np.int64)
+    amounts = ["monthly_total", "annual_total", "minimum_topup_total"]
+    summary[amounts] = summary[amounts].fillna(0.0).round(2)
+    return summary
+
+
+def lifted_by_minimum(results: pd.DataFrame) -> pd.DataFrame:
+    """Clause rows raised by the $500 minimum (I-4): the amount before it, the top-up, paid."""
+    lifted = results.loc[results["minimum_topup"] > 0]
+    return pd.DataFrame(
+        {
+            "row": lifted["row"],
+            "member_id": lifted["member_id"],
+            "clause": lifted["clause"].astype(str),
+            "monthly_before_minimum": (lifted["monthly_amount"] - lifted["minimum_topup"]).round(2),
+            "minimum_topup": lifted["minimum_topup"],
+            "monthly_amount": lifted["monthly_amount"],
+        }
+    ).reset_index(drop=True)
+
+
+def invalid_rows(results: pd.DataFrame) -> pd.DataFrame:
+    """Rows of the member file that could not be evaluated: row, member_id and the error."""
+    invalid = results.loc[_is_invalid(results)]
+    return pd.DataFrame(
+        {
+            "row": invalid["row"],
+            "member_id": invalid["member_id"],
+            "error": invalid["error"].astype(str),
+        }
+    ).reset_index(drop=True)
+
+
+def benefits_by_clause(results: pd.DataFrame) -> pd.DataFrame:
+    """Monthly amounts of the eligible clause rows, one column per clause (for histograms)."""
+    paid = results.loc[results["eligible"] & (results["error"].astype(str) == "")]
+    return pd.DataFrame(
+        {
+            f"inciso ({clause})": paid.loc[
+                paid["clause"].astype(str) == clause, "monthly_amount"
+            ].reset_index(drop=True)
+            for clause in CLAUSES
+        }
+    )

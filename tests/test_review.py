@@ -1,0 +1,218 @@
+"""The tables the notebooks show (actuarial.review): they arrange package results, exactly."""
+
+import datetime as dt
+import shutil
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from actuarial import GuideError, Readings, evaluate_frame, load_guides, review
+from actuarial.equivalence import early_retirement_factor
+from actuarial.guides import SHIPPED_GUIDES, Problem
+from actuarial.mortality import MortalityError, sult
+
+SHIPPED_IDS = [
+    "illustrative-half-percent-per-month",
+    "pub2010-general-unisex-4.5pct",
+    "sult-5pct-monthly",
+]
+WHOLE_AGES = np.arange(55, 66) * 12
+
+
+@pytest.fixture(scope="module")
+def half_percent():
+    return load_guides(SHIPPED_GUIDES, "illustrative-half-percent-per-month").by_id(
+        "illustrative-half-percent-per-month"
+    )
+
+
+# ----------------------------------------------------------------- the statute
+def test_clause_functions_name_the_function_of_each_clause():
+    table = review.clause_functions()
+    assert table["function"].tolist() == [f"actuarial.statute.inciso_{c}" for c in "abcd"]
+    assert table.loc[1, "title"] == "Anualidad por servicios de alto riesgo"
+    assert table.loc[0, "summary"].startswith("Service annuity at 65 with 10 years")
+
+
+def test_interpretations_table_shows_each_switch_with_the_value_in_force():
+    table = review.interpretations_table(Readings(deferred_minimum_service=0.0))
+    assert table["id"].tolist() == [f"I-{n}" for n in range(1, 9)]
+    row = table.set_index("id").loc["I-5"]
+    assert (row["switch"], row["value"]) == ("deferred_minimum_service", "0.0")
+    assert table.set_index("id").loc["I-7", "switch"] == "-"
+
+
+# ----------------------------------------------------------------- guides
+def test_guides_in_lists_every_shipped_guide_of_every_series_by_id():
+    assert [guide.id for guide in review.guides_in(SHIPPED_GUIDES)] == SHIPPED_IDS
+
+
+def test_guides_in_reports_the_problems_of_every_broken_guide_at_once(tmp_path):
+    for guide_id in SHIPPED_IDS[:2]:
+        shutil.copytree(SHIPPED_GUIDES / guide_id, tmp_path / guide_id)
+        toml = tmp_path / guide_id / "guide.toml"
+        toml.write_text(toml.read_text().replace('status = "illustrative"', 'status = "x"'))
+    with pytest.raises(GuideError) as caught:
+        review.guides_in(tmp_path)
+    assert review.relative_problems(caught.value, tmp_path) == [
+        f"{guide_id}/guide.toml:4: 'status' must be in ['adopted', 'illustrative'] (got 'x')"
+        for guide_id in SHIPPED_IDS[:2]
+    ]
+
+
+def test_relative_problems_leaves_paths_outside_the_root_as_they_are(tmp_path):
+    error = GuideError([Problem("series-a", None, "no guide")])
+    assert review.relative_problems(error, tmp_path) == ["series-a: no guide"]
+
+
+def test_guide_factor_table_reads_each_guide_at_each_age(half_percent):
+    table = review.guide_factor_table([half_percent], [55 * 12, 57 * 12 + 5, 65 * 12])
+    assert table.index.tolist() == ["55y0m", "57y5m", "65y0m"]
+    # 0.5% for each month before 65 (guides/illustrative-half-percent-per-month/guide.toml)
+    assert table[half_percent.id].tolist() == pytest.approx([0.40, 0.545, 1.0])
+
+
+def test_guide_summary_has_one_row_per_guide_with_its_period(half_percent):
+    summary = review.guide_summary([half_percent])
+    assert summary.loc[half_percent.id, "effective_from"] == "1990-04-01"
+    assert summary.loc[half_percent.id, "effective_until"] == "open end"
+    assert summary.loc[half_percent.id, "factor_at_55y0m"] == pytest.approx(0.40)
+
+
+# ----------------------------------------------------------------- a guide against equivalence
+def test_equivalence_table_matches_the_published_sult_5pct_factors(half_percent):
+    table = review.equivalence_table(half_percent, {"SULT 5%": ["sult", 0.05]}, WHOLE_AGES)
+    assert table.columns.tolist() == ["guide", "SULT 5%"]
+    # Source: shared/reference/README.md, equivalent factor SULT 5%: 0.4979 at 55, 0.6949 at 60.
+    assert table.loc["55y0m", "SULT 5%"] == pytest.approx(0.4979, abs=1e-4)
+    assert table.loc["60y0m", "SULT 5%"] == pytest.approx(0.6949, abs=1e-4)
+    assert table["guide"].tolist() == pytest.approx(half_percent.factor(WHOLE_AGES).tolist())
+
+
+def test_implied_interest_of_the_sult_derived_guide_is_five_percent():
+    derived = load_guides(SHIPPED_GUIDES, "sult-5pct-monthly").by_id("sult-5pct-monthly")
+    fits = review.implied_interest(derived, {"SULT": "sult"})
+    assert fits.loc["SULT", "implied_interest"] == pytest.approx(0.05, abs=1e-4)
+    assert fits.loc["SULT", "max_abs_deviation"] < 1e-6
+
+
+def test_implied_interest_names_the_age_where_a_fixed_reduction_departs_most(half_percent):
+    fits = review.implied_interest(half_percent, {"SULT": "sult"})
+    assert fits.loc["SULT", "worst_age"] == "55y0m"
+    assert fits.loc["SULT", "implied_interest"] == pytest.approx(0.0608, abs=1e-4)
+
+
+def test_factor_grid_equals_the_factor_computed_one_cell_at_a_time():
+    table = sult()
+    grid = review.factor_grid(table, [55 * 12, 60 * 12 + 6], [0.03, 0.05])
+    assert grid.columns.tolist() == ["3%", "5%"]
+    for age_label, age in (("55y0m", 55.0), ("60y6m", 60.5)):
+        for rate_label, rate in (("3%", 0.03), ("5%", 0.05)):
+            expected = float(early_retirement_factor(table, age, rate))
+            assert grid.loc[age_label, rate_label] == pytest.approx(expected, rel=1e-12)
+
+
+def test_scale_mortality_multiplies_q_and_caps_it_at_one():
+    table = sult()
+    heavier = review.scale_mortality(table, 3.0)
+    assert heavier.q(60) == pytest.approx(3 * table.q(60))
+    assert heavier.qx.max() == 1.0
+    assert heavier.name == "SULT x 3"
+
+
+def test_scale_mortality_refuses_a_scale_that_is_not_positive():
+    with pytest.raises(MortalityError, match=r"^'scale' must be a number > 0 \(got 0\)$"):
+        review.scale_mortality(sult(), 0)
+
+
+def test_mortality_sensitivity_at_scale_one_is_the_table_itself():
+    table = sult()
+    frame = review.mortality_sensitivity(table, [55 * 12, 64 * 12], 0.05, [0.8, 1.0])
+    assert frame.columns.tolist() == ["q x 0.8", "q x 1"]
+    assert frame["q x 1"].tolist() == pytest.approx(
+        early_retirement_factor(table, np.array([55.0, 64.0]), 0.05).tolist(), rel=1e-12
+    )
+    assert (frame["q x 0.8"] > frame["q x 1"]).all()  # more survivors, smaller reduction
+
+
+# ----------------------------------------------------------------- a membership
+MEMBERS = pd.DataFrame(
+    {
+        "member_id": ["A-65", "BAD", "OUT", "P-58"],
+        "birth_date": ["1948-07-01", "1960-01-01", "1950-01-01", "1963-05-20"],
+        "entry_date": ["1990-07-02", "1990-07-02", "1989-01-01", "1990-06-01"],
+        "separation_date": ["2013-07-01", "2015-01-01", "2016-01-01", "2021-09-15"],
+        "credited_service": ["10", "-1", "26", "31"],
+        "average_compensation": ["12000", "30000", "30000", "42000"],
+        "group": ["general", "general", "general", "police"],
+        "refunded": ["false", "false", "false", "false"],
+    }
+)
+
+
+@pytest.fixture(scope="module")
+def results():
+    guides = load_guides(SHIPPED_GUIDES, "illustrative-half-percent-per-month")
+    return evaluate_frame(MEMBERS, guides, source="members.csv")
+
+
+def test_membership_counts_account_for_every_row(results):
+    assert review.membership_counts(results).to_dict() == {
+        "members read": 4,
+        "invalid rows": 1,
+        "valid members": 3,
+        "covered by Chapter 2": 2,
+        "not covered (I-1)": 1,
+    }
+
+
+def test_clause_summary_adds_up_the_clause_rows(results):
+    summary = review.clause_summary(results)
+    assert summary["eligible"].to_dict() == {"a": 1, "b": 1, "c": 1, "d": 1}
+    # A-65: 1.5% x 12,000 x 10 = 1,800 a year, 150 a month, lifted to 500 from 2013-07-01.
+    # P-58: (b) 75% x 42,000 / 12 = 2,625; (d) 1.5% x 42,000 x 31 / 12 = 1,627.50;
+    # (c) 19,530 x (1 - 0.005 x 81) / 12 = 968.36.
+    assert summary["monthly_total"].to_dict() == pytest.approx(
+        {"a": 500.00, "b": 2_625.00, "c": 968.36, "d": 1_627.50}, abs=0.005
+    )
+    assert summary["lifted_by_minimum"].to_dict() == {"a": 1, "b": 0, "c": 0, "d": 0}
+    assert summary.loc["a", "minimum_topup_total"] == pytest.approx(350.00, abs=0.005)
+    assert summary["errors"].sum() == 0
+
+
+def test_lifted_by_minimum_shows_the_amount_before_the_top_up(results):
+    lifted = review.lifted_by_minimum(results)
+    assert lifted.to_dict("records") == [
+        {
+            "row": 1,
+            "member_id": "A-65",
+            "clause": "a",
+            "monthly_before_minimum": 150.00,
+            "minimum_topup": 350.00,
+            "monthly_amount": 500.00,
+        }
+    ]
+
+
+def test_invalid_rows_give_row_member_and_message(results):
+    invalid = review.invalid_rows(results)
+    assert invalid.to_dict("records") == [
+        {
+            "row": 2,
+            "member_id": "BAD",
+            "error": "members.csv row 2 (member 'BAD'): 'credited_service' must be >= 0 (got -1.0)",
+        }
+    ]
+
+
+def test_benefits_by_clause_has_one_column_per_clause(results):
+    benefits = review.benefits_by_clause(results)
+    assert benefits.columns.tolist() == [f"inciso ({c})" for c in "abcd"]
+    assert benefits["inciso (b)"].dropna().tolist() == [2_625.00]
+
+
+def test_clause_summary_of_an_evaluation_as_of_a_later_date_keeps_the_minimum():
+    guides = load_guides(SHIPPED_GUIDES, "illustrative-half-percent-per-month")
+    later = evaluate_frame(MEMBERS, guides, as_of=dt.date(2025, 7, 1), source="members.csv")
+    assert review.clause_summary(later).loc["a", "monthly_total"] == pytest.approx(500.00)
