@@ -7,6 +7,7 @@ then the file streams through the engine in chunks of bounded size, with a progr
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
 import json
 import os
@@ -44,6 +45,18 @@ OUTPUT_SCHEMA = pa.schema(
         ("readings", pa.string()),
     ]
 )
+# The text columns reach the writers as dictionaries (the codes and distinct texts of the
+# categorical results): the CSV writer expands them a block at a time, and Parquet stores
+# text dictionary-encoded anyway, so millions of strings are never built nor hashed.
+# The files hold OUTPUT_SCHEMA's types: strings.
+TEXT_COLUMNS = ("clause", "reason", "guide_id", "error", "readings")
+WRITE_SCHEMA = pa.schema(
+    [
+        pa.field(f.name, pa.dictionary(pa.int32(), f.type)) if f.name in TEXT_COLUMNS else f
+        for f in OUTPUT_SCHEMA
+    ]
+)
+CSV_WRITE_OPTIONS = pa_csv.WriteOptions(batch_size=16_384)  # rows formatted at a time
 FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 DEFAULT_CHUNK_ROWS = 500_000
 PROGRESS_FROM_ROWS = 100_000  # smaller files finish before a bar is worth drawing
@@ -108,8 +121,9 @@ def _csv_reader(path: Path, columns, block_size=1 << 24):
 def _columns(path: Path, fmt: str) -> list[str]:
     if fmt == "parquet":
         return list(pq.read_schema(path).names)
-    with path.open(newline="", encoding="utf-8") as handle:
-        return [name.strip() for name in handle.readline().rstrip("\r\n").split(",")]
+    # csv.reader: header names may be quoted; utf-8-sig: a spreadsheet's byte order mark.
+    with path.open(newline="", encoding="utf-8-sig") as handle:
+        return [name.strip() for name in next(csv.reader(handle), [])]
 
 
 def _batches(path: Path, fmt: str, chunk_rows: int) -> Iterator[pd.DataFrame]:
@@ -123,9 +137,11 @@ def _batches(path: Path, fmt: str, chunk_rows: int) -> Iterator[pd.DataFrame]:
     for batch in _csv_reader(path, MEMBER_FIELDS):
         pending.append(batch)
         size += batch.num_rows
-        if size >= chunk_rows:
-            yield pa.Table.from_batches(pending).to_pandas()
-            pending, size = [], 0
+        while size >= chunk_rows:  # a block read may hold many chunks
+            table = pa.Table.from_batches(pending)
+            yield table.slice(0, chunk_rows).to_pandas()
+            rest = table.slice(chunk_rows)
+            pending, size = rest.to_batches(), rest.num_rows
     if pending:
         yield pa.Table.from_batches(pending).to_pandas()
 
@@ -135,7 +151,7 @@ def _member_ids(path: Path, fmt: str) -> pd.Series:
         column = pq.read_table(path, columns=["member_id"]).column(0)
     else:
         column = _csv_reader(path, ["member_id"]).read_all().column(0)
-    return column.to_pandas()
+    return column.cast(pa.string()).to_pandas()  # ids may be stored as numbers
 
 
 def read_members(path) -> pd.DataFrame:
@@ -158,15 +174,14 @@ def _check_readable(path: Path, fmt: str) -> None:
 
 
 def _arrow_table(frame: pd.DataFrame) -> pa.Table:
+    """The results frame as Arrow columns of :data:`WRITE_SCHEMA`."""
     columns = {}
-    for name in OUTPUT_SCHEMA.names:
+    for name in WRITE_SCHEMA.names:
         values = frame[name]
-        if isinstance(values.dtype, pd.CategoricalDtype):
-            values = values.astype(object)
         if name == "start_date":
             values = values.to_numpy().astype("datetime64[D]")
-        columns[name] = pa.array(values, type=OUTPUT_SCHEMA.field(name).type, from_pandas=True)
-    return pa.table(columns, schema=OUTPUT_SCHEMA)
+        columns[name] = pa.array(values, type=WRITE_SCHEMA.field(name).type, from_pandas=True)
+    return pa.table(columns, schema=WRITE_SCHEMA)
 
 
 def run_batch(
@@ -206,15 +221,15 @@ def run_batch(
         ).encode(),
         b"actuarial.members": str(members_path.name).encode(),
     }
-    schema = OUTPUT_SCHEMA.with_metadata(metadata)
     partial = out_path.with_name(out_path.name + ".partial")
     out_path.parent.mkdir(parents=True, exist_ok=True)
     summary = BatchSummary()
-    writer = (
-        pq.ParquetWriter(partial, schema)
-        if out_fmt == "parquet"
-        else pa_csv.CSVWriter(partial, OUTPUT_SCHEMA)
-    )
+    if out_fmt == "parquet":
+        # The Arrow schema (dictionaries) is not stored: the file's types are OUTPUT_SCHEMA's.
+        writer = pq.ParquetWriter(partial, WRITE_SCHEMA, store_schema=False)
+        writer.add_key_value_metadata(metadata)
+    else:
+        writer = pa_csv.CSVWriter(partial, WRITE_SCHEMA, write_options=CSV_WRITE_OPTIONS)
     first_row = 1
     try:
         with tqdm(
@@ -234,10 +249,7 @@ def run_batch(
                 )
                 results = evaluate_members(members, guides, as_of, readings)
                 summary.add(results)
-                table = _arrow_table(results.table())
-                writer.write_table(
-                    table.replace_schema_metadata(metadata) if out_fmt == "parquet" else table
-                )
+                writer.write_table(_arrow_table(results.table()))
                 first_row += count
                 bar.update(count)
     except BaseException:

@@ -256,6 +256,8 @@ def guides_show(guide_id, guides_path):
     """Print a guide's metadata and its reduction table."""
     root = Path(guides_path) if guides_path else SHIPPED_GUIDES
     try:
+        if not root.is_dir():
+            raise GuideError([Problem(str(root), None, "not a folder of Actuarial Guides")])
         if not (root / guide_id / "guide.toml").is_file():
             available = sorted(p.name for p in root.iterdir() if (p / "guide.toml").exists())
             _fail(f"guide '{guide_id}' not found in {root} (guides: {available})")

@@ -15,6 +15,7 @@ __all__ = ["LEAP_DAY_RULES", "add_years", "age_in_months", "as_dates", "format_a
 LEAP_DAY_RULES = ("feb28", "mar1")
 
 _DAY = np.timedelta64(1, "D")
+_DAYS_IN_MONTH = np.array([31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31])
 
 
 def as_dates(values) -> np.ndarray:
@@ -23,20 +24,24 @@ def as_dates(values) -> np.ndarray:
 
 
 def _parts(dates: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Year, month (1-12) and day (1-31) of ``datetime64[D]`` dates."""
     months = dates.astype("datetime64[M]")
-    year = months.astype("datetime64[Y]").astype(np.int64) + 1970
-    month = months.astype(np.int64) % 12 + 1
-    day = (dates - months).astype("timedelta64[D]").astype(np.int64) + 1
+    months_since_1970 = months.astype(np.int64)
+    year = months_since_1970 // 12 + 1970
+    month = months_since_1970 % 12 + 1
+    day = (dates - months).astype(np.int64) + 1
     return year, month, day
 
 
-def _days_in_month(months: np.ndarray) -> np.ndarray:
-    return ((months + 1).astype("datetime64[D]") - months.astype("datetime64[D]")).astype(np.int64)
+def _days_in_month(year: np.ndarray, month: np.ndarray) -> np.ndarray:
+    """Number of days in ``month`` (1-12) of ``year`` (Gregorian calendar)."""
+    leap_year = (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))
+    return _DAYS_IN_MONTH[month - 1] + ((month == 2) & leap_year)
 
 
-def _anniversary_day(birth_day, on_months, birth_month, on_month, leap_day_birthday):
-    """Day of ``on_months`` on which the monthly anniversary of a birth falls."""
-    last_day = _days_in_month(on_months)
+def _anniversary_day(birth_day, on_year, birth_month, on_month, leap_day_birthday):
+    """Day of the month ``on_year``-``on_month`` on which the monthly anniversary falls."""
+    last_day = _days_in_month(on_year, on_month)
     day = np.minimum(birth_day, last_day)
     if leap_day_birthday == "mar1":
         # Born Feb 29, common year: the birthday moves to March 1 (day 1 of the next month),
@@ -62,9 +67,7 @@ def age_in_months(birth, on, leap_day_birthday: str = "feb28") -> np.ndarray:
     birth_year, birth_month, birth_day = _parts(birth)
     on_year, on_month, on_day = _parts(on)
     whole_months = (on_year - birth_year) * 12 + (on_month - birth_month)
-    anniversary = _anniversary_day(
-        birth_day, on.astype("datetime64[M]"), birth_month, on_month, leap_day_birthday
-    )
+    anniversary = _anniversary_day(birth_day, on_year, birth_month, on_month, leap_day_birthday)
     months = whole_months - (on_day < anniversary)
     return np.where(missing, -1, months)
 
@@ -76,8 +79,8 @@ def add_years(birth, years: int, leap_day_birthday: str = "feb28") -> np.ndarray
     safe_birth = np.where(missing, np.datetime64("2000-01-01"), birth)
     birth_month_start = safe_birth.astype("datetime64[M]")
     target_month = birth_month_start + np.timedelta64(12 * years, "M")
-    _, birth_month, birth_day = _parts(safe_birth)
-    last_day = _days_in_month(target_month)
+    birth_year, birth_month, birth_day = _parts(safe_birth)
+    last_day = _days_in_month(birth_year + years, birth_month)
     day = np.minimum(birth_day, last_day)
     if leap_day_birthday == "mar1":
         day = np.where((birth_month == 2) & (birth_day == 29) & (last_day == 28), 29, day)

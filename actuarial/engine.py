@@ -211,7 +211,8 @@ class MemberResults:
                 "readings": categorical(
                     np.zeros(len(member_position), dtype=np.int64), [self.readings.label()]
                 ),
-            }
+            },
+            copy=False,  # every column is a new array: no need to copy it again
         )
 
 
@@ -244,8 +245,9 @@ def evaluate_members(
         age_months=age_months,
         birth_date=members.birth_date,
         separation_date=members.separation_date,
-        credited_service=np.nan_to_num(members.credited_service),
-        average_compensation=np.nan_to_num(members.average_compensation),
+        # Invalid rows (NaN, inf) are never reported; zeros keep the arithmetic quiet.
+        credited_service=np.nan_to_num(members.credited_service, posinf=0.0, neginf=0.0),
+        average_compensation=np.nan_to_num(members.average_compensation, posinf=0.0, neginf=0.0),
         high_risk=np.isin(members.group, high_risk_codes),
         refunded=members.refunded,
     )

@@ -114,7 +114,9 @@ def _blank(series: pd.Series) -> np.ndarray:
     """Missing, or text that is empty once stripped."""
     if not (series.dtype == object or pd.api.types.is_string_dtype(series.dtype)):
         return series.isna().to_numpy()
-    return _text(series).str.strip().eq("").fillna(True).to_numpy(dtype=bool)
+    # isna() as well: the "str" dtype (pandas 3) answers False, not NA, for a missing value.
+    missing = series.isna().to_numpy(dtype=bool)
+    return missing | _text(series).str.strip().eq("").fillna(True).to_numpy(dtype=bool)
 
 
 def _arrow_text(series: pd.Series):
@@ -132,6 +134,11 @@ def _parse_dates(series: pd.Series) -> np.ndarray:
         return series.to_numpy().astype("datetime64[D]")
     text = _arrow_text(series)
     if text is not None:
+        try:  # fast path: every value is an exact date YYYY-MM-DD or missing
+            exact_dates = pc.cast(pc.if_else(pc.equal(text, ""), None, text), pa.date32())
+            return exact_dates.to_numpy(zero_copy_only=False).astype("datetime64[D]")
+        except pa.ArrowInvalid:
+            pass
         parsed = pc.strptime(text, format="%Y-%m-%d", unit="s", error_is_null=True)
         # strptime rolls impossible days over (2020-02-30 -> 03-01): keep exact dates only.
         shaped = pc.match_substring_regex(text, r"^\d{4}-\d{2}-\d{2}$")
@@ -235,8 +242,8 @@ def parse_members(
     def flag(mask, field, rule, values=None):
         problems.append((np.asarray(mask, dtype=bool), field, rule, values))
 
-    ids = frame["member_id"]
-    id_text = _text(ids).fillna("")
+    ids = _text(frame["member_id"])  # converted once: the blank check and messages reuse it
+    id_text = ids.fillna("")
     id_blank = _blank(ids)
     flag(id_blank, "member_id", "is required")
     if duplicated is None:
@@ -293,21 +300,13 @@ def parse_members(
     )
 
     group = _map_unique(frame["group"], _group_code) if count else np.zeros(0, int)
-    flag(
-        (group < 0) & ~_blank(frame["group"]),
-        "group",
-        f"must be in {list(GROUPS)}",
-        frame["group"],
-    )
-    flag(_blank(frame["group"]), "group", "is required")
+    blank = _blank(frame["group"])
+    flag((group < 0) & ~blank, "group", f"must be in {list(GROUPS)}", frame["group"])
+    flag(blank, "group", "is required")
     refunded = _map_unique(frame["refunded"], _refund_code) if count else np.zeros(0, int)
-    flag(
-        (refunded < 0) & ~_blank(frame["refunded"]),
-        "refunded",
-        "must be true or false",
-        frame["refunded"],
-    )
-    flag(_blank(frame["refunded"]), "refunded", "is required")
+    blank = _blank(frame["refunded"])
+    flag((refunded < 0) & ~blank, "refunded", "must be true or false", frame["refunded"])
+    flag(blank, "refunded", "is required")
 
     error = np.full(count, "", dtype=object)
     bad = np.zeros(count, dtype=bool)

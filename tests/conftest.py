@@ -1,0 +1,107 @@
+"""Shared fixtures: the shipped half-percent guide, a valid member, guide and file builders."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+from pathlib import Path
+
+import pytest
+
+from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, load_guides
+from actuarial.members import MEMBER_FIELDS
+
+HALF_PERCENT_GUIDE = SHIPPED_GUIDES / DEFAULT_SERIES
+
+# A general employee who separates on his 65th birthday with 20 years and $48,000:
+# inciso (a) pays 1.5% x 48,000 x 20 = 14,400 a year, 1,200 a month.
+VALID_MEMBER = {
+    "member_id": "A-1",
+    "birth_date": "1960-06-15",
+    "entry_date": "1995-06-15",
+    "separation_date": "2025-06-15",
+    "credited_service": 20.0,
+    "average_compensation": 48_000.0,
+    "group": "general",
+    "refunded": False,
+}
+
+
+@pytest.fixture(scope="session")
+def half_percent_guides():
+    """The shipped illustrative guide: 0.5% per month before 65, yearly rows, linear by month."""
+    return load_guides(HALF_PERCENT_GUIDE)
+
+
+@pytest.fixture
+def member():
+    """Factory of a valid member mapping; keyword arguments override fields."""
+
+    def make(**overrides) -> dict:
+        unknown = set(overrides) - set(MEMBER_FIELDS)
+        if unknown:
+            raise TypeError(f"not member fields: {sorted(unknown)}")
+        return {**VALID_MEMBER, **overrides}
+
+    return make
+
+
+def _edit(path: Path, change) -> None:
+    if change is None:
+        return
+    if callable(change):
+        path.write_text(change(path.read_text(encoding="utf-8")), encoding="utf-8")
+    else:
+        path.write_text(change, encoding="utf-8")
+
+
+@pytest.fixture
+def make_guide(tmp_path):
+    """Copy the shipped half-percent guide into ``tmp_path`` and change one thing.
+
+    ``make_guide(name="g", toml=..., csv=..., root=...)``: ``toml`` / ``csv`` are either the
+    new file text or a function old text -> new text. The folder name and the ``id`` (and
+    ``series``) follow ``name`` unless ``toml`` changes them. Returns the guide folder.
+    """
+
+    def make(name: str = "guide-a", *, toml=None, csv=None, root: Path | None = None) -> Path:
+        folder = (root or tmp_path / "guides") / name
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(HALF_PERCENT_GUIDE, folder)
+        toml_path = folder / "guide.toml"
+        toml_path.write_text(
+            toml_path.read_text(encoding="utf-8")
+            .replace(f'id = "{DEFAULT_SERIES}"', f'id = "{name}"')
+            .replace(f'series = "{DEFAULT_SERIES}"', f'series = "{name}"'),
+            encoding="utf-8",
+        )
+        _edit(toml_path, toml)
+        _edit(folder / "reduction.csv", csv)
+        return folder
+
+    return make
+
+
+@pytest.fixture
+def write_members(tmp_path):
+    """Write member mappings to a CSV file (columns: the member fields, or ``columns``)."""
+
+    def write(rows, name: str = "members.csv", columns=None) -> Path:
+        path = tmp_path / name
+        columns = list(columns or MEMBER_FIELDS)
+        with path.open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, fieldnames=columns, extrasaction="ignore")
+            writer.writeheader()
+            for row in rows:
+                writer.writerow({key: _cell(row.get(key)) for key in columns})
+        return path
+
+    return write
+
+
+def _cell(value) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)

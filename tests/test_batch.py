@@ -1,0 +1,407 @@
+"""Whole member files: CSV and Parquet in and out, chunks, duplicates, failures, summary."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from actuarial import batch
+from actuarial.batch import OUTPUT_SCHEMA, read_members, run_batch
+from actuarial.engine import evaluate_frame
+from actuarial.guides import load_guides
+from actuarial.interpretations import Readings
+from actuarial.members import MEMBER_FIELDS, MemberFileError
+from actuarial.synthetic import generate_members
+
+SAMPLE = "examples/members.csv"
+
+
+def exactly(message: str) -> str:
+    return "^" + re.escape(message) + "$"
+
+
+def read_output(path) -> pd.DataFrame:
+    """An output file as plain columns (text as str, start_date as ISO text), either format."""
+    if path.suffix == ".csv":
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
+        frame["row"] = frame["row"].astype(int)
+        frame["eligible"] = frame["eligible"].map({"true": True, "false": False})
+        for name in ("reduction_factor", "annual_amount", "monthly_amount", "minimum_topup"):
+            frame[name] = pd.to_numeric(frame[name].replace("", None)).astype(float)
+        return frame
+    frame = pq.read_table(path).to_pandas()
+    for name in ("member_id", "clause", "reason", "guide_id", "error", "readings"):
+        frame[name] = frame[name].fillna("").astype(str)
+    frame["start_date"] = [day.isoformat() if day else "" for day in frame["start_date"]]
+    return frame
+
+
+def iso_dates(values) -> list[str]:
+    return ["" if pd.isna(day) else day.strftime("%Y-%m-%d") for day in values]
+
+
+def as_text(frame: pd.DataFrame) -> pd.DataFrame:
+    """A member frame as a text file holds it: ISO dates, numbers as written."""
+    text = frame.astype(object).copy()
+    for name in ("birth_date", "entry_date", "separation_date"):
+        text[name] = [
+            value.strftime("%Y-%m-%d") if isinstance(value, pd.Timestamp) else value
+            for value in text[name]
+        ]
+    return text.astype(str)
+
+
+@pytest.fixture
+def sample_members(tmp_path):
+    """examples/members.csv: 313 members, six of them invalid, boundary members B-01..B-13."""
+    path = tmp_path / "members.csv"
+    shutil.copy(SAMPLE, path)
+    return path
+
+
+def run(members_path, guides, out_path, **options):
+    return run_batch(members_path, guides, out_path, progress=False, **options)
+
+
+# ----------------------------------------------------------------- formats in and out
+@pytest.mark.parametrize("out_name", ["out.csv", "out.parquet"])
+@pytest.mark.parametrize("in_format", ["csv", "parquet"])
+def test_csv_and_parquet_in_and_out_give_the_same_results(
+    half_percent_guides, sample_members, tmp_path, in_format, out_name
+):
+    source = sample_members
+    if in_format == "parquet":
+        source = tmp_path / "members.parquet"
+        pd.read_csv(sample_members, dtype=str, keep_default_na=False).to_parquet(source)
+    out = tmp_path / out_name
+    run(source, half_percent_guides, out)
+    expected = evaluate_frame(
+        read_members(sample_members), half_percent_guides, source="members.csv"
+    )
+    result = read_output(out)
+    assert result["row"].tolist() == expected["row"].tolist()
+    assert result["member_id"].tolist() == expected["member_id"].astype(str).tolist()
+    assert result["clause"].tolist() == expected["clause"].astype(str).tolist()
+    assert result["eligible"].tolist() == expected["eligible"].tolist()
+    assert result["reason"].tolist() == expected["reason"].astype(str).tolist()
+    pd.testing.assert_series_equal(
+        result["monthly_amount"], expected["monthly_amount"], check_names=False
+    )
+    pd.testing.assert_series_equal(
+        result["annual_amount"], expected["annual_amount"], check_names=False
+    )
+    assert result["start_date"].tolist() == iso_dates(expected["start_date"])
+    errors = [
+        text.replace("members.csv", source.name) if text else "" for text in expected["error"]
+    ]
+    assert result["error"].tolist() == errors
+
+
+def test_parquet_output_has_the_schema_and_records_readings_and_guides(
+    half_percent_guides, sample_members, tmp_path
+):
+    out = tmp_path / "out.parquet"
+    readings = Readings(minimum_applies_to="a")
+    run(sample_members, half_percent_guides, out, readings=readings)
+    schema = pq.read_schema(out)
+    assert schema.remove_metadata() == OUTPUT_SCHEMA
+    metadata = schema.metadata
+    assert json.loads(metadata[b"actuarial.readings"]) == readings.as_dict()
+    guides = json.loads(metadata[b"actuarial.guides"])
+    assert set(guides) == {"illustrative-half-percent-per-month"}
+    assert metadata[b"actuarial.members"] == b"members.csv"
+    assert set(pq.read_table(out, columns=["readings"]).column(0).to_pylist()) == {
+        "minimum_applies_to=a"
+    }
+
+
+def test_an_unknown_extension_is_refused(half_percent_guides, sample_members, tmp_path):
+    with pytest.raises(
+        MemberFileError,
+        match=exactly(
+            f"{tmp_path / 'out.xlsx'}: the output file must end in one of "
+            "['.csv', '.parquet', '.pq'] (got '.xlsx')"
+        ),
+    ):
+        run(sample_members, half_percent_guides, tmp_path / "out.xlsx")
+
+
+# ---------------------------------------------------------------------------- chunks
+@pytest.fixture
+def chunk_sizes(monkeypatch):
+    """Record (rows, first row) of every chunk the batch parses."""
+    sizes = []
+    parse = batch.parse_members
+
+    def spy(frame, **options):
+        sizes.append((len(frame), options["first_row"]))
+        return parse(frame, **options)
+
+    monkeypatch.setattr(batch, "parse_members", spy)
+    return sizes
+
+
+@pytest.mark.parametrize("in_format", ["csv", "parquet"])
+def test_chunks_of_seven_rows_give_the_same_output_as_one_chunk(
+    half_percent_guides, sample_members, tmp_path, chunk_sizes, in_format
+):
+    source = sample_members
+    if in_format == "parquet":
+        source = tmp_path / "members.parquet"
+        pd.read_csv(sample_members, dtype=str, keep_default_na=False).to_parquet(source)
+    one = run(source, half_percent_guides, tmp_path / "one.csv")
+    assert chunk_sizes == [(313, 1)]
+    chunk_sizes.clear()
+    chunked = run(source, half_percent_guides, tmp_path / "chunked.csv", chunk_rows=7)
+    # 313 rows: 44 chunks of 7 and one of 5; row numbers continue across chunks.
+    assert chunk_sizes == [(7, 1 + 7 * k) for k in range(44)] + [(5, 309)]
+    assert (tmp_path / "one.csv").read_bytes() == (tmp_path / "chunked.csv").read_bytes()
+    assert one == chunked
+
+
+def test_a_file_of_exactly_two_chunks_is_read_as_two_chunks(
+    half_percent_guides, member, write_members, tmp_path, chunk_sizes
+):
+    rows = [member(member_id=f"M-{n}") for n in range(1, 15)]
+    summary = run(write_members(rows), half_percent_guides, tmp_path / "out.csv", chunk_rows=7)
+    assert chunk_sizes == [(7, 1), (7, 8)]
+    assert summary.output_rows == 14 * 4
+
+
+def test_an_invalid_row_keeps_its_row_number_in_a_later_chunk(
+    half_percent_guides, sample_members, tmp_path
+):
+    out = tmp_path / "out.csv"
+    run(sample_members, half_percent_guides, out, chunk_rows=7)
+    result = read_output(out)
+    invalid = result[result["error"] != ""].set_index("member_id")
+    assert invalid.loc["M-241", "row"] == 241
+    assert invalid.loc["M-241", "error"] == (
+        "members.csv row 241 (member 'M-241'): 'birth_date' must be a date YYYY-MM-DD "
+        "(got '1960-13-45')"
+    )
+    assert invalid.loc["M-254", "error"] == (
+        "members.csv row 254 (member 'M-254'): 'entry_date' is required"
+    )
+
+
+def test_duplicate_ids_in_different_chunks_are_both_invalid(
+    half_percent_guides, member, write_members, tmp_path
+):
+    rows = [member(member_id=f"M-{n}") for n in range(1, 21)]
+    rows[17] = member(member_id="M-2")  # row 18, in the third chunk of 7
+    out = tmp_path / "out.csv"
+    summary = run(write_members(rows), half_percent_guides, out, chunk_rows=7)
+    result = read_output(out)
+    invalid = result[result["error"] != ""]
+    assert invalid["row"].tolist() == [2, 18]
+    assert invalid["error"].tolist() == [
+        "members.csv row 2 (member 'M-2'): 'member_id' must be unique in the file (got 'M-2')",
+        "members.csv row 18 (member 'M-2'): 'member_id' must be unique in the file (got 'M-2')",
+    ]
+    assert (summary.members, summary.invalid, summary.output_rows) == (20, 2, 18 * 4 + 2)
+
+
+# ------------------------------------------------------------------- failures
+def test_a_missing_column_is_reported_before_anything_is_written(
+    half_percent_guides, member, write_members, tmp_path
+):
+    columns = [name for name in MEMBER_FIELDS if name != "average_compensation"]
+    source = write_members([member()], columns=columns)
+    out = tmp_path / "out.csv"
+    with pytest.raises(
+        MemberFileError,
+        match=exactly(
+            f"{source}: missing required column(s) ['average_compensation'] "
+            f"(required: {list(MEMBER_FIELDS)})"
+        ),
+    ):
+        run(source, half_percent_guides, out)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["members.csv"]
+
+
+def test_a_missing_column_in_parquet_is_reported_before_anything_is_written(
+    half_percent_guides, member, tmp_path
+):
+    source = tmp_path / "members.parquet"
+    pd.DataFrame([member()]).drop(columns=["refunded"]).to_parquet(source)
+    with pytest.raises(MemberFileError, match=r"missing required column\(s\) \['refunded'\]"):
+        run(source, half_percent_guides, tmp_path / "out.parquet")
+    assert not (tmp_path / "out.parquet").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "reason"),
+    [
+        ("absent.csv", None, "cannot read the member file (no such file)"),
+        (
+            "latin1.csv",
+            "member_id\xe9,birth_date\n".encode("latin-1"),
+            "cannot read the member file",
+        ),
+        ("garbage.parquet", b"not a parquet file", "cannot read the member file"),
+    ],
+)
+def test_an_unreadable_file_is_reported_and_nothing_is_written(
+    half_percent_guides, tmp_path, name, content, reason
+):
+    source = tmp_path / name
+    if content is not None:
+        source.write_bytes(content)
+    out = tmp_path / "out.csv"
+    with pytest.raises(MemberFileError, match=re.escape(f"{source}: {reason}")):
+        run(source, half_percent_guides, out)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("out_name", ["out.csv", "out.parquet"])
+def test_a_failure_midway_leaves_no_partial_file_and_no_output(
+    half_percent_guides, sample_members, tmp_path, monkeypatch, out_name
+):
+    evaluate_members = batch.evaluate_members
+    calls = []
+
+    def failing(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise RuntimeError("disk full")
+        return evaluate_members(*args, **kwargs)
+
+    monkeypatch.setattr(batch, "evaluate_members", failing)
+    out = tmp_path / out_name
+    with pytest.raises(RuntimeError, match="^disk full$"):
+        run(sample_members, half_percent_guides, out, chunk_rows=50)
+    assert len(calls) == 3
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["members.csv"]
+
+
+# ---------------------------------------------------------------------- summary
+def test_summary_counts_members_invalid_rows_coverage_and_eligibility(
+    half_percent_guides, member, write_members, tmp_path
+):
+    rows = [
+        member(member_id="A"),  # (a) only: 1.5% x 48,000 x 20 = 1,200 a month
+        member(member_id="NC", entry_date="1990-03-31"),  # not covered (I-1)
+        member(member_id="BAD", group="teacher"),  # invalid
+        # (c) and (d), both lifted by the minimum: one member lifted.
+        # (c) 1.5% x 12,000 x 25 x 0.40 / 12 = 150; (d) 1.5% x 12,000 x 25 / 12 = 375.
+        member(
+            member_id="CD",
+            entry_date="1990-06-15",
+            separation_date="2015-06-15",
+            credited_service=25.0,
+            average_compensation=12_000.0,
+        ),
+    ]
+    summary = run(write_members(rows), half_percent_guides, tmp_path / "out.csv")
+    assert (summary.members, summary.invalid, summary.not_covered) == (4, 1, 1)
+    assert summary.eligible == {"a": 1, "b": 0, "c": 1, "d": 1}
+    assert summary.lifted_by_minimum == 1
+    assert summary.clause_errors == 0
+    assert summary.output_rows == 3 * 4 + 1
+    assert summary.lines() == [
+        "members: 4 (invalid rows: 1; not covered, I-1: 1)",
+        "eligible by clause: (a) 1, (b) 0, (c) 1, (d) 1",
+        "members lifted by the $500 minimum: 1",
+        "clause rows with an error (no guide in force): 0",
+        "output rows: 13",
+    ]
+    assert len(pd.read_csv(tmp_path / "out.csv")) == 13
+
+
+def test_summary_of_the_sample_file_matches_its_results_table(
+    half_percent_guides, sample_members, tmp_path
+):
+    out = tmp_path / "out.parquet"
+    summary = run(sample_members, half_percent_guides, out)
+    result = read_output(out)
+    assert summary.members == 313 == result["row"].nunique()
+    assert summary.invalid == 6 == (result["error"] != "").sum()
+    assert summary.output_rows == len(result)
+    for clause, count in summary.eligible.items():
+        assert count == result[(result["clause"] == clause) & result["eligible"]].shape[0]
+
+
+def test_read_members_keeps_required_columns_only(member, write_members):
+    path = write_members([member()], columns=[*MEMBER_FIELDS, "notes"])
+    frame = read_members(path)
+    assert list(frame.columns) == list(MEMBER_FIELDS)
+
+
+def test_a_parquet_file_with_numeric_member_ids_is_read(half_percent_guides, member, tmp_path):
+    source = tmp_path / "members.parquet"
+    frame = pd.DataFrame([member(), member()]).assign(member_id=[101, 102])
+    frame.to_parquet(source)
+    summary = run(source, half_percent_guides, tmp_path / "out.csv")
+    assert (summary.members, summary.invalid) == (2, 0)
+    assert read_output(tmp_path / "out.csv")["member_id"].tolist()[::4] == ["101", "102"]
+
+
+def test_a_csv_with_quoted_header_names_or_a_byte_order_mark_is_read(
+    half_percent_guides, sample_members, tmp_path
+):
+    frame = pd.read_csv(sample_members, dtype=str, keep_default_na=False)
+    quoted = tmp_path / "quoted.csv"
+    frame.to_csv(quoted, index=False, quoting=1)  # csv.QUOTE_ALL, as spreadsheets write
+    with_bom = tmp_path / "bom.csv"
+    with_bom.write_bytes(b"\xef\xbb\xbf" + sample_members.read_bytes())
+    plain = run(sample_members, half_percent_guides, tmp_path / "plain.csv")
+    assert run(quoted, half_percent_guides, tmp_path / "quoted_out.csv") == plain
+    assert run(with_bom, half_percent_guides, tmp_path / "bom_out.csv") == plain
+
+
+def test_a_synthetic_file_with_broken_rows_loses_no_row(half_percent_guides, tmp_path):
+    source = tmp_path / "synthetic.parquet"
+    as_text(generate_members(500, seed=7, invalid_fraction=0.05)).to_parquet(source)
+    out = tmp_path / "out.parquet"
+    summary = run(source, half_percent_guides, out, chunk_rows=64)
+    result = read_output(out)
+    assert sorted(result["row"].unique()) == list(range(1, 501))
+    assert len(result) == 4 * (500 - summary.invalid) + summary.invalid
+    assert summary.invalid > 10
+
+
+def test_a_separation_date_no_guide_covers_errs_on_that_inciso_c_row_only(
+    make_guide, member, write_members, tmp_path
+):
+    guides = load_guides(
+        make_guide(
+            "from-2020",
+            toml=lambda text: text.replace(
+                "effective_from = 1990-04-01", "effective_from = 2020-01-01"
+            ),
+        )
+    )
+    rows = [
+        member(
+            member_id="EARLY",
+            entry_date="1990-04-01",
+            separation_date="2019-06-15",
+            credited_service=29.0,
+        ),
+        member(
+            member_id="LATER",
+            entry_date="1990-04-01",
+            separation_date="2020-06-15",
+            credited_service=30.0,
+        ),
+    ]
+    out = tmp_path / "out.csv"
+    summary = run(write_members(rows), guides, out)
+    result = read_output(out).set_index(["member_id", "clause"])
+    assert result.loc[("EARLY", "c"), "error"] == (
+        "no Actuarial Guide of series 'from-2020' is in force on 2019-06-15 "
+        "('from-2020' 2020-01-01 to open end)"
+    )
+    assert (result.drop(("EARLY", "c"))["error"] == "").all()
+    # The other rows are computed: EARLY's (d) 1.5% x 48,000 x 29 = 20,880 from 2025-06-15;
+    # LATER's (c) at 60y0m: 0.70 x 1.5% x 48,000 x 30 = 15,120.
+    assert result.loc[("EARLY", "d"), "annual_amount"] == 20_880.00
+    assert result.loc[("LATER", "c"), "annual_amount"] == 15_120.00
+    assert summary.clause_errors == 1
+    assert summary.lines()[3] == "clause rows with an error (no guide in force): 1"

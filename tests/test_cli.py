@@ -1,0 +1,334 @@
+"""The command line: evaluate, batch and guides, with their exit codes and messages."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from actuarial.cli import cli
+from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES
+from actuarial.members import MEMBER_FIELDS
+
+SAMPLE = "examples/members.csv"
+
+# Born 1960-06-15, separated at 57y5m with 26 years at $40,000 (the shipped guide's example).
+EARLY_RETIREE = [
+    "--member-id",
+    "C-1",
+    "--birth-date",
+    "1960-06-15",
+    "--entry-date",
+    "1990-06-15",
+    "--separation-date",
+    "2017-11-15",
+    "--service",
+    "26",
+    "--compensation",
+    "40000",
+]
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(arg) for arg in args])
+
+
+def member_args(**values) -> list[str]:
+    """evaluate options for a member: the early retiree with some options replaced."""
+    args = dict(zip(EARLY_RETIREE[::2], EARLY_RETIREE[1::2], strict=True))
+    args.update({f"--{name.replace('_', '-')}": str(value) for name, value in values.items()})
+    return [item for pair in args.items() for item in pair]
+
+
+# ----------------------------------------------------------------------------- evaluate
+def test_evaluate_explains_every_clause_in_english():
+    result = invoke("evaluate", *EARLY_RETIREE)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == (
+        "Member C-1: born 1960-06-15, entered 1990-06-15, separated 2017-11-15 at age 57y5m; "
+        "credited service 26.00 years; average compensation $40,000.00; group general; "
+        "refund no."
+    )
+    assert "inciso (c) Anualidad por retiro temprano: ELIGIBLE" in lines
+    # 0.545 at 57y5m (guide, linear by month); 1.5% x 40,000 x 26 x 0.545 = 8,502.
+    assert (
+        "  reduction factor 0.545000: guide 'illustrative-half-percent-per-month', linear by "
+        "month between 57y0m (0.520000) and 58y0m (0.580000)"
+    ) in lines
+    assert "  annual $8,502.00; monthly $708.50 from 2017-11-15" in lines
+    assert "Readings used:" in lines
+
+
+def test_evaluate_explains_every_clause_in_spanish():
+    result = invoke("evaluate", *EARLY_RETIREE, "--lang", "es")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("Participante C-1: nació 1960-06-15, ingresó 1990-06-15")
+    assert "inciso (c) Anualidad por retiro temprano: ELEGIBLE" in lines
+    assert "inciso (a) Anualidad por años de servicios: no elegible" in lines
+    assert "  anual $8,502.00; mensual $708.50 desde 2017-11-15" in lines
+    assert "Interpretaciones usadas:" in lines
+
+
+def test_evaluate_json_has_the_four_clauses_and_the_readings():
+    result = invoke("evaluate", *EARLY_RETIREE, "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert [clause["clause"] for clause in data["clauses"]] == ["a", "b", "c", "d"]
+    assert data["clauses"][2]["annual_amount"] == 8_502.00
+    assert data["clauses"][2]["guide_id"] == DEFAULT_SERIES
+    assert data["readings"]["minimum_applies_to"] == "all"
+    assert data["age_at_separation"] == {"years": 57, "months": 5}
+
+
+@pytest.mark.parametrize(
+    ("flag", "member", "reading", "value", "clause", "changes"),
+    [
+        (
+            ["--april-first-excluded"],
+            {"entry_date": "1990-04-01"},
+            "april_first_is_covered",
+            False,
+            "c",
+            ("eligible", True, False),
+        ),
+        (
+            ["--deferred-reads-service"],
+            {"separation_date": "2026-06-15"},  # separated at 66
+            "deferred_reads_age",
+            False,
+            "d",
+            ("eligible", False, True),
+        ),
+        (
+            ["--refund-allows-high-risk"],
+            {"group": "police", "service": "30", "refunded": True},
+            "refund_bars_high_risk",
+            False,
+            "b",
+            ("eligible", False, True),
+        ),
+        (
+            ["--minimum-applies-to", "a"],
+            {
+                "service": "10",
+                "compensation": "12000",
+                "separation_date": "2010-06-15",
+                "entry_date": "1995-06-15",
+            },
+            "minimum_applies_to",
+            "a",
+            "d",
+            ("monthly_amount", 500.0, 150.0),  # 1.5% x 12,000 x 10 / 12 = 150
+        ),
+        (
+            ["--deferred-minimum-service", "0"],
+            {"service": "3", "entry_date": "1995-06-15", "separation_date": "1998-06-15"},
+            "deferred_minimum_service",
+            0.0,
+            "d",
+            ("eligible", False, True),
+        ),
+        (
+            ["--leap-day-birthday", "mar1"],
+            {"birth_date": "1960-02-29", "separation_date": "2025-02-28"},
+            "leap_day_birthday",
+            "mar1",
+            "c",
+            ("eligible", False, True),  # 65y0m by default; 64y11m with mar1
+        ),
+    ],
+)
+def test_each_reading_switch_reaches_the_result(flag, member, reading, value, clause, changes):
+    refunded = member.pop("refunded", False)
+    args = member_args(**member) + (["--refunded"] if refunded else [])
+    default = json.loads(invoke("evaluate", *args, "--json").stdout)
+    switched_result = invoke("evaluate", *args, *flag, "--json")
+    assert switched_result.exit_code == 0, switched_result.output
+    switched = json.loads(switched_result.stdout)
+    assert switched["readings"][reading] == value
+    assert default["readings"][reading] != value
+    field, before, after = changes
+    assert default["clauses"]["abcd".index(clause)][field] == before
+    assert switched["clauses"]["abcd".index(clause)][field] == after
+
+
+def test_evaluate_as_of_applies_the_minimum_to_later_payments():
+    small = member_args(
+        birth_date="1948-01-15",
+        entry_date="1990-07-02",
+        separation_date="2013-06-30",
+        service="10",
+        compensation="12000",
+    )
+    before = json.loads(invoke("evaluate", *small, "--json").stdout)["clauses"][0]
+    after = json.loads(invoke("evaluate", *small, "--as-of", "2013-07-01", "--json").stdout)
+    # 1.5% x 12,000 x 10 / 12 = 150 a month; from 2013-07-01 paid 500.
+    assert before["monthly_amount"] == 150.0
+    assert after["clauses"][0]["monthly_amount"] == 500.0
+
+
+def test_evaluate_refuses_invalid_member_data_with_exit_1_and_the_reason():
+    result = invoke("evaluate", *member_args(separation_date="2021-02-29"))
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "error: member row 1 (member 'C-1'): 'separation_date' must be a date YYYY-MM-DD "
+        "(got '2021-02-29')\n"
+    )
+
+
+def test_evaluate_refuses_a_bad_as_of_date_as_a_usage_error():
+    result = invoke("evaluate", *EARLY_RETIREE, "--as-of", "2013-13-01")
+    assert result.exit_code == 2
+    assert "must be a date YYYY-MM-DD (got '2013-13-01')" in result.stderr
+
+
+# -------------------------------------------------------------------------------- batch
+def test_batch_succeeds_with_invalid_rows_and_prints_the_summary(tmp_path):
+    out = tmp_path / "out.csv"
+    result = invoke("batch", SAMPLE, "--out", out, "--no-progress")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == "members: 313 (invalid rows: 6; not covered, I-1: 11)"
+    assert lines[-3:] == [
+        f"guides: series '{DEFAULT_SERIES}' ({DEFAULT_SERIES})",
+        "readings: defaults",
+        f"written: {out}",
+    ]
+    assert len(pd.read_csv(out)) == 4 * 307 + 6
+
+
+def test_batch_passes_reading_switches_and_chunk_size(tmp_path):
+    out = tmp_path / "out.parquet"
+    result = invoke(
+        "batch", SAMPLE, "--out", out, "--chunk-rows", "50", "--minimum-applies-to", "a"
+    )
+    assert result.exit_code == 0, result.output
+    assert "readings: minimum_applies_to=a" in result.stdout.splitlines()
+    assert set(pd.read_parquet(out)["readings"]) == {"minimum_applies_to=a"}
+
+
+def test_batch_fails_with_exit_1_naming_a_missing_column(tmp_path):
+    source = tmp_path / "members.csv"
+    pd.read_csv(SAMPLE, dtype=str).drop(columns=["group"]).to_csv(source, index=False)
+    out = tmp_path / "out.csv"
+    result = invoke("batch", source, "--out", out)
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"error: {source}: missing required column(s) ['group'] (required: {list(MEMBER_FIELDS)})\n"
+    )
+    assert not out.exists()
+
+
+def test_batch_fails_with_exit_1_on_an_unreadable_file(tmp_path):
+    source = tmp_path / "members.parquet"
+    source.write_bytes(b"PAR1 but not really")
+    result = invoke("batch", source, "--out", tmp_path / "out.csv")
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"error: {source}: cannot read the member file (")
+
+
+def test_batch_fails_with_exit_1_on_a_missing_file(tmp_path):
+    result = invoke("batch", tmp_path / "nope.csv", "--out", tmp_path / "out.csv")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"error: {tmp_path / 'nope.csv'}: cannot read the member file (no such file)\n"
+    )
+
+
+def test_batch_fails_with_exit_1_on_bad_guides(make_guide, tmp_path):
+    broken = make_guide(csv=lambda text: text.replace("65,0,1.000000", "65,0,0.99"))
+    out = tmp_path / "out.csv"
+    result = invoke("batch", SAMPLE, "--out", out, "--guides", broken)
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"error: {broken / 'reduction.csv'}:12: 'factor' must be 1 at 65y0m (got 0.99)\n"
+    )
+    assert not out.exists()
+
+
+def test_batch_with_several_series_needs_series(make_guide, tmp_path):
+    make_guide("guide-a")
+    second = make_guide("guide-b")
+    out = tmp_path / "out.csv"
+    result = invoke("batch", SAMPLE, "--out", out, "--guides", second.parent)
+    assert result.exit_code == 1
+    assert "several series present, name one with series= / --series: ['guide-a', " in (
+        result.stderr
+    )
+    chosen = invoke("batch", SAMPLE, "--out", out, "--guides", second.parent, "--series", "guide-b")
+    assert chosen.exit_code == 0, chosen.output
+    assert "guides: series 'guide-b' (guide-b)" in chosen.stdout.splitlines()
+
+
+# ------------------------------------------------------------------------------- guides
+def test_guides_validate_lists_every_valid_guide():
+    result = invoke("guides", "validate", SHIPPED_GUIDES)
+    assert result.exit_code == 0, result.output
+    assert (
+        f"ok: {DEFAULT_SERIES} (series '{DEFAULT_SERIES}', illustrative, from 1990-04-01 to "
+        "open end, 11 rows, monthly-linear)"
+    ) in result.stdout.splitlines()
+    assert len(result.stdout.splitlines()) == len(
+        [path for path in SHIPPED_GUIDES.iterdir() if (path / "guide.toml").exists()]
+    )
+
+
+def test_guides_validate_fails_listing_every_problem_of_every_guide(make_guide):
+    first = make_guide(
+        "guide-a",
+        toml=lambda text: text.replace('status = "illustrative"', 'status = "draft"'),
+        csv=lambda text: text.replace("58,0,0.580000", "58,0,abc"),
+    )
+    second = make_guide("guide-b", csv=lambda text: text.replace("65,0,1.000000", "65,0,0.99"))
+    result = invoke("guides", "validate", first.parent)
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        "error: 3 problem(s) in the Actuarial Guides:",
+        f"{first / 'guide.toml'}:4: 'status' must be in ['adopted', 'illustrative'] (got 'draft')",
+        f"{first / 'reduction.csv'}:5: 'factor' must be a number (got 'abc')",
+        f"{second / 'reduction.csv'}:12: 'factor' must be 1 at 65y0m (got 0.99)",
+    ]
+
+
+def test_guides_validate_refuses_overlapping_periods(make_guide):
+    first = make_guide("first", toml=lambda text: text.replace('series = "first"', 'series = "pr"'))
+    make_guide(
+        "second",
+        toml=lambda text: text.replace('series = "second"', 'series = "pr"').replace(
+            "effective_from = 1990-04-01", "effective_from = 2010-01-01"
+        ),
+    )
+    result = invoke("guides", "validate", first.parent)
+    assert result.exit_code == 1
+    assert "series 'pr': period of 'second' (from 2010-01-01) overlaps 'first'" in result.stderr
+
+
+def test_guides_show_prints_the_metadata_and_the_table():
+    result = invoke("guides", "show", DEFAULT_SERIES)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert f"id: {DEFAULT_SERIES}" in lines
+    assert "interpolation: monthly-linear" in lines
+    assert "basis.reduction_per_month: 0.005" in lines
+    assert lines[-1].split() == ["65", "0", "1.000000"]
+    assert lines[-11].split() == ["55", "0", "0.400000"]
+
+
+def test_guides_show_an_unknown_id_lists_the_available_ids(tmp_path):
+    shutil.copytree(SHIPPED_GUIDES / DEFAULT_SERIES, tmp_path / DEFAULT_SERIES)
+    result = invoke("guides", "show", "adopted-2015", "--guides", tmp_path)
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"error: guide 'adopted-2015' not found in {tmp_path} (guides: ['{DEFAULT_SERIES}'])\n"
+    )
+
+
+def test_guides_show_in_a_folder_that_does_not_exist_fails_with_the_reason(tmp_path):
+    result = invoke("guides", "show", DEFAULT_SERIES, "--guides", tmp_path / "nope")
+    assert result.exit_code == 1
+    assert result.stderr == f"error: {tmp_path / 'nope'}: not a folder of Actuarial Guides\n"

@@ -1,0 +1,129 @@
+"""Ages in completed years and months by the anniversary rule (I-6)."""
+
+import numpy as np
+import pytest
+
+from actuarial.dates import add_years, age_in_months, as_dates, format_age
+
+
+def months(years: int, extra_months: int = 0) -> int:
+    return 12 * years + extra_months
+
+
+@pytest.mark.parametrize(
+    ("birth", "on", "expected"),
+    [
+        ("1960-06-15", "2025-06-14", months(64, 11)),  # the day before the 65th birthday
+        ("1960-06-15", "2025-06-15", months(65)),  # on the 65th birthday
+        ("1960-06-15", "2015-06-14", months(54, 11)),
+        ("1960-06-15", "2015-06-15", months(55)),
+        ("1960-06-15", "2015-07-14", months(55)),  # a monthly anniversary not yet reached
+        ("1960-06-15", "2015-07-15", months(55, 1)),
+        ("1960-06-15", "1960-06-15", 0),
+    ],
+)
+def test_age_turns_on_the_anniversary_of_birth(birth, on, expected):
+    assert age_in_months(birth, on) == expected
+
+
+@pytest.mark.parametrize(
+    ("on", "expected"),
+    [
+        ("2025-02-27", months(64, 11)),
+        ("2025-02-28", months(65)),  # common year: the birthday is Feb 28
+        ("2025-03-01", months(65)),
+        ("2024-02-28", months(63, 11)),  # leap year: the birthday is Feb 29
+        ("2024-02-29", months(64)),
+    ],
+)
+def test_born_feb_29_turns_a_year_older_on_feb_28_in_common_years(on, expected):
+    assert age_in_months("1960-02-29", on) == expected
+
+
+@pytest.mark.parametrize(
+    ("on", "expected"),
+    [
+        ("2025-02-28", months(64, 11)),  # common year: not yet 65 on Feb 28
+        ("2025-03-01", months(65)),
+        ("2024-02-29", months(64)),  # leap year: unchanged
+    ],
+)
+def test_born_feb_29_with_the_mar1_reading_turns_a_year_older_on_march_1(on, expected):
+    assert age_in_months("1960-02-29", on, "mar1") == expected
+
+
+@pytest.mark.parametrize(
+    ("on", "expected"),
+    [
+        ("2001-02-27", 0),
+        ("2001-02-28", 1),  # February has no 31st: its last day is the anniversary
+        ("2000-02-28", 0),
+        ("2000-02-29", 1),  # leap February: the 29th is its last day
+        ("2001-03-30", 1),
+        ("2001-03-31", 2),
+        ("2001-04-29", 2),
+        ("2001-04-30", 3),  # April has no 31st
+    ],
+)
+def test_born_on_the_31st_has_monthly_anniversaries_on_the_last_day_of_shorter_months(on, expected):
+    birth = "2001-01-31" if on.startswith("2001") else "2000-01-31"
+    assert age_in_months(birth, on) == expected
+
+
+def test_the_mar1_reading_changes_nothing_for_other_birthdays():
+    births = as_dates(["1960-01-31", "1960-03-01", "1960-02-28", "1961-02-28"])
+    on = as_dates(["2025-02-28", "2025-02-28", "2025-02-28", "2025-02-27"])
+    np.testing.assert_array_equal(age_in_months(births, on), age_in_months(births, on, "mar1"))
+
+
+def test_age_in_months_is_vectorized_and_gives_minus_one_for_missing_dates():
+    births = as_dates(["1960-06-15", "NaT", "1960-06-15"])
+    on = as_dates(["2025-06-15", "2025-06-15", "NaT"])
+    np.testing.assert_array_equal(age_in_months(births, on), [months(65), -1, -1])
+
+
+def test_age_in_months_names_the_valid_leap_day_rules():
+    with pytest.raises(
+        ValueError, match=r"^'leap_day_birthday' must be in \['feb28', 'mar1'\] \(got 'mar2'\)$"
+    ):
+        age_in_months("1960-02-29", "2025-02-28", "mar2")
+
+
+@pytest.mark.parametrize(
+    ("birth", "rule", "expected"),
+    [
+        ("1960-06-15", "feb28", "2025-06-15"),
+        ("1960-02-29", "feb28", "2025-02-28"),  # common year: Feb 28 (I-6)
+        ("1960-02-29", "mar1", "2025-03-01"),
+        ("1964-02-29", "feb28", "2029-02-28"),
+        ("1960-01-31", "feb28", "2025-01-31"),
+    ],
+)
+def test_add_years_gives_the_date_an_age_is_reached(birth, rule, expected):
+    assert add_years(birth, 65, rule) == np.datetime64(expected)
+
+
+def test_add_years_lands_on_feb_29_when_the_year_is_leap():
+    assert add_years("1960-02-29", 64) == np.datetime64("2024-02-29")
+    assert add_years("1960-02-29", 64, "mar1") == np.datetime64("2024-02-29")
+
+
+def test_add_years_agrees_with_age_in_months():
+    births = as_dates(["1960-02-29", "1960-01-31", "1971-12-31", "1965-06-15"])
+    for rule in ("feb28", "mar1"):
+        birthday = add_years(births, 65, rule)
+        np.testing.assert_array_equal(age_in_months(births, birthday, rule), months(65))
+        np.testing.assert_array_equal(
+            age_in_months(births, birthday - np.timedelta64(1, "D"), rule), months(64, 11)
+        )
+
+
+def test_add_years_keeps_missing_birth_dates_missing():
+    result = add_years(as_dates(["NaT", "1960-06-15"]), 65)
+    assert np.isnat(result[0])
+    assert result[1] == np.datetime64("2025-06-15")
+
+
+@pytest.mark.parametrize(("age", "text"), [(689, "57y5m"), (780, "65y0m"), (659, "54y11m")])
+def test_format_age_shows_years_and_months(age, text):
+    assert format_age(age) == text

@@ -1,0 +1,511 @@
+"""Actuarial Guides: every rule of guide.toml and reduction.csv, one guide per rule; all
+problems at once with file and line; series and the guide in force on a date.
+
+Each broken guide is the shipped half-percent guide copied into tmp_path with one change.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from actuarial.engine import evaluate, evaluate_frame
+from actuarial.guides import (
+    DEFAULT_SERIES,
+    SHIPPED_GUIDES,
+    GuideError,
+    GuideSet,
+    load_guide,
+    load_guides,
+)
+
+FIELDS = (
+    "['adopted_by', 'adopted_on', 'basis', 'effective_from', 'effective_until', 'id', "
+    "'interpolation', 'normal_retirement_age', 'series', 'source', 'status', 'title']"
+)
+
+
+def exactly(message: str) -> str:
+    return "^" + re.escape(message) + "$"
+
+
+def with_keys(**values):
+    """A guide.toml edit: set each top-level key to a TOML literal (added on top if absent)."""
+
+    def edit(text: str) -> str:
+        for key, literal in values.items():
+            line = f"{key} = {literal}"
+            pattern = rf"^{key} = .*$"
+            if re.search(pattern, text, flags=re.MULTILINE):
+                text = re.sub(pattern, lambda _, line=line: line, text, count=1, flags=re.MULTILINE)
+            else:
+                text = f"{line}\n{text}"
+        return text
+
+    return edit
+
+
+def replacing(old: str, new: str):
+    def edit(text: str) -> str:
+        assert old in text, old
+        return text.replace(old, new)
+
+    return edit
+
+
+def monthly_table(skip=()) -> str:
+    """A full monthly table of the half-percent rule, f = 1 - 0.005 x (780 - age in months)."""
+    lines = ["age_years,age_months,factor"]
+    for age in range(660, 781):
+        if age not in skip:
+            lines.append(f"{age // 12},{age % 12},{1 - 0.005 * (780 - age):.6f}")
+    return "\n".join(lines) + "\n"
+
+
+def problems_of(folder) -> list[str]:
+    with pytest.raises(GuideError) as raised:
+        load_guide(folder)
+    return [str(problem) for problem in raised.value.problems]
+
+
+# ------------------------------------------------------------------- the shipped guides
+def test_shipped_guides_all_load_and_each_is_one_at_65():
+    for folder in sorted(path for path in SHIPPED_GUIDES.iterdir() if path.is_dir()):
+        guide = load_guide(folder)
+        assert guide.id == folder.name
+        assert guide.factor(780) == 1.0  # 65y0m
+
+
+def test_shipped_half_percent_guide_is_illustrative_and_monthly_linear(half_percent_guides):
+    assert half_percent_guides.series == DEFAULT_SERIES
+    (guide,) = half_percent_guides.guides
+    assert (guide.status, guide.interpolation) == ("illustrative", "monthly-linear")
+    assert guide.effective_from == dt.date(1990, 4, 1) and guide.effective_until is None
+    assert guide.basis["reduction_per_month"] == 0.005
+    assert set(guide.sha256()) == {"guide.toml", "reduction.csv"}
+
+
+def test_inciso_c_factor_is_one_at_normal_retirement_age(half_percent_guides):
+    assert half_percent_guides.guides[0].factor(65 * 12) == 1.0
+
+
+def test_monthly_linear_interpolation_reproduces_half_a_percent_per_month(half_percent_guides):
+    # Source: guide.toml basis, f = 1 - 0.005 x (780 - age in months), e.g. 57y5m -> 0.545.
+    guide = half_percent_guides.guides[0]
+    ages = np.arange(660, 781)
+    np.testing.assert_allclose(guide.factor(ages), 1 - 0.005 * (780 - ages), atol=1e-12)
+    assert guide.factor(57 * 12 + 5) == pytest.approx(0.545, abs=1e-12)
+
+
+def test_a_factor_outside_55_to_65_is_missing(half_percent_guides):
+    factors = half_percent_guides.guides[0].factor([659, 781])
+    assert np.isnan(factors).all()
+
+
+def test_an_exact_guide_reads_its_own_row_for_each_month(make_guide):
+    guide = load_guide(make_guide(toml=with_keys(interpolation='"exact"'), csv=monthly_table()))
+    assert guide.factor(57 * 12 + 5) == pytest.approx(0.545, abs=1e-12)
+    assert len(guide.table()) == 121
+
+
+# --------------------------------------------------------------- guide.toml, rule by rule
+def test_a_guide_without_guide_toml_is_refused(make_guide):
+    folder = make_guide()
+    (folder / "guide.toml").unlink()
+    assert problems_of(folder) == [f"{folder / 'guide.toml'}: guide.toml is missing"]
+
+
+def test_a_guide_without_reduction_csv_is_refused(make_guide):
+    folder = make_guide()
+    (folder / "reduction.csv").unlink()
+    assert problems_of(folder) == [f"{folder / 'reduction.csv'}: reduction.csv is missing"]
+
+
+def test_invalid_toml_is_reported_with_its_line(make_guide):
+    folder = make_guide(toml=replacing('status = "illustrative"', "status = illustrative"))
+    assert problems_of(folder) == [
+        f"{folder / 'guide.toml'}:4: not valid TOML: Invalid value (at line 4, column 10)"
+    ]
+
+
+def test_a_missing_required_key_is_reported(make_guide):
+    folder = make_guide(toml=lambda text: re.sub(r"^title = .*\n", "", text, flags=re.M))
+    assert problems_of(folder) == [f"{folder / 'guide.toml'}: 'title' is required"]
+
+
+def test_an_unknown_key_is_reported_with_its_line_and_the_valid_fields(make_guide):
+    folder = make_guide(toml=replacing("normal_retirement_age = 65", "retirement_age = 65"))
+    assert problems_of(folder) == [
+        f"{folder / 'guide.toml'}: 'normal_retirement_age' is required",
+        f"{folder / 'guide.toml'}:6: 'retirement_age' is not a guide field (fields: {FIELDS})",
+    ]
+
+
+def test_the_id_must_be_the_folder_name(make_guide):
+    folder = make_guide("guide-a", toml=with_keys(id='"guide-b"'))
+    assert problems_of(folder) == [
+        f"{folder / 'guide.toml'}:1: 'id' must equal the folder name 'guide-a' (got 'guide-b')"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("key", "literal", "line", "message"),
+    [
+        ("status", '"draft"', 4, "'status' must be in ['adopted', 'illustrative'] (got 'draft')"),
+        (
+            "interpolation",
+            '"cubic"',
+            7,
+            "'interpolation' must be in ['exact', 'monthly-linear'] (got 'cubic')",
+        ),
+        (
+            "normal_retirement_age",
+            "62",
+            6,
+            "'normal_retirement_age' must be 65, the age of inciso (a) (got 62)",
+        ),
+        (
+            "effective_from",
+            '"1990-04-01"',
+            5,
+            "'effective_from' must be a date YYYY-MM-DD (got '1990-04-01')",
+        ),
+        (
+            "effective_from",
+            "1990-04-01T00:00:00",
+            5,
+            "'effective_from' must be a date YYYY-MM-DD (got datetime.datetime(1990, 4, 1, 0, 0))",
+        ),
+        ("title", '""', 3, "'title' must be a non-empty string (got '')"),
+    ],
+)
+def test_a_bad_metadata_value_is_reported_with_its_line(make_guide, key, literal, line, message):
+    folder = make_guide(toml=with_keys(**{key: literal}))
+    assert problems_of(folder) == [f"{folder / 'guide.toml'}:{line}: {message}"]
+
+
+def test_effective_until_before_effective_from_is_refused(make_guide):
+    folder = make_guide(toml=with_keys(effective_until="1989-12-31"))
+    assert problems_of(folder) == [
+        f"{folder / 'guide.toml'}:1: 'effective_until' must be on or after 'effective_from' "
+        "1990-04-01 (got 1989-12-31)"
+    ]
+
+
+def test_effective_until_on_effective_from_is_a_one_day_guide(make_guide):
+    guide = load_guide(make_guide(toml=with_keys(effective_until="1990-04-01")))
+    assert guide.in_force_on(dt.date(1990, 4, 1))
+    assert not guide.in_force_on(dt.date(1990, 4, 2))
+
+
+def test_an_adopted_guide_needs_adopted_by_and_adopted_on(make_guide):
+    folder = make_guide(toml=with_keys(status='"adopted"'))
+    assert problems_of(folder) == [
+        f"{folder / 'guide.toml'}:4: 'adopted_by' is required when 'status' is 'adopted'",
+        f"{folder / 'guide.toml'}:4: 'adopted_on' is required when 'status' is 'adopted'",
+    ]
+    adopted = load_guide(
+        make_guide(
+            "guide-b",
+            toml=with_keys(
+                status='"adopted"', adopted_by='"Junta de Síndicos"', adopted_on="1991-01-15"
+            ),
+        )
+    )
+    assert (adopted.status, adopted.adopted_on) == ("adopted", dt.date(1991, 1, 15))
+
+
+# ------------------------------------------------------------ reduction.csv, rule by rule
+@pytest.mark.parametrize(
+    ("old", "new", "line", "message"),
+    [
+        (
+            "age_years,age_months,factor",
+            "years,months,factor",
+            1,
+            "header must be age_years,age_months,factor (got 'years,months,factor')",
+        ),
+        ("58,0,0.580000", "58,0,abc", 5, "'factor' must be a number (got 'abc')"),
+        (
+            "58,0,0.580000",
+            "58.5,0,0.58",
+            5,
+            "'age_years' and 'age_months' must be integers (got '58.5', '0')",
+        ),
+        ("58,0,0.580000", "58,0", 5, "row must have 3 fields (got 2)"),
+        ("58,0,0.580000", "58,12,0.580000", 5, "'age_months' must be in [0, 11] (got 12)"),
+        ("58,0,0.580000", "58,-1,0.580000", 5, "'age_months' must be in [0, 11] (got -1)"),
+        (
+            "55,0,0.400000",
+            "54,11,0.395000\n55,0,0.400000",
+            2,
+            "age must be in [55y0m, 65y0m] (got 54y11m)",
+        ),
+        (
+            "65,0,1.000000",
+            "65,0,1.000000\n65,1,1.000000",
+            13,
+            "age must be in [55y0m, 65y0m] (got 65y1m)",
+        ),
+        ("58,0,0.580000", "58,0,0", 5, "'factor' must be in (0, 1] (got 0)"),
+        ("58,0,0.580000", "58,0,-0.58", 5, "'factor' must be in (0, 1] (got -0.58)"),
+        ("64,0,0.940000", "64,0,1.01", 11, "'factor' must be in (0, 1] (got 1.01)"),
+        ("58,0,0.580000", "58,0,nan", 5, "'factor' must be in (0, 1] (got nan)"),
+        ("65,0,1.000000", "65,0,0.999", 12, "'factor' must be 1 at 65y0m (got 0.999)"),
+        (
+            "60,0,0.700000",
+            "60,0,0.500000",
+            7,
+            "'factor' must not decrease with age (0.5 at 60y0m < 0.64 on line 6)",
+        ),
+        (
+            "60,0,0.700000",
+            "60,0,0.700000\n60,0,0.700000",
+            8,
+            "duplicate age 60y0m (first on line 7)",
+        ),
+        (
+            "59,0,0.640000\n60,0,0.700000",
+            "60,0,0.700000\n59,0,0.640000",
+            7,
+            "rows must be in ascending age order (59y0m follows line 6)",
+        ),
+    ],
+)
+def test_a_bad_table_row_is_reported_with_its_line(make_guide, old, new, line, message):
+    folder = make_guide(csv=replacing(old, new))
+    assert problems_of(folder) == [f"{folder / 'reduction.csv'}:{line}: {message}"]
+
+
+@pytest.mark.parametrize(
+    ("age_row", "label"), [("55,0,0.400000\n", "55y0m"), ("65,0,1.000000\n", "65y0m")]
+)
+def test_the_table_must_have_rows_for_55_and_65(make_guide, age_row, label):
+    folder = make_guide(csv=replacing(age_row, ""))
+    assert problems_of(folder) == [
+        f"{folder / 'reduction.csv'}: the table must have a row for {label}"
+    ]
+
+
+def test_an_exact_guide_must_have_every_month(make_guide):
+    folder = make_guide(
+        toml=with_keys(interpolation='"exact"'), csv=monthly_table(skip={57 * 12 + 5})
+    )
+    assert problems_of(folder) == [
+        f"{folder / 'reduction.csv'}: interpolation 'exact' needs every month from 55y0m to "
+        "65y0m; missing 57y5m"
+    ]
+
+
+def test_blank_lines_in_the_table_are_skipped(make_guide):
+    guide = load_guide(make_guide(csv=replacing("60,0,0.700000\n", "60,0,0.700000\n\n")))
+    assert len(guide.factors) == 11
+
+
+# -------------------------------------------------------------- all problems at once
+def test_every_problem_of_a_guide_is_reported_at_once_with_file_and_line(make_guide):
+    folder = make_guide(
+        toml=with_keys(status='"draft"'),
+        csv=lambda text: text.replace("58,0,0.580000", "58,0,abc").replace(
+            "65,0,1.000000", "65,0,0.99"
+        ),
+    )
+    with pytest.raises(GuideError) as raised:
+        load_guide(folder)
+    assert len(raised.value.problems) == 3
+    assert str(raised.value) == "\n".join(
+        [
+            "3 problem(s) in the Actuarial Guides:",
+            f"{folder / 'guide.toml'}:4: 'status' must be in ['adopted', 'illustrative'] "
+            "(got 'draft')",
+            f"{folder / 'reduction.csv'}:5: 'factor' must be a number (got 'abc')",
+            f"{folder / 'reduction.csv'}:12: 'factor' must be 1 at 65y0m (got 0.99)",
+        ]
+    )
+
+
+def test_every_problem_of_every_guide_in_a_folder_is_reported_and_none_is_used(make_guide):
+    good = make_guide("guide-a")
+    broken_b = make_guide("guide-b", toml=with_keys(status='"draft"'))
+    broken_c = make_guide("guide-c", csv=replacing("65,0,1.000000", "65,0,0.99"))
+    with pytest.raises(GuideError) as raised:
+        load_guides(good.parent)
+    assert [str(problem) for problem in raised.value.problems] == [
+        f"{broken_b / 'guide.toml'}:4: 'status' must be in ['adopted', 'illustrative'] "
+        "(got 'draft')",
+        f"{broken_c / 'reduction.csv'}:12: 'factor' must be 1 at 65y0m (got 0.99)",
+    ]
+
+
+def test_a_path_that_is_not_a_folder_of_guides_is_refused(tmp_path):
+    with pytest.raises(
+        GuideError, match=exactly(f"{tmp_path / 'nope'}: not a folder of Actuarial Guides")
+    ):
+        load_guides(tmp_path / "nope")
+    with pytest.raises(GuideError, match=r": no guide found \(a guide is a folder with guide"):
+        load_guides(tmp_path)
+
+
+# ------------------------------------------------------------------------ series
+def test_several_series_and_none_named_is_an_error_listing_them(make_guide):
+    folder = make_guide("guide-a")
+    make_guide("guide-b")
+    with pytest.raises(
+        GuideError,
+        match=exactly(
+            f"{folder.parent}: several series present, name one with series= / --series: "
+            "['guide-a', 'guide-b']"
+        ),
+    ):
+        load_guides(folder.parent)
+    assert load_guides(folder.parent, "guide-b").guides[0].id == "guide-b"
+
+
+def test_an_unknown_series_is_an_error_listing_the_series_present(make_guide):
+    folder = make_guide("guide-a")
+    with pytest.raises(
+        GuideError,
+        match=exactly(f"{folder.parent}: 'series' must be in ['guide-a'] (got 'guide-z')"),
+    ):
+        load_guides(folder.parent, "guide-z")
+
+
+def test_overlapping_periods_in_a_series_are_refused(make_guide):
+    first = make_guide("first", toml=with_keys(series='"pr"', effective_until="2010-06-30"))
+    second = make_guide("second", toml=with_keys(series='"pr"', effective_from="2010-06-30"))
+    with pytest.raises(
+        GuideError,
+        match=exactly(
+            f"{second}: series 'pr': period of 'second' (from 2010-06-30) overlaps 'first' "
+            "(1990-04-01 to 2010-06-30)"
+        ),
+    ):
+        load_guides(first.parent)
+
+
+def test_an_open_ended_guide_overlaps_any_later_guide(make_guide):
+    first = make_guide("first", toml=with_keys(series='"pr"'))
+    make_guide("second", toml=with_keys(series='"pr"', effective_from="2010-07-01"))
+    with pytest.raises(GuideError, match=r"overlaps 'first' \(1990-04-01 to open end\)$"):
+        load_guides(first.parent)
+
+
+@pytest.fixture
+def succession(make_guide):
+    """Series 'pr': 'old' (half-percent) to 2019-12-31, then 'new' (a flat 0.9) from 2020."""
+    make_guide("old", toml=with_keys(series='"pr"', effective_until="2019-12-31"))
+    new = make_guide(
+        "new",
+        toml=with_keys(series='"pr"', effective_from="2020-01-01"),
+        csv="age_years,age_months,factor\n55,0,0.900000\n65,0,1.000000\n",
+    )
+    return load_guides(new.parent)
+
+
+def test_a_series_of_two_guides_picks_the_guide_in_force_on_each_side_of_the_boundary(
+    succession, member
+):
+    assert [guide.id for guide in succession] == ["old", "new"]  # in date order
+    assert succession.in_force_on(dt.date(2019, 12, 31)).id == "old"
+    assert succession.in_force_on(dt.date(2020, 1, 1)).id == "new"
+    # Born 1964-06-15: 55y6m on both days (the 15th of January not yet reached).
+    # old: 0.40 + 6/12 x 0.06 = 0.43; new: 0.90 + 6/120 x 0.10 = 0.905.
+    early = member(birth_date="1964-06-15", entry_date="1990-06-15", credited_service=29.5)
+    on_31 = evaluate({**early, "separation_date": "2019-12-31"}, succession).clause("c")
+    on_1 = evaluate({**early, "separation_date": "2020-01-01"}, succession).clause("c")
+    assert (on_31.guide_id, on_1.guide_id) == ("old", "new")
+    assert on_31.reduction_factor == pytest.approx(0.43, abs=1e-12)
+    assert on_1.reduction_factor == pytest.approx(0.905, abs=1e-12)
+    # 1.5% x 48,000 x 29.5 = 21,240: x 0.43 = 9,133.20; x 0.905 = 19,222.20.
+    assert (on_31.annual_amount, on_1.annual_amount) == (9_133.20, 19_222.20)
+
+
+def test_a_gap_between_two_guides_of_a_series_is_covered_by_neither(make_guide):
+    make_guide("old", toml=with_keys(series='"pr"', effective_until="2019-12-31"))
+    new = make_guide("new", toml=with_keys(series='"pr"', effective_from="2020-02-01"))
+    series = load_guides(new.parent)
+    dates = np.array(["2019-12-31", "2020-01-01", "2020-01-31", "2020-02-01"], "datetime64[D]")
+    assert series.index_in_force(dates).tolist() == [0, -1, -1, 1]
+    with pytest.raises(
+        GuideError,
+        match=exactly(
+            "pr: no Actuarial Guide of series 'pr' is in force on 2020-01-15 ('old' 1990-04-01 "
+            "to 2019-12-31, 'new' 2020-02-01 to open end)"
+        ),
+    ):
+        series.in_force_on(dt.date(2020, 1, 15))
+
+
+def test_by_id_lists_the_guides_of_the_series(succession):
+    assert succession.by_id("new").effective_from == dt.date(2020, 1, 1)
+    with pytest.raises(GuideError, match=exactly("pr: no guide 'newer' (guides: ['old', 'new'])")):
+        succession.by_id("newer")
+
+
+def test_guide_set_refuses_overlaps_even_when_built_directly(succession):
+    old, new = succession.guides
+    with pytest.raises(GuideError, match="overlaps"):
+        GuideSet("pr", (old, old))
+    assert GuideSet("pr", (new, old)).guides == (old, new)  # sorted by date
+
+
+# ------------------------------------------- a separation date that no guide covers
+@pytest.fixture
+def guides_from_2020(make_guide):
+    return load_guides(make_guide("from-2020", toml=with_keys(effective_from="2020-01-01")))
+
+
+NO_GUIDE = (
+    "no Actuarial Guide of series 'from-2020' is in force on 2019-06-15 "
+    "('from-2020' 2020-01-01 to open end)"
+)
+
+
+def early_retirees(member):
+    """EARLY separates at 59 in 2019, before the guide; LATER at 60 in 2020."""
+    uncovered = member(
+        member_id="EARLY",
+        birth_date="1960-06-15",
+        entry_date="1990-04-01",
+        separation_date="2019-06-15",
+        credited_service=29.0,
+    )
+    covered = member(
+        member_id="LATER",
+        birth_date="1960-06-15",
+        entry_date="1990-04-01",
+        separation_date="2020-06-15",
+        credited_service=30.0,
+    )
+    return uncovered, covered
+
+
+def test_a_separation_date_no_guide_covers_is_an_error_on_that_inciso_c_result(
+    guides_from_2020, member
+):
+    uncovered, _ = early_retirees(member)
+    result = evaluate(uncovered, guides_from_2020)
+    assert result.clause("c").eligible
+    assert result.clause("c").error == NO_GUIDE
+    assert result.clause("c").annual_amount is None
+    assert result.clause("c").monthly_amount is None
+    assert result.clause("c").guide_id is None
+    assert f"  ! {NO_GUIDE}" in result.explanation
+    # The other clauses are computed: (d) 1.5% x 48,000 x 29 = 20,880 from 2025-06-15.
+    assert result.clause("d").annual_amount == 20_880.00 and result.clause("d").error is None
+    with pytest.raises(GuideError, match=exactly(f"from-2020: {NO_GUIDE}")):
+        guides_from_2020.in_force_on(dt.date(2019, 6, 15))
+
+
+def test_in_a_frame_only_the_uncovered_inciso_c_row_has_the_error(guides_from_2020, member):
+    table = evaluate_frame(pd.DataFrame(early_retirees(member)), guides_from_2020)
+    errors = table.set_index(["member_id", "clause"])["error"].astype(str)
+    assert errors[("EARLY", "c")] == NO_GUIDE
+    assert (errors.drop(("EARLY", "c")) == "").all()
+    later_c = table[(table["member_id"] == "LATER") & (table["clause"] == "c")].iloc[0]
+    # 60y0m in 2020: 0.70 x 1.5% x 48,000 x 30 = 15,120.
+    assert later_c["annual_amount"] == 15_120.00 and later_c["guide_id"] == "from-2020"

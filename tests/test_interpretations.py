@@ -1,0 +1,227 @@
+"""The readings I-1 to I-8: defaults, switches, labels and invalid values."""
+
+import datetime as dt
+import math
+import re
+
+import pandas as pd
+import pytest
+
+from actuarial.engine import evaluate, evaluate_frame
+from actuarial.interpretations import INTERPRETATIONS, Readings
+
+
+def test_defaults_are_the_readings_of_clauses_md():
+    readings = Readings()
+    assert readings.as_dict() == {
+        "april_first_is_covered": True,  # I-1
+        "deferred_reads_age": True,  # I-2
+        "refund_bars_high_risk": True,  # I-3
+        "minimum_applies_to": "all",  # I-4
+        "deferred_minimum_service": 10.0,  # I-5
+        "leap_day_birthday": "feb28",  # I-6
+    }
+    assert readings.changed() == {}
+    assert readings.label() == "defaults"
+
+
+def test_every_switch_belongs_to_one_interpretation():
+    switches = [item.switch for item in INTERPRETATIONS if item.switch is not None]
+    assert sorted(switches) == sorted(Readings().as_dict())
+    assert [item.id for item in INTERPRETATIONS] == [f"I-{n}" for n in range(1, 9)]
+
+
+def test_label_names_only_the_switched_readings():
+    readings = Readings(refund_bars_high_risk=False, deferred_minimum_service=0)
+    assert readings.changed() == {"refund_bars_high_risk": False, "deferred_minimum_service": 0}
+    assert readings.label() == "refund_bars_high_risk=False;deferred_minimum_service=0"
+
+
+def test_describe_states_the_reading_in_force_for_each_interpretation():
+    default = Readings().describe()
+    assert len(default) == 8
+    assert default[5] == (
+        "I-6 Ages: anniversary rule; born Feb 29: birthday on Feb 28 in common years "
+        "[leap_day_birthday='feb28', default]"
+    )
+    switched = Readings(leap_day_birthday="mar1", deferred_minimum_service=0).describe()
+    assert switched[5] == (
+        "I-6 Ages: anniversary rule; born Feb 29: birthday on Mar 1 in common years "
+        "[leap_day_birthday='mar1', switched]"
+    )
+    assert (
+        switched[4] == "I-5 Minimum service for (d): 0 years [deferred_minimum_service=0, switched]"
+    )
+    assert switched[6].startswith("I-7 Choice:") and "[" not in switched[6]
+
+
+def exactly(message: str) -> str:
+    return "^" + re.escape(message) + "$"
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "rule"),
+    [
+        ("april_first_is_covered", "yes", "must be True or False (got 'yes')"),
+        ("deferred_reads_age", 1, "must be True or False (got 1)"),
+        ("refund_bars_high_risk", None, "must be True or False (got None)"),
+        ("minimum_applies_to", "b", "must be in ['all', 'a'] (got 'b')"),
+        ("leap_day_birthday", "mar01", "must be in ['feb28', 'mar1'] (got 'mar01')"),
+        ("deferred_minimum_service", -0.5, "must be in [0, 65] (got -0.5)"),
+        ("deferred_minimum_service", 65.5, "must be in [0, 65] (got 65.5)"),
+        ("deferred_minimum_service", "10", "must be in [0, 65] (got '10')"),
+        ("deferred_minimum_service", True, "must be in [0, 65] (got True)"),
+        ("deferred_minimum_service", math.nan, "must be in [0, 65] (got nan)"),
+    ],
+)
+def test_invalid_readings_are_refused_with_field_rule_and_value(field, value, rule):
+    with pytest.raises(ValueError, match=exactly(f"'{field}' {rule}")):
+        Readings(**{field: value})
+
+
+@pytest.mark.parametrize("service", [0, 0.0, 65, 25.5])
+def test_deferred_minimum_service_accepts_zero_to_sixty_five_years(service):
+    assert Readings(deferred_minimum_service=service).deferred_minimum_service == service
+
+
+def test_readings_are_frozen():
+    with pytest.raises(AttributeError):
+        Readings().minimum_applies_to = "a"
+
+
+# --------------------------------------- each reading switched both ways, and what changes
+def clauses_of(guides, member, **readings):
+    """The four clause results of one member under the given readings."""
+    result = evaluate(member, guides, readings=Readings(**readings))
+    assert result.readings == Readings(**readings)  # every result records its readings
+    return {clause.clause: clause for clause in result.clauses}
+
+
+def test_i1_april_first_1990_is_covered_by_default_and_excluded_when_switched(
+    half_percent_guides, member
+):
+    april_first = member(entry_date="1990-04-01")
+    assert clauses_of(half_percent_guides, april_first)["a"].eligible
+    excluded = clauses_of(half_percent_guides, april_first, april_first_is_covered=False)
+    for clause in excluded.values():
+        assert not clause.eligible
+        assert clause.reason == (
+            "not covered by Chapter 2 (I-1, April 1 excluded): first entry on or before 1990-04-01"
+        )
+    april_second = member(entry_date="1990-04-02")
+    switched = clauses_of(half_percent_guides, april_second, april_first_is_covered=False)
+    assert switched["a"].eligible
+
+
+def test_i2_literal_reading_opens_inciso_d_to_a_member_separating_at_66(
+    half_percent_guides, member
+):
+    at_66 = member(separation_date="2026-06-15")
+    default = clauses_of(half_percent_guides, at_66)["d"]
+    assert not default.eligible
+    assert default.reason == "inciso (d): not eligible: separated at 65 or older"
+    literal = clauses_of(half_percent_guides, at_66, deferred_reads_age=False)["d"]
+    assert literal.eligible
+    assert literal.reason == (
+        "inciso (d): eligible: no refund of contributions; separated before 65 years of "
+        "credited service; credited service 10 years or more"
+    )
+    # Already past 65: the deferred annuity starts on separation, 1.5% x 48,000 x 20.
+    assert literal.start_date == dt.date(2026, 6, 15)
+    assert literal.annual_amount == 14_400.00
+
+
+def test_i3_refund_bars_inciso_b_by_default_and_not_when_switched(half_percent_guides, member):
+    refunded_officer = member(
+        birth_date="1965-06-15",
+        entry_date="1990-06-15",
+        separation_date="2020-06-15",
+        credited_service=30.0,
+        average_compensation=40_000.0,
+        group="police",
+        refunded=True,
+    )
+    default = clauses_of(half_percent_guides, refunded_officer)
+    assert not default["b"].eligible
+    assert default["b"].reason == (
+        "inciso (b): not eligible: refund of contributions requested or received"
+    )
+    switched = clauses_of(half_percent_guides, refunded_officer, refund_bars_high_risk=False)
+    assert switched["b"].eligible
+    assert switched["b"].annual_amount == 30_000.00  # 75% x 40,000
+    # The refund still bars (c) and (d), which carry the bar of inciso (a).
+    assert not switched["c"].eligible and not switched["d"].eligible
+
+
+def test_i4_minimum_for_inciso_a_only_leaves_a_small_deferred_annuity_unlifted(
+    half_percent_guides, member
+):
+    # 1.5% x 12,000 x 10 = 1,800 a year, 150 a month, from the 65th birthday 2025-06-15.
+    small_deferred = member(
+        separation_date="2010-06-15", credited_service=10.0, average_compensation=12_000.0
+    )
+    default = clauses_of(half_percent_guides, small_deferred)["d"]
+    assert (default.monthly_amount, default.minimum_topup) == (500.00, 350.00)
+    only_a = clauses_of(half_percent_guides, small_deferred, minimum_applies_to="a")["d"]
+    assert (only_a.monthly_amount, only_a.minimum_topup) == (150.00, 0.00)
+    # Inciso (a) itself is still lifted under the narrow reading.
+    small_at_65 = member(credited_service=10.0, average_compensation=12_000.0)
+    lifted = clauses_of(half_percent_guides, small_at_65, minimum_applies_to="a")["a"]
+    assert (lifted.monthly_amount, lifted.minimum_topup) == (500.00, 350.00)
+
+
+def test_i5_without_a_service_minimum_a_3_year_member_gets_inciso_d_lifted_to_500(
+    half_percent_guides, member
+):
+    three_years = member(
+        entry_date="1995-06-15",
+        separation_date="1998-06-15",
+        credited_service=3.0,
+        average_compensation=30_000.0,
+    )
+    default = clauses_of(half_percent_guides, three_years)["d"]
+    assert not default.eligible
+    assert default.reason == "inciso (d): not eligible: credited service below 10 years"
+    literal = clauses_of(half_percent_guides, three_years, deferred_minimum_service=0)["d"]
+    assert literal.eligible
+    assert literal.reason.endswith("credited service 0 years or more")
+    # 1.5% x 30,000 x 3 = 1,350 a year, 112.50 a month; from 2025-06-15 paid 500.
+    assert literal.annual_amount == 1_350.00
+    assert (literal.monthly_amount, literal.minimum_topup) == (500.00, 387.50)
+    assert literal.start_date == dt.date(2025, 6, 15)
+
+
+def test_i6_mar1_reading_makes_a_feb_29_birth_64_on_feb_28_2025(half_percent_guides, member):
+    leap_day = member(
+        birth_date="1960-02-29",
+        entry_date="1990-06-15",
+        separation_date="2025-02-28",
+        credited_service=26.0,
+        average_compensation=40_000.0,
+    )
+    default = clauses_of(half_percent_guides, leap_day)
+    assert default["a"].eligible and not default["c"].eligible and not default["d"].eligible
+    mar1 = clauses_of(half_percent_guides, leap_day, leap_day_birthday="mar1")
+    assert not mar1["a"].eligible
+    # 64y11m: factor 0.995; 1.5% x 40,000 x 26 x 0.995 = 15,522.
+    assert mar1["c"].reduction_factor == pytest.approx(0.995)
+    assert mar1["c"].annual_amount == 15_522.00
+    assert mar1["d"].start_date == dt.date(2025, 3, 1)
+
+
+def test_every_result_names_its_readings(half_percent_guides, member):
+    readings = Readings(minimum_applies_to="a", leap_day_birthday="mar1")
+    result = evaluate(member(), half_percent_guides, readings=readings)
+    assert result.readings is readings
+    assert result.as_dict()["readings"]["minimum_applies_to"] == "a"
+    assert (
+        "  I-4 Minimum pension: $500 monthly minimum on inciso (a) annuities only, paid on or "
+        "after 2013-07-01 [minimum_applies_to='a', switched]"
+    ) in result.explanation
+    table = evaluate_frame(
+        pd.DataFrame([member(), member(member_id="A-2")]), half_percent_guides, readings=readings
+    )
+    assert set(table["readings"]) == {"minimum_applies_to=a;leap_day_birthday=mar1"}
+    assert set(evaluate_frame(pd.DataFrame([member()]), half_percent_guides)["readings"]) == {
+        "defaults"
+    }
