@@ -257,9 +257,10 @@ def run_batch(
         partial.unlink(missing_ok=True)
         raise
     writer.close()
-    os.replace(partial, out_path)
-    if summary.members != total:  # every input row is accounted for
+    if summary.members != total:  # every input row is accounted for, or no output
+        partial.unlink(missing_ok=True)
         raise MemberFileError(
             f"{members_path}: read {summary.members} rows but the file has {total}"
         )
+    os.replace(partial, out_path)
     return summary

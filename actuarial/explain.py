@@ -139,7 +139,7 @@ def explain(results, position: int, lang: str = "en") -> list[str]:
         for column, clause in enumerate(CLAUSES):
             lines.extend(_clause_lines(results, position, column, clause, words, values, age_text))
     lines.append(words["readings"])
-    lines.extend(f"  {line}" for line in results.readings.describe())
+    lines.extend(f"  {line}" for line in results.readings.describe(lang))
     return lines
 
 

@@ -82,6 +82,52 @@ INTERPRETATIONS = (
 )
 
 
+# Spanish titles, defaults and switched readings, for explanations with --lang es.
+SPANISH = {
+    "I-1": (
+        "Período de cobertura",
+        "ingreso desde el 1990-04-01 y antes del 2000-01-01 (incluye el 1 de abril)",
+        "ingreso después del 1990-04-01 y antes del 2000-01-01 (excluye el 1 de abril)",
+    ),
+    "I-2": (
+        "Inciso (d) «65 años de servicio acreditado»",
+        "se lee como 65 años de edad (error de redacción)",
+        "literal: separación antes de 65 años de servicio acreditado",
+    ),
+    "I-3": (
+        "Reembolso",
+        "el reembolso impide (a), (c), (d) y también (b)",
+        "el reembolso impide (a), (c), (d) pero no (b), sobre el que el texto calla",
+    ),
+    "I-4": (
+        "Pensión mínima",
+        "mínimo de $500 mensuales en toda anualidad del Capítulo 2 pagada desde el 2013-07-01",
+        "mínimo de $500 mensuales solo en anualidades del inciso (a), pagadas desde el 2013-07-01",
+    ),
+    "I-5": (
+        "Servicio mínimo para (d)",
+        "10 años, como en el inciso (a)",
+        "{deferred_minimum_service:g} años",
+    ),
+    "I-6": (
+        "Edades",
+        "regla del aniversario; nacidos el 29 de febrero: cumpleaños el 28 de febrero en años "
+        "comunes",
+        "regla del aniversario; nacidos el 29 de febrero: cumpleaños el 1 de marzo en años comunes",
+    ),
+    "I-7": (
+        "Elección",
+        "se informan todos los incisos, elegibles o no; el participante elige",
+        "",
+    ),
+    "I-8": (
+        "Fuera de este texto",
+        "la retribución promedio y el servicio acreditado son datos (congelados al 2013-06-30)",
+        "",
+    ),
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Readings:
     """Switches for the interpretations of CLAUSES.md; the defaults are the toolkit's readings.
@@ -144,19 +190,28 @@ class Readings:
             return "defaults"
         return ";".join(f"{name}={value}" for name, value in changed.items())
 
-    def describe(self) -> list[str]:
-        """One line per interpretation, with the value in force."""
+    def describe(self, lang: str = "en") -> list[str]:
+        """One line per interpretation, with the reading in force (``lang``: en or es)."""
+        if lang not in ("en", "es"):
+            raise ValueError(f"'lang' must be in ['en', 'es'] (got {lang!r})")
         values = self.as_dict()
         default = Readings().as_dict()
         lines = []
         for item in INTERPRETATIONS:
+            title, default_text, alternative = (
+                SPANISH[item.id] if lang == "es" else (item.title, item.default, item.alternative)
+            )
             if item.switch is None:
-                lines.append(f"{item.id} {item.title}: {item.default}")
+                lines.append(f"{item.id} {title}: {default_text}")
                 continue
             switched = values[item.switch] != default[item.switch]
-            text = item.alternative.format(**values) if switched else item.default
-            state = "switched" if switched else "default"
+            text = alternative.format(**values) if switched else default_text
+            state = (
+                ("cambiada" if switched else "por defecto")
+                if lang == "es"
+                else ("switched" if switched else "default")
+            )
             lines.append(
-                f"{item.id} {item.title}: {text} [{item.switch}={values[item.switch]!r}, {state}]"
+                f"{item.id} {title}: {text} [{item.switch}={values[item.switch]!r}, {state}]"
             )
         return lines

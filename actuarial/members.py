@@ -188,8 +188,8 @@ def _refund_code(value) -> int:
             return 1
         if text in _FALSE:
             return 0
-    if isinstance(value, int | np.integer) and value in (0, 1):
-        return int(value)
+    if isinstance(value, int | np.integer | float | np.floating) and value in (0, 1):
+        return int(value)  # 1/0, also as floats (a Parquet integer column with nulls)
     return -1
 
 

@@ -225,3 +225,19 @@ def test_every_result_names_its_readings(half_percent_guides, member):
     assert set(evaluate_frame(pd.DataFrame([member()]), half_percent_guides)["readings"]) == {
         "defaults"
     }
+
+
+def test_describe_in_spanish_states_each_reading_in_force():
+    lines = Readings(deferred_minimum_service=5).describe("es")
+    assert lines[4] == (
+        "I-5 Servicio mínimo para (d): 5 años [deferred_minimum_service=5, cambiada]"
+    )
+    assert lines[0].startswith("I-1 Período de cobertura: ingreso desde el 1990-04-01")
+    assert lines[6] == (
+        "I-7 Elección: se informan todos los incisos, elegibles o no; el participante elige"
+    )
+
+
+def test_describe_refuses_an_unknown_language():
+    with pytest.raises(ValueError, match=r"^'lang' must be in \['en', 'es'\] \(got 'fr'\)$"):
+        Readings().describe("fr")
