@@ -332,3 +332,88 @@ def test_guides_show_in_a_folder_that_does_not_exist_fails_with_the_reason(tmp_p
     result = invoke("guides", "show", DEFAULT_SERIES, "--guides", tmp_path / "nope")
     assert result.exit_code == 1
     assert result.stderr == f"error: {tmp_path / 'nope'}: not a folder of Actuarial Guides\n"
+
+
+# ------------------------------------------------------------- review of a guide
+def test_guides_derive_writes_a_guide_that_loads_and_fits_back_to_its_interest(tmp_path):
+    out = tmp_path / "sult-6.25"
+    derived = invoke(
+        "guides",
+        "derive",
+        "--mortality",
+        "sult",
+        "--interest",
+        "0.0625",
+        "--out",
+        out,
+        "--effective-from",
+        "2000-01-01",
+    )
+    assert derived.exit_code == 0, derived.output
+    assert "written:" in derived.output and "121 rows" in derived.output
+    validated = invoke("guides", "validate", out)
+    assert validated.exit_code == 0 and "ok: sult-6.25" in validated.output
+    fitted = invoke("guides", "fit", out, "--mortality", "sult")
+    assert fitted.exit_code == 0, fitted.output
+    assert "implied interest rate: 6.2500%" in fitted.output
+
+
+def test_guides_derive_records_the_blend_in_the_basis(tmp_path):
+    out = tmp_path / "pub"
+    result = invoke(
+        "guides",
+        "derive",
+        "--mortality",
+        "soa:3400,soa:3399:0.5",
+        "--interest",
+        "0.045",
+        "--out",
+        out,
+    )
+    assert result.exit_code == 0, result.output
+    toml = (out / "guide.toml").read_text()
+    assert 'mortality = "50% PubG-2010 Male Retiree + 50% PubG-2010 Female Retiree"' in toml
+    assert "interest_rate = 0.045" in toml
+
+
+def test_guides_derive_refuses_a_bad_mortality_spec_with_the_rule(tmp_path):
+    result = invoke(
+        "guides", "derive", "--mortality", "sult,ilt", "--interest", "0.05", "--out", tmp_path / "x"
+    )
+    assert result.exit_code == 2
+    assert "'mortality' blend must state a weight" in result.output
+    assert not (tmp_path / "x").exists()
+
+
+def test_guides_fit_of_the_half_percent_guide_reports_where_it_departs_most():
+    result = invoke("guides", "fit", DEFAULT_SERIES, "--mortality", "sult", "--top", "1")
+    assert result.exit_code == 0, result.output
+    # The 0.5%-a-month line fits SULT best near 6.08%; it departs most at 55y0m.
+    assert "implied interest rate: 6.07" in result.output
+    assert result.output.splitlines()[-1].split()[:4] == ["55", "0", "0.400000", "0.459688"]
+
+
+def test_guides_compare_puts_the_largest_difference_first():
+    result = invoke("guides", "compare", DEFAULT_SERIES, "sult-5pct-monthly", "--top", "2")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == f"difference = {DEFAULT_SERIES} - sult-5pct-monthly"
+    # 55y0m: 0.400000 (0.5% a month for 120 months) against 0.497896 (SULT 5%).
+    assert lines[2].split() == ["55", "0", "0.400000", "0.497896", "-0.097896"]
+
+
+def test_guides_subsidy_gives_ratio_and_present_value_by_age():
+    result = invoke(
+        "guides", "subsidy", DEFAULT_SERIES, "--mortality", "sult", "--interest", "0.05"
+    )
+    assert result.exit_code == 0, result.output
+    rows = {line.split()[0]: line.split() for line in result.output.splitlines()[2:]}
+    assert rows["55"][2:5] == ["0.400000", "0.497896", "0.803381"]
+    assert rows["65"][5] in ("0.000000", "-0.000000")
+
+
+def test_guides_review_commands_name_an_unknown_guide_and_the_shipped_ones():
+    result = invoke("guides", "fit", "no-such-guide", "--mortality", "sult")
+    assert result.exit_code == 1
+    assert "no-such-guide: no guide folder here and no shipped guide of that id" in result.output
+    assert "sult-5pct-monthly" in result.output
