@@ -20,6 +20,7 @@ import html
 import json
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterable
@@ -295,11 +296,27 @@ def _index(entries: Iterable[tuple[str, str, str]], footer: str) -> str:
     )
 
 
+MATHJAX_FOLDER = "mathjax"
+MATHJAX_URL = f"{MATHJAX_FOLDER}/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"
+
+
+def _copy_mathjax(out_dir: Path) -> None:
+    """MathJax beside the pages, so that formulas render offline (no CDN)."""
+    from importlib import resources
+
+    static = resources.files("jupyter_server_mathjax") / "static"
+    with resources.as_file(static) as source:
+        shutil.copytree(source, out_dir / MATHJAX_FOLDER, dirs_exist_ok=True)
+
+
 def _render(notebook, title: str) -> str:
     from nbconvert import HTMLExporter
 
     exporter = HTMLExporter(
-        template_name="lab", exclude_input_prompt=True, exclude_output_prompt=True
+        template_name="lab",
+        exclude_input_prompt=True,
+        exclude_output_prompt=True,
+        mathjax_url=MATHJAX_URL,
     )
     body, _ = exporter.from_notebook_node(notebook, resources={"metadata": {"name": title}})
     return body
@@ -402,6 +419,7 @@ def build_report(
         "members_path": _shown_path(members_path, notebooks_dir),
     }
     out_dir.mkdir(parents=True, exist_ok=True)
+    _copy_mathjax(out_dir)
     entries, failures = [], []
     with (
         tempfile.TemporaryDirectory() as scratch,

@@ -182,7 +182,9 @@ def test_report_writes_an_index_and_one_page_per_notebook_with_provenance(
         "00_first.html",
         "01_second.html",
         "index.html",
+        "mathjax",
     ]
+    assert (out / "mathjax" / "MathJax.js").is_file()  # formulas render offline
     index = (out / "index.html").read_text()
     assert '<a href="00_first.html">First $500 page</a>' in index
     assert '<a href="01_second.html">Second page</a>' in index
@@ -196,8 +198,10 @@ def test_report_writes_an_index_and_one_page_per_notebook_with_provenance(
         assert html.escape(line) in first
     assert f"actuarial {actuarial.__version__}, git commit <code>{git_commit()}" in first
     assert "42" in (out / "01_second.html").read_text()
-    for page in out.iterdir():  # no absolute path of the machine in any page
+    assert 'src="mathjax/MathJax.js?config=' in first
+    for page in out.glob("*.html"):  # no absolute path of the machine in any page
         text = page.read_text()
+        assert "libs/mathjax" not in text  # MathJax from the report folder, not a CDN
         for folder in (REPOSITORY, tmp_path, notebooks):
             assert str(folder) not in text, (page.name, folder)
 
