@@ -179,7 +179,7 @@ def evaluate(guides_path, series, as_of, lang, as_json, readings, **member):
     help="Output file, .csv or .parquet.",
 )
 @click.option("--as-of", callback=_date, help="Payment date for the minimum, YYYY-MM-DD.")
-@click.option("--chunk-rows", type=click.IntRange(1), default=500_000, show_default=True)
+@click.option("--chunk-rows", type=click.IntRange(1), default=250_000, show_default=True)
 @click.option("--progress/--no-progress", default=True, show_default=True)
 @guide_options
 @reading_options

@@ -14,8 +14,12 @@ __all__ = ["LEAP_DAY_RULES", "add_years", "age_in_months", "as_dates", "format_a
 
 LEAP_DAY_RULES = ("feb28", "mar1")
 
-_DAY = np.timedelta64(1, "D")
 _DAYS_IN_MONTH = np.array([31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31])
+# Calendar arithmetic on day numbers (H. Hinnant, "chrono-Compatible Low-Level Date
+# Algorithms"): years are counted from March 1, so that a leap day is the last day of its
+# year, in 400-year eras of 146,097 days; day 0 of era 0 is 0000-03-01.
+_DAYS_PER_ERA = 146_097
+_EPOCH_FROM_0000_03_01 = 719_468  # days from 0000-03-01 to 1970-01-01 (datetime64's 0)
 
 
 def as_dates(values) -> np.ndarray:
@@ -24,13 +28,33 @@ def as_dates(values) -> np.ndarray:
 
 
 def _parts(dates: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Year, month (1-12) and day (1-31) of ``datetime64[D]`` dates."""
-    months = dates.astype("datetime64[M]")
-    months_since_1970 = months.astype(np.int64)
-    year = months_since_1970 // 12 + 1970
-    month = months_since_1970 % 12 + 1
-    day = (dates - months).astype(np.int64) + 1
+    """Year, month (1-12) and day (1-31) of ``datetime64[D]`` dates (``civil_from_days``)."""
+    days = dates.astype(np.int64) + _EPOCH_FROM_0000_03_01
+    era = days // _DAYS_PER_ERA
+    day_of_era = days - era * _DAYS_PER_ERA  # 0 to 146,096
+    year_of_era = (
+        day_of_era - day_of_era // 1_460 + day_of_era // 36_524 - day_of_era // 146_096
+    ) // 365  # 0 to 399
+    day_of_year = day_of_era - (365 * year_of_era + year_of_era // 4 - year_of_era // 100)
+    month_from_march = (5 * day_of_year + 2) // 153  # 0 = March, ..., 11 = February
+    day = day_of_year - (153 * month_from_march + 2) // 5 + 1
+    month = np.where(month_from_march < 10, month_from_march + 3, month_from_march - 9)
+    year = era * 400 + year_of_era + (month <= 2)
     return year, month, day
+
+
+def _date(year: np.ndarray, month: np.ndarray, day: np.ndarray) -> np.ndarray:
+    """``datetime64[D]`` of year, month and day (``days_from_civil``).
+
+    A day past the end of its month runs on into the next: 2025-02-29 is 2025-03-01.
+    """
+    year = year - (month <= 2)  # years from March 1
+    era = year // 400
+    year_of_era = year - era * 400
+    day_of_year = (153 * ((month + 9) % 12) + 2) // 5 + day - 1
+    day_of_era = 365 * year_of_era + year_of_era // 4 - year_of_era // 100 + day_of_year
+    days = era * _DAYS_PER_ERA + day_of_era - _EPOCH_FROM_0000_03_01
+    return days.astype("datetime64[D]")
 
 
 def _days_in_month(year: np.ndarray, month: np.ndarray) -> np.ndarray:
@@ -77,14 +101,12 @@ def add_years(birth, years: int, leap_day_birthday: str = "feb28") -> np.ndarray
     birth = as_dates(birth)
     missing = np.isnat(birth)
     safe_birth = np.where(missing, np.datetime64("2000-01-01"), birth)
-    birth_month_start = safe_birth.astype("datetime64[M]")
-    target_month = birth_month_start + np.timedelta64(12 * years, "M")
     birth_year, birth_month, birth_day = _parts(safe_birth)
     last_day = _days_in_month(birth_year + years, birth_month)
     day = np.minimum(birth_day, last_day)
-    if leap_day_birthday == "mar1":
+    if leap_day_birthday == "mar1":  # February 29 in a common year: March 1
         day = np.where((birth_month == 2) & (birth_day == 29) & (last_day == 28), 29, day)
-    result = target_month.astype("datetime64[D]") + (day - 1) * _DAY
+    result = _date(birth_year + years, birth_month, day)
     return np.where(missing, np.datetime64("NaT"), result)
 
 

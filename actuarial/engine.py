@@ -8,6 +8,7 @@ reduction from the guide in force, the monthly minimum (I-4), rounding to cents,
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,6 +31,7 @@ from actuarial.statute import CLAUSE_RULES, CLAUSES, ClauseOutcome, Situation
 __all__ = [
     "RESULT_COLUMNS",
     "ClauseResult",
+    "CodedText",
     "Evaluation",
     "MemberResults",
     "evaluate",
@@ -85,8 +87,13 @@ CONDITION_TEXT = {
 
 def round_cents(amounts) -> np.ndarray:
     """Round USD amounts to cents, half up (the last step of every amount)."""
-    cents = np.round(np.asarray(amounts, dtype=float) * 100.0, 6)
-    return np.floor(cents + 0.5) / 100.0
+    cents = np.array(amounts, dtype=float)  # one copy, then every step in place
+    cents *= 100.0
+    np.round(cents, 6, out=cents)
+    cents += 0.5
+    np.floor(cents, out=cents)
+    cents /= 100.0
+    return cents if cents.ndim else cents[()]  # a number for a number, as before
 
 
 def _condition_text(name: str, passed: bool, readings: Readings) -> str:
@@ -127,6 +134,14 @@ def failure_mask(outcome: ClauseOutcome) -> np.ndarray:
 
 
 @dataclass(frozen=True, slots=True)
+class CodedText:
+    """A text column as codes into its texts: ``texts[codes]`` row by row."""
+
+    codes: np.ndarray
+    texts: Sequence[str]  # a list, an array or a pandas Series of str
+
+
+@dataclass(frozen=True, slots=True)
 class MemberResults:
     """Clause results for parsed members: arrays of shape (members, 4 clauses)."""
 
@@ -154,10 +169,11 @@ class MemberResults:
         """Reason text per member and clause."""
         return self.reason_texts[self.reason_codes]
 
-    def table(self) -> pd.DataFrame:
-        """One row per member and clause (a, b, c, d); one row for an invalid member.
+    def columns(self) -> dict[str, np.ndarray | CodedText]:
+        """The :data:`RESULT_COLUMNS`: one row per member and clause, one for an invalid member.
 
-        Text columns are categorical (few distinct values over millions of rows).
+        Text comes as :class:`CodedText`: member_id as each row's position in the members'
+        ids, the other texts as codes into their few distinct values.
         """
         members = self.members
         count = len(members)
@@ -172,10 +188,9 @@ class MemberResults:
             return values.ravel()[keep]
 
         def amount(values):
-            return np.where(invalid_rows, np.nan, flat(values))
-
-        def categorical(codes, categories):
-            return pd.Categorical.from_codes(codes, categories=pd.Index(categories, dtype=object))
+            amounts = flat(values)  # a copy: blanked in place
+            amounts[invalid_rows] = np.nan
+            return amounts
 
         clause_codes = np.where(invalid_rows, 0, np.tile(np.arange(1, 5), count)[keep])
         guide_codes = np.where(invalid_rows, 0, flat(self.guide_index) + 1)
@@ -190,28 +205,44 @@ class MemberResults:
         )
         error_codes = np.zeros(len(member_position), dtype=np.int64)
         error_codes[has_error] = inverse[1:]
+        return {
+            "row": members.row[member_position],
+            "member_id": CodedText(member_position, members.member_id),
+            "clause": CodedText(clause_codes, ["", *CLAUSES]),
+            "eligible": flat(self.eligible) & ~invalid_rows,
+            "reason": CodedText(
+                np.where(invalid_rows, 0, flat(self.reason_codes)), self.reason_texts
+            ),
+            "start_date": np.where(invalid_rows, np.datetime64("NaT"), flat(self.start_date)),
+            "reduction_factor": amount(self.reduction_factor),
+            "annual_amount": amount(self.annual_amount),
+            "monthly_amount": amount(self.monthly_amount),
+            "minimum_topup": amount(self.minimum_topup),
+            "guide_id": CodedText(guide_codes, ["", *(g.id for g in self.guides)]),
+            "error": CodedText(error_codes, list(error_texts)),
+            "readings": CodedText(
+                np.zeros(len(member_position), dtype=np.int64), [self.readings.label()]
+            ),
+        }
+
+    def table(self) -> pd.DataFrame:
+        """One row per member and clause (a, b, c, d); one row for an invalid member.
+
+        Text columns are categorical (few distinct values over millions of rows).
+        """
+
+        def column(name, values):
+            if name == "member_id":
+                return values.texts.take(values.codes).reset_index(drop=True)
+            if isinstance(values, CodedText):
+                categories = pd.Index(values.texts, dtype=object)
+                return pd.Categorical.from_codes(values.codes, categories=categories)
+            if name == "start_date":
+                return values.astype("datetime64[s]")
+            return values
+
         return pd.DataFrame(
-            {
-                "row": members.row[member_position],
-                "member_id": members.member_id.take(member_position).reset_index(drop=True),
-                "clause": categorical(clause_codes, ["", *CLAUSES]),
-                "eligible": flat(self.eligible) & ~invalid_rows,
-                "reason": categorical(
-                    np.where(invalid_rows, 0, flat(self.reason_codes)), self.reason_texts
-                ),
-                "start_date": np.where(
-                    invalid_rows, np.datetime64("NaT"), flat(self.start_date)
-                ).astype("datetime64[s]"),
-                "reduction_factor": amount(self.reduction_factor),
-                "annual_amount": amount(self.annual_amount),
-                "monthly_amount": amount(self.monthly_amount),
-                "minimum_topup": amount(self.minimum_topup),
-                "guide_id": categorical(guide_codes, ["", *(g.id for g in self.guides)]),
-                "error": categorical(error_codes, list(error_texts)),
-                "readings": categorical(
-                    np.zeros(len(member_position), dtype=np.int64), [self.readings.label()]
-                ),
-            },
+            {name: column(name, values) for name, values in self.columns().items()},
             copy=False,  # every column is a new array: no need to copy it again
         )
 
@@ -260,6 +291,7 @@ def evaluate_members(
     factor = np.full(shape, np.nan)
     guide_index = np.full(shape, -1, dtype=np.int64)
     error = np.full(shape, "", dtype=object)
+    error_mask = np.zeros(shape, dtype=bool)  # where error is set
     window = coverage_window()
     reason_texts = [
         "",
@@ -297,6 +329,7 @@ def evaluate_members(
     annual[:, column_c] = annual[:, column_c] * factor[:, column_c]
     no_guide = early.copy()
     no_guide[early] = index_c < 0
+    error_mask[:, column_c] = no_guide
     for position in np.flatnonzero(no_guide):
         error[position, column_c] = guides.no_guide_message(members.separation_date[position])
 
@@ -329,7 +362,7 @@ def evaluate_members(
         minimum_monthly=minimum,
         guide_index=guide_index,
         error=error,
-        error_mask=error != "",
+        error_mask=error_mask,
     )
 
 

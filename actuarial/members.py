@@ -26,6 +26,7 @@ __all__ = [
     "MemberDataError",
     "MemberFileError",
     "check_columns",
+    "duplicated_ids",
     "parse_members",
 ]
 
@@ -44,6 +45,8 @@ HIGH_RISK_GROUPS = ("police", "firefighter")
 _TRUE = ("true", "1", "yes")
 _FALSE = ("false", "0", "no")
 _DAYS_PER_YEAR = 365.2425
+# Columns of these kinds (pandas.api.types.infer_dtype) hold no text: no cell is blank text.
+_NOT_TEXT = ("date", "datetime", "datetime64", "integer", "floating", "boolean", "empty")
 
 
 class MemberDataError(ValueError):
@@ -103,6 +106,12 @@ def check_columns(columns, source: str) -> None:
         )
 
 
+def duplicated_ids(ids: pd.Series, blank: np.ndarray) -> np.ndarray:
+    """Rows whose member_id occurs more than once (blank ids aside: they are 'required')."""
+    codes, _ = pd.factorize(ids, use_na_sentinel=False)
+    return (np.bincount(codes)[codes] > 1) & ~blank
+
+
 def _text(series: pd.Series) -> pd.Series:
     """A column as pandas strings (missing kept), whatever it was read as."""
     if isinstance(series.dtype, pd.StringDtype):
@@ -116,6 +125,8 @@ def _blank(series: pd.Series) -> np.ndarray:
         return series.isna().to_numpy()
     # isna() as well: the "str" dtype (pandas 3) answers False, not NA, for a missing value.
     missing = series.isna().to_numpy(dtype=bool)
+    if pd.api.types.infer_dtype(series, skipna=True) in _NOT_TEXT:
+        return missing  # e.g. the dates of a Parquet file: no text to strip
     return missing | _text(series).str.strip().eq("").fillna(True).to_numpy(dtype=bool)
 
 
@@ -132,6 +143,9 @@ def _parse_dates(series: pd.Series) -> np.ndarray:
     """ISO dates (YYYY-MM-DD) as datetime64[D]; NaT where missing or unparseable."""
     if pd.api.types.is_datetime64_any_dtype(series.dtype):
         return series.to_numpy().astype("datetime64[D]")
+    if pd.api.types.infer_dtype(series, skipna=True) == "date":  # datetime.date objects
+        dates = pa.array(series, type=pa.date32(), from_pandas=True)
+        return dates.to_numpy(zero_copy_only=False).astype("datetime64[D]")
     text = _arrow_text(series)
     if text is not None:
         try:  # fast path: every value is an exact date YYYY-MM-DD or missing
@@ -247,7 +261,7 @@ def parse_members(
     id_blank = _blank(ids)
     flag(id_blank, "member_id", "is required")
     if duplicated is None:
-        duplicated = id_text.duplicated(keep=False).to_numpy() & ~id_blank
+        duplicated = duplicated_ids(id_text, id_blank)
     flag(duplicated, "member_id", "must be unique in the file", id_text)
 
     dates = {}
