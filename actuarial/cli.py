@@ -20,6 +20,7 @@ from actuarial.guides import (
     GuideError,
     GuideSet,
     Problem,
+    load_every_guide,
     load_guide,
     load_guides,
 )
@@ -220,21 +221,8 @@ def guides_validate(path):
 
 
 def _all_guides(path):
-    path = Path(path)
-    if not path.is_dir():
-        raise GuideError([Problem(str(path), None, "not a folder of Actuarial Guides")])
-    if (path / "guide.toml").exists():
-        folders = [path]
-    else:
-        folders = sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith("."))
-    problems, found = [], []
-    for folder in folders:
-        try:
-            found.append(load_guide(folder))
-        except GuideError as error:
-            problems.extend(error.problems)
-    if problems:
-        raise GuideError(problems)
+    """Every guide under ``path``; guides of one series must not overlap in time."""
+    found = load_every_guide(path)
     series = {}
     for guide in found:
         series.setdefault(guide.series, []).append(guide)

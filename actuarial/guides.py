@@ -29,6 +29,7 @@ __all__ = [
     "GuideSet",
     "Problem",
     "load_guide",
+    "load_every_guide",
     "load_guides",
 ]
 
@@ -443,12 +444,11 @@ def load_guide(folder) -> Guide:
     return guide
 
 
-def load_guides(path, series: str | None = None) -> GuideSet:
-    """Load a guide folder, or every guide in a folder of guides, as one series.
+def load_every_guide(path) -> list[Guide]:
+    """Every guide under ``path`` (a guide folder or a folder of guides), of every series.
 
     Every guide is validated completely; any problem anywhere raises :class:`GuideError`
-    listing all of them, and nothing is returned. With several series present, ``series``
-    must name one (the error lists them).
+    listing all of them, and nothing is returned.
     """
     path = Path(path)
     if not path.is_dir():
@@ -474,6 +474,18 @@ def load_guides(path, series: str | None = None) -> GuideSet:
                 )
             ]
         )
+    return guides
+
+
+def load_guides(path, series: str | None = None) -> GuideSet:
+    """Load a guide folder, or every guide in a folder of guides, as one series.
+
+    Every guide is validated completely; any problem anywhere raises :class:`GuideError`
+    listing all of them, and nothing is returned. With several series present, ``series``
+    must name one (the error lists them).
+    """
+    path = Path(path)
+    guides = load_every_guide(path)
     present = sorted({g.series for g in guides})
     if series is None:
         if len(present) > 1:

@@ -17,7 +17,7 @@ import pandas as pd
 
 from actuarial.dates import format_age
 from actuarial.equivalence import early_retirement_factor, fit_interest
-from actuarial.guides import Guide, GuideError, load_guide
+from actuarial.guides import Guide, GuideError, load_every_guide
 from actuarial.interpretations import INTERPRETATIONS, Readings
 from actuarial.mortality import LifeTable, MortalityError, table_from_spec
 from actuarial.statute import CLAUSE_RULES, CLAUSE_TITLES, CLAUSES
@@ -77,26 +77,7 @@ def interpretations_table(readings: Readings | None = None) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------- guides
-def guides_in(path) -> list[Guide]:
-    """Every guide under ``path`` (a guide folder or a folder of guides), all series, by id.
-
-    Each guide is validated on load; problems of every guide are reported at once.
-    """
-    path = Path(path)
-    folders = (
-        [path]
-        if (path / "guide.toml").is_file()
-        else sorted(child for child in path.iterdir() if (child / "guide.toml").is_file())
-    )
-    guides, problems = [], []
-    for folder in folders:
-        try:
-            guides.append(load_guide(folder))
-        except GuideError as error:
-            problems.extend(error.problems)
-    if problems:
-        raise GuideError(problems)
-    return guides
+guides_in = load_every_guide  # every guide of every series, validated (actuarial.guides)
 
 
 def guide_summary(guides: Iterable[Guide]) -> pd.DataFrame:
