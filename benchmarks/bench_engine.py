@@ -31,21 +31,13 @@ from support import (
 from tqdm import tqdm
 
 from actuarial import Member, evaluate, evaluate_frame, load_guides
+from actuarial.engine import RESULT_COLUMNS
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES
 from actuarial.statute import CLAUSES
 
 TARGET_MEMBERS = 1_000_000
-RESULT_FIELDS = (
-    "eligible",
-    "reason",
-    "start_date",
-    "reduction_factor",
-    "annual_amount",
-    "monthly_amount",
-    "minimum_topup",
-    "guide_id",
-    "error",
-)
+# The per-clause fields of the results table (after row, member_id, clause; before readings).
+RESULT_FIELDS = RESULT_COLUMNS[RESULT_COLUMNS.index("eligible") : RESULT_COLUMNS.index("readings")]
 
 
 def clause_counts(results: pd.DataFrame) -> dict[str, dict[str, int]]:
