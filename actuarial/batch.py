@@ -27,6 +27,7 @@ from actuarial.interpretations import Readings
 from actuarial.members import (
     MEMBER_FIELDS,
     MemberFileError,
+    blank_mask,
     check_columns,
     duplicated_ids,
     parse_members,
@@ -173,8 +174,7 @@ def _member_ids(path: Path, fmt: str) -> pd.Series:
 def _duplicated_in_file(path: Path, fmt: str) -> np.ndarray:
     """The first pass: rows whose member_id occurs more than once in the whole file."""
     ids = _member_ids(path, fmt)
-    blank = ids.isna().to_numpy() | (ids.fillna("").str.strip() == "").to_numpy()
-    return duplicated_ids(ids, blank)
+    return duplicated_ids(ids, blank_mask(ids))
 
 
 def read_members(path) -> pd.DataFrame:

@@ -29,6 +29,7 @@ __all__ = [
     "GuideSet",
     "Problem",
     "load_guide",
+    "file_sha256",
     "load_every_guide",
     "load_guides",
 ]
@@ -51,6 +52,15 @@ REQUIRED_KEYS = (
 )
 OPTIONAL_KEYS = ("adopted_by", "adopted_on", "effective_until", "basis")
 CSV_HEADER = ["age_years", "age_months", "factor"]
+
+
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a file, read in blocks (provenance of guides and member files)."""
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 class GuideError(ValueError):
@@ -120,10 +130,7 @@ class Guide:
         """SHA-256 of the guide's files, for provenance."""
         if self.path is None:
             return {}
-        return {
-            name: hashlib.sha256((self.path / name).read_bytes()).hexdigest()
-            for name in ("guide.toml", "reduction.csv")
-        }
+        return {name: file_sha256(self.path / name) for name in ("guide.toml", "reduction.csv")}
 
     def table(self):
         """The reduction table as a DataFrame (age_years, age_months, factor)."""

@@ -25,6 +25,7 @@ __all__ = [
     "MemberArrays",
     "MemberDataError",
     "MemberFileError",
+    "blank_mask",
     "check_columns",
     "duplicated_ids",
     "parse_members",
@@ -119,8 +120,8 @@ def _text(series: pd.Series) -> pd.Series:
     return series.astype(object).where(series.notna(), None).astype("string")
 
 
-def _blank(series: pd.Series) -> np.ndarray:
-    """Missing, or text that is empty once stripped."""
+def blank_mask(series: pd.Series) -> np.ndarray:
+    """Where a column is missing, or text that is empty once stripped."""
     if not (series.dtype == object or pd.api.types.is_string_dtype(series.dtype)):
         return series.isna().to_numpy()
     # isna() as well: the "str" dtype (pandas 3) answers False, not NA, for a missing value.
@@ -258,7 +259,7 @@ def parse_members(
 
     ids = _text(frame["member_id"])  # converted once: the blank check and messages reuse it
     id_text = ids.fillna("")
-    id_blank = _blank(ids)
+    id_blank = blank_mask(ids)
     flag(id_blank, "member_id", "is required")
     if duplicated is None:
         duplicated = duplicated_ids(id_text, id_blank)
@@ -266,7 +267,7 @@ def parse_members(
 
     dates = {}
     for name in ("birth_date", "entry_date", "separation_date"):
-        blank = _blank(frame[name])
+        blank = blank_mask(frame[name])
         dates[name] = _parse_dates(frame[name])
         flag(blank, name, "is required")
         flag(
@@ -277,7 +278,7 @@ def parse_members(
         )
     numbers = {}
     for name in ("credited_service", "average_compensation"):
-        blank = _blank(frame[name])
+        blank = blank_mask(frame[name])
         numbers[name] = _parse_numbers(frame[name])
         flag(blank, name, "is required")
         flag(~blank & np.isnan(numbers[name]), name, "must be a number", frame[name])
@@ -314,11 +315,11 @@ def parse_members(
     )
 
     group = _map_unique(frame["group"], _group_code) if count else np.zeros(0, int)
-    blank = _blank(frame["group"])
+    blank = blank_mask(frame["group"])
     flag((group < 0) & ~blank, "group", f"must be in {list(GROUPS)}", frame["group"])
     flag(blank, "group", "is required")
     refunded = _map_unique(frame["refunded"], _refund_code) if count else np.zeros(0, int)
-    blank = _blank(frame["refunded"])
+    blank = blank_mask(frame["refunded"])
     flag((refunded < 0) & ~blank, "refunded", "must be true or false", frame["refunded"])
     flag(blank, "refunded", "is required")
 

@@ -15,7 +15,6 @@ ids stable (``make notebooks``).
 from __future__ import annotations
 
 import ast
-import hashlib
 import html
 import json
 import os
@@ -30,7 +29,7 @@ from pathlib import Path
 import nbformat
 
 import actuarial
-from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, GuideSet, load_guides
+from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, GuideSet, file_sha256, load_guides
 from actuarial.interpretations import Readings
 from actuarial.members import MemberFileError
 from actuarial.review import guides_in
@@ -166,14 +165,6 @@ def git_commit(repository=REPOSITORY) -> str:
     return git("rev-parse", "HEAD") or "unknown"
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 @dataclass(frozen=True, slots=True)
 class Provenance:
     """What a report was made from: code version, guides, member file, readings."""
@@ -242,7 +233,7 @@ def provenance(
             (guide.id, guide.series, tuple(sorted(guide.sha256().items()))) for guide in listed
         ),
         members_file=Path(members_path).name,
-        members_sha256=_sha256(Path(members_path)),
+        members_sha256=file_sha256(members_path),
         readings=tuple((readings or Readings()).describe()),
     )
 
