@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check actuarial tests benchmarks
+	$(BIN)/ruff check .
 
 test: lint
 	$(BIN)/pytest tests

@@ -146,8 +146,7 @@ def run(members_count: int, repeat: int, pandas_to_csv: bool) -> Section:
     say(f"batch: evaluate_frame on the {members_count:,} members (the expected output)")
     expected = evaluate_frame(generated_members(members_count), guides)
     eligible = {
-        clause: int(expected["eligible"][expected["clause"] == clause].sum())
-        for clause in CLAUSES
+        clause: int(expected["eligible"][expected["clause"] == clause].sum()) for clause in CLAUSES
     }
     section = Section("2. End to end: actuarial batch against reading and writing alone")
     rows, profile_rows, targets, cli_peaks = [], [], [], {}

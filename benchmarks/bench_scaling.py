@@ -141,8 +141,7 @@ def run(sizes: tuple[int, ...], frame_up_to: int, repeat: int) -> Section:
             f"{gigabytes(peaks[largest])} at {count(largest)}; {gigabytes(peaks[next_largest])} "
             f"at {count(next_largest)}; first pass alone {gigabytes(id_check_peaks[largest])}",
             # Only meaningful when both sizes span several chunks.
-            peaks[largest]
-            <= LINEAR * max(peaks[next_largest], id_check_peaks[largest])
+            peaks[largest] <= LINEAR * max(peaks[next_largest], id_check_peaks[largest])
             if next_largest >= 2 * DEFAULT_CHUNK_ROWS
             else None,
         ),
