@@ -28,6 +28,7 @@ __all__ = [
     "EXACT_METHODS",
     "METHODS",
     "AnnuityError",
+    "annuities_due",
     "annuity_due",
     "deferred_annuity_due",
     "pure_endowment",
@@ -73,59 +74,82 @@ def _duration(n) -> np.ndarray:
 
 
 # --------------------------------------------------------------------- exact payment sums
-def _tail_sums(l_integer: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """T[u, n] = sum_k v_u^k l_{n+k} over integer ages n (one extra 0 column at the end)."""
-    size = len(l_integer) + 1
-    padded = np.append(l_integer, np.zeros(size))
-    hankel = padded[np.arange(size)[:, None] + np.arange(size)[None, :]]
-    return np.power(v[:, None], np.arange(size)) @ hankel.T
+def _tail_sums(table: LifeTable, log_v: np.ndarray) -> np.ndarray:
+    """T[u, n] = sum_k v_u^k l_{n+k} (radix 1) at integer ages n, min_age..omega + 1."""
+    ahead = table._l_ahead  # l_{n+k} by [n, k]
+    return np.exp(log_v[:, None] * np.arange(ahead.shape[1])) @ ahead.T
 
 
-def _annual_sums(table: LifeTable, starts, rate_index, rates, fractional: str) -> np.ndarray:
-    """sum_k v^k l(y + k) (radix 1) for start ages y, by the fractional-age assumption.
+def _udd_sums(table: LifeTable, starts, rate_index, tails) -> np.ndarray:
+    """sum_k v^k l(y + k) (radix 1) for start ages y, survival linear within each year.
 
-    UDD: l(n + f + k) = (1 - f) l_{n+k} + f l_{n+k+1}, so the sum is the same blend of two
-    tail sums. Constant force has no such blend: sum over durations, vectorized over ages.
+    l(n + f + k) = (1 - f) l_{n+k} + f l_{n+k+1}, so the sum is the same blend of the tail
+    sums at n and n + 1. ``starts`` and ``rate_index`` broadcast: ages are worked out on
+    ``starts`` alone, and only the two lookups take the full shape.
     """
+    whole, f = np.divmod(np.minimum(starts, table.omega) - table.min_age, 1.0)
+    index = rate_index * tails.shape[1] + whole.astype(np.int64)
+    flat = tails.ravel()
+    return (1.0 - f) * flat[index] + f * flat[1:][index]  # T[u, n] and T[u, n + 1]
+
+
+def _constant_force_sums(table: LifeTable, starts, rate_index, log_v) -> np.ndarray:
+    """The same sums with a constant force within each year: no blend, a sum over years."""
     l_integer = table._l_integer(1.0)
     last = len(l_integer) - 1
-    starts = np.minimum(starts, table.omega)
-    n = np.minimum(np.floor(starts).astype(np.int64) - table.min_age, last)
-    f = starts - table.min_age - n
-    v = 1.0 / (1.0 + rates)
-    if fractional == "udd":
-        tails = _tail_sums(l_integer, v)
-        return (1.0 - f) * tails[rate_index, n] + f * tails[rate_index, n + 1]
+    whole, f = np.divmod(np.minimum(starts, table.omega) - table.min_age, 1.0)
+    n = whole.astype(np.int64)
     p = np.append(1.0 - table._closed_qx(), 0.0)
-    v_start = v[rate_index]
-    total = np.zeros(np.shape(starts))
+    v = np.exp(log_v)[rate_index]
+    total = np.zeros(np.broadcast_shapes(np.shape(starts), np.shape(rate_index)))
     for k in range(last + 1):
         index = np.minimum(n + k, last)
-        total += v_start**k * l_integer[index] * np.power(p[index], f)
+        total += v**k * l_integer[index] * np.power(p[index], f)
     return total
 
 
 def _whole_life(table: LifeTable, ages, interest, m: int, method: str) -> np.ndarray:
     """m-thly whole-life annuity-due at checked ages >= min_age; 0 at and beyond omega."""
-    ages, interest = np.broadcast_arrays(np.asarray(ages, float), np.asarray(interest, float))
+    return _whole_lives(table, (ages,), interest, m, method)[0]
+
+
+def _whole_lives(table: LifeTable, age_arrays, interest, m: int, method: str) -> list:
+    """:func:`_whole_life` at each array of ages in ``age_arrays``, on the same rates.
+
+    Each array broadcasts with ``interest``. The work per rate (tail sums, discounts) is
+    done once per distinct rate, for all the arrays; the work per age on each array as
+    given; only the table lookups take the full broadcast shape.
+    """
+    interest = np.asarray(interest, float)
     rates, rate_index = np.unique(interest, return_inverse=True)
     rate_index = rate_index.reshape(interest.shape)
+    log_v = -np.log1p(rates)
     fractional = method if method in EXACT_METHODS else table.fractional
-    payments = 1 if method not in EXACT_METHODS else m
+    payments = m if method in EXACT_METHODS else 1
     offsets = np.arange(payments) / payments
-    starts = ages[..., None] + offsets
-    sums = _annual_sums(table, starts, rate_index[..., None], rates, fractional)
-    discount = np.power(1.0 / (1.0 + interest[..., None]), offsets)
-    alive = table._l(ages, 1.0, fractional)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        value = np.where(alive > 0, (discount * sums).sum(axis=-1) / (payments * alive), 0.0)
-    if method == "woolhouse2" or method == "woolhouse3":
-        value = value - np.where(alive > 0, (m - 1) / (2 * m), 0.0)
-    if method == "woolhouse3":
-        living = np.minimum(ages, table.omega - 1)
-        force = np.log1p(interest) + table.force_of_mortality(living)
-        value = value - np.where(alive > 0, (m * m - 1) / (12 * m * m) * force, 0.0)
-    return value[()]  # a numpy scalar for scalar arguments
+    discount = np.exp(log_v[:, None] * offsets)[rate_index]
+    if fractional == "udd":
+        tails = _tail_sums(table, log_v)
+    values = []
+    for ages in age_arrays:
+        ages = np.asarray(ages, float)
+        starts = ages[..., None] + offsets
+        if fractional == "udd":
+            sums = _udd_sums(table, starts, rate_index[..., None], tails)
+        else:
+            sums = _constant_force_sums(table, starts, rate_index[..., None], log_v)
+        alive = table._l(ages, 1.0, fractional)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            total = np.einsum("...j,...j->...", discount, sums)
+            value = np.where(alive > 0, total / (payments * alive), 0.0)
+        if method == "woolhouse2" or method == "woolhouse3":
+            value = value - np.where(alive > 0, (m - 1) / (2 * m), 0.0)
+        if method == "woolhouse3":
+            living = np.minimum(ages, table.omega - 1)
+            force = np.log1p(interest) + table.force_of_mortality(living)
+            value = value - np.where(alive > 0, (m * m - 1) / (12 * m * m) * force, 0.0)
+        values.append(value[()])  # a numpy scalar for scalar arguments
+    return values
 
 
 # --------------------------------------------------------------------- public functions
@@ -140,6 +164,17 @@ def annuity_due(table: LifeTable, age, interest, m=1, method: str = "udd"):
     """Whole-life annuity-due a^(m)_x: 1 a year paid in m instalments of 1/m in advance."""
     ages = table.check_ages(age, upper="alive")
     return _whole_life(table, ages, _interest(interest), _payments_per_year(m), _method(method))
+
+
+def annuities_due(table: LifeTable, ages, interest, m=1, method: str = "udd") -> list:
+    """:func:`annuity_due` at each array of ages in the sequence ``ages``, on the same rates.
+
+    The work per interest rate is done once for all of them: for the early-retirement
+    factor, a^(m)_x and a^(m)_NRA in one call.
+    """
+    ages = [table.check_ages(each, upper="alive") for each in ages]
+    m, method = _payments_per_year(m), _method(method)
+    return _whole_lives(table, ages, _interest(interest), m, method)
 
 
 def deferred_annuity_due(table: LifeTable, age, n, interest, m=1, method: str = "udd"):

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import minimize_scalar
 
-from actuarial.annuities import EXACT_METHODS, annuity_due, pure_endowment
+from actuarial.annuities import EXACT_METHODS, annuities_due, annuity_due, pure_endowment
 from actuarial.mortality import LifeTable, blend, soa, sult
 
 __all__ = [
@@ -76,8 +76,8 @@ def early_retirement_factor(
         )
     fractional = method if method in EXACT_METHODS else None
     deferral = pure_endowment(table, ages, normal_retirement_age - ages, interest, fractional)
-    at_nra = annuity_due(table, normal_retirement_age, interest, m, method)
-    return deferral * at_nra / annuity_due(table, ages, interest, m, method)
+    at_age, at_nra = annuities_due(table, (ages, normal_retirement_age), interest, m, method)
+    return deferral * at_nra / at_age
 
 
 def derive_reduction_table(

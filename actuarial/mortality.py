@@ -60,6 +60,9 @@ class LifeTable:
     fractional: str = "udd"
     source: str = ""
     makeham: tuple[float, float, float] | None = None
+    _q_closed: np.ndarray = field(init=False, repr=False)
+    _l_unit: np.ndarray = field(init=False, repr=False)
+    _l_ahead: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         qx = np.array(self.qx, dtype=float, copy=True).reshape(-1)
@@ -80,8 +83,18 @@ class LifeTable:
                 f"(got {self.fractional!r})"
             )
         qx.setflags(write=False)
+        closed = qx if qx[-1] == 1 else np.append(qx, 1.0)
+        unit_l = np.concatenate([[1.0], np.cumprod(1.0 - closed)])
+        size = len(unit_l) + 1  # ages min_age..omega, then one age of 0 beyond
+        padded = np.concatenate([unit_l, np.zeros(size)])
+        ahead = padded[np.add.outer(np.arange(size), np.arange(size))]
+        for array in (closed, unit_l, ahead):
+            array.setflags(write=False)
         object.__setattr__(self, "min_age", int(self.min_age))
         object.__setattr__(self, "qx", qx)
+        object.__setattr__(self, "_q_closed", closed)
+        object.__setattr__(self, "_l_unit", unit_l)
+        object.__setattr__(self, "_l_ahead", ahead)  # [n, k] = l_{n+k}, radix 1, 0 past omega
 
     # ----------------------------------------------------------------- the table's ages
     @property
@@ -95,7 +108,8 @@ class LifeTable:
         return self.max_age + (1 if self.qx[-1] == 1 else 2)
 
     def _closed_qx(self) -> np.ndarray:
-        return self.qx if self.qx[-1] == 1 else np.append(self.qx, 1.0)
+        """q at min_age..omega-1: the table's q, closed by q = 1 if its last is below 1."""
+        return self._q_closed
 
     def check_ages(self, age, field_name: str = "age", upper: str = "omega") -> np.ndarray:
         """``age`` as a float array, or an error naming the first age outside the table.
@@ -148,7 +162,7 @@ class LifeTable:
     # ----------------------------------------------------------------- survival
     def _l_integer(self, radix: float = RADIX) -> np.ndarray:
         """l at integer ages min_age..omega (the last is 0)."""
-        return radix * np.concatenate([[1.0], np.cumprod(1.0 - self._closed_qx())])
+        return self._l_unit if radix == 1.0 else radix * self._l_unit
 
     def l(self, age, radix: float = RADIX, fractional: str | None = None) -> np.ndarray:  # noqa: E743
         """l_x for ages in [min_age, omega], with l at min_age = ``radix``.

@@ -44,7 +44,11 @@ def ours(table: LifeTable, ages, rates, method: str = "udd"):
     """Annuity and factor grids (ages x rates), one vectorized call each."""
     annuity = annuity_due(table, ages[:, None], rates[None, :], m=PAYMENTS_PER_YEAR, method=method)
     factor = early_retirement_factor(
-        table, ages[:, None], rates[None, :], NORMAL_RETIREMENT_AGE, m=PAYMENTS_PER_YEAR,
+        table,
+        ages[:, None],
+        rates[None, :],
+        NORMAL_RETIREMENT_AGE,
+        m=PAYMENTS_PER_YEAR,
         method=method,
     )
     return annuity, factor

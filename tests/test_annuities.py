@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from actuarial.annuities import (
     METHODS,
     AnnuityError,
+    annuities_due,
     annuity_due,
     deferred_annuity_due,
     pure_endowment,
@@ -176,6 +177,22 @@ def test_vector_of_1200_monthly_ages_equals_scalar_calls(method, interest):
     vector = annuity_due(SULT, MONTHLY_AGES, interest, 12, method)
     scalars = [float(annuity_due(SULT, age, interest, 12, method)) for age in MONTHLY_AGES]
     assert np.allclose(vector, scalars, rtol=1e-13, atol=0)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_annuities_on_shared_rates_equal_one_call_per_array_of_ages(method):
+    rates = np.array([[0.03, 0.05, 0.03, 0.0]])  # a repeated rate, and zero
+    arrays = [np.array([[55.0], [57 + 5 / 12], [119.9]]), 65, np.array([20, 64.99, 80.5, 120.5])]
+    shared = annuities_due(SULT, arrays, rates, 12, method)
+    for ages, value in zip(arrays, shared, strict=True):
+        alone = annuity_due(SULT, ages, rates, 12, method)
+        assert value.shape == alone.shape == np.broadcast_shapes(np.shape(ages), rates.shape)
+        assert np.array_equal(value, alone)
+
+
+def test_annuities_on_shared_rates_check_every_array_of_ages():
+    with pytest.raises(MortalityError, match=r"'age' must be in \[20, 121\).*got 121"):
+        annuities_due(SULT, [55, 121], 0.05, 12)
 
 
 def test_pure_endowment_and_deferred_annuity_broadcast_like_scalar_calls():
