@@ -1,8 +1,10 @@
 """Whole member files: read in chunks, evaluate, write every row, summarize.
 
 CSV or Parquet in, CSV or Parquet out (by extension). Required columns are checked before
-any output is written; member ids are checked for duplicates over the whole file first;
-then the file streams through the engine in chunks of bounded size, with a progress bar.
+any output is written; member ids are checked for duplicates over the whole file first,
+in bounded memory (:mod:`actuarial.duplicate_ids`); then the file streams through the
+engine in chunks of bounded size, with a progress bar, one thread writing as the next
+chunk is computed.
 """
 
 from __future__ import annotations
@@ -12,24 +14,23 @@ import datetime as dt
 import json
 import os
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
+from actuarial.duplicate_ids import duplicated_ids
 from actuarial.engine import CodedText, MemberResults, evaluate_members
 from actuarial.guides import GuideSet
 from actuarial.interpretations import Readings
 from actuarial.members import (
     MEMBER_FIELDS,
     MemberFileError,
-    blank_mask,
     check_columns,
-    duplicated_ids,
     parse_members,
 )
 from actuarial.statute import CLAUSES
@@ -137,6 +138,12 @@ def _columns(path: Path, fmt: str) -> list[str]:
         return [name.strip() for name in next(csv.reader(handle), [])]
 
 
+def _parquet_reader(path: Path) -> pq.ParquetFile:
+    # pre_buffer=False: pre-buffering keeps every row group's bytes until the reader is
+    # closed, so memory grew with the file (by its size on disk); reading is as fast.
+    return pq.ParquetFile(path, pre_buffer=False)
+
+
 def _batches(
     path: Path, fmt: str, chunk_rows: int, date_as_object: bool = True
 ) -> Iterator[pd.DataFrame]:
@@ -146,7 +153,7 @@ def _batches(
     than a Python object per cell to build and convert back.
     """
     if fmt == "parquet":
-        for batch in pq.ParquetFile(path).iter_batches(chunk_rows, columns=list(MEMBER_FIELDS)):
+        for batch in _parquet_reader(path).iter_batches(chunk_rows, columns=list(MEMBER_FIELDS)):
             yield batch.to_pandas(date_as_object=date_as_object)
         return
     pending: list[pa.RecordBatch] = []
@@ -163,18 +170,19 @@ def _batches(
         yield pa.Table.from_batches(pending).to_pandas()
 
 
-def _member_ids(path: Path, fmt: str) -> pd.Series:
+def _id_chunks(path: Path, fmt: str, chunk_rows: int) -> Iterator[pa.Array]:
+    """The member_id column alone, in chunks, as stored (ids may be stored as numbers)."""
     if fmt == "parquet":
-        column = pq.read_table(path, columns=["member_id"]).column(0)
-    else:
-        column = _csv_reader(path, ["member_id"]).read_all().column(0)
-    return column.cast(pa.string()).to_pandas()  # ids may be stored as numbers
+        for batch in _parquet_reader(path).iter_batches(chunk_rows, columns=["member_id"]):
+            yield batch.column(0)
+        return
+    for batch in _csv_reader(path, ["member_id"]):
+        yield batch.column(0)
 
 
-def _duplicated_in_file(path: Path, fmt: str) -> np.ndarray:
+def _duplicated_in_file(path: Path, fmt: str, chunk_rows: int):
     """The first pass: rows whose member_id occurs more than once in the whole file."""
-    ids = _member_ids(path, fmt)
-    return duplicated_ids(ids, blank_mask(ids))
+    return duplicated_ids(lambda: _id_chunks(path, fmt, chunk_rows))
 
 
 def read_members(path) -> pd.DataFrame:
@@ -235,7 +243,7 @@ def run_batch(
     out_fmt = _format(out_path, "the output file")
     _check_readable(members_path, fmt)
     try:
-        duplicated = _duplicated_in_file(members_path, fmt)
+        duplicated = _duplicated_in_file(members_path, fmt, chunk_rows)
     except pa.ArrowException as error:
         raise MemberFileError(f"{members_path}: cannot read the member file ({error})") from error
     total = len(duplicated)
@@ -257,6 +265,10 @@ def run_batch(
     else:
         writer = pa_csv.CSVWriter(partial, WRITE_SCHEMA, write_options=CSV_WRITE_OPTIONS)
     first_row = 1
+    # Arrow writes (encodes, compresses) a chunk without holding the GIL: one thread writes
+    # chunk k while this one computes chunk k + 1. At most one chunk waits to be written.
+    writing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="actuarial-write")
+    pending = None
     try:
         with tqdm(
             total=total,
@@ -275,13 +287,20 @@ def run_batch(
                 )
                 results = evaluate_members(members, guides, as_of, readings)
                 summary.add(results)
-                writer.write_table(_arrow_table(results))
+                table = _arrow_table(results)
+                if pending is not None:
+                    pending.result()  # raises what the write raised
+                pending = writing.submit(writer.write_table, table)
                 first_row += count
                 bar.update(count)
+            if pending is not None:
+                pending.result()
     except BaseException:
+        writing.shutdown(wait=True, cancel_futures=True)
         writer.close()
         partial.unlink(missing_ok=True)
         raise
+    writing.shutdown(wait=True)
     writer.close()
     if summary.members != total:  # every input row is accounted for, or no output
         partial.unlink(missing_ok=True)

@@ -18,6 +18,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from actuarial.duplicate_ids import duplicated_ids
+
 __all__ = [
     "GROUPS",
     "MEMBER_FIELDS",
@@ -27,7 +29,6 @@ __all__ = [
     "MemberFileError",
     "blank_mask",
     "check_columns",
-    "duplicated_ids",
     "parse_members",
 ]
 
@@ -105,12 +106,6 @@ def check_columns(columns, source: str) -> None:
         raise MemberFileError(
             f"{source}: missing required column(s) {missing} (required: {list(MEMBER_FIELDS)})"
         )
-
-
-def duplicated_ids(ids: pd.Series, blank: np.ndarray) -> np.ndarray:
-    """Rows whose member_id occurs more than once (blank ids aside: they are 'required')."""
-    codes, _ = pd.factorize(ids, use_na_sentinel=False)
-    return (np.bincount(codes)[codes] > 1) & ~blank
 
 
 def _text(series: pd.Series) -> pd.Series:
@@ -245,8 +240,9 @@ def parse_members(
 ) -> MemberArrays:
     """Parse and validate a frame of members; every row is kept, invalid ones with a message.
 
-    ``duplicated`` marks rows whose member_id appears more than once in the whole input
-    (computed here when the frame is the whole input).
+    ``duplicated`` marks rows whose member_id appears more than once in the whole input,
+    as :func:`~actuarial.duplicate_ids.duplicated_ids` finds them (found here when the
+    frame is the whole input).
     """
     check_columns(frame.columns, source)
     frame = frame.reset_index(drop=True)
@@ -262,8 +258,9 @@ def parse_members(
     id_blank = blank_mask(ids)
     flag(id_blank, "member_id", "is required")
     if duplicated is None:
-        duplicated = duplicated_ids(id_text, id_blank)
-    flag(duplicated, "member_id", "must be unique in the file", id_text)
+        duplicated = duplicated_ids(lambda: [ids])
+    # A blank id is "required"; several blank ids are not also "not unique".
+    flag(duplicated & ~id_blank, "member_id", "must be unique in the file", id_text)
 
     dates = {}
     for name in ("birth_date", "entry_date", "separation_date"):

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import threading
 
 import pandas as pd
+import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 import pytest
 
@@ -277,6 +279,31 @@ def test_a_failure_midway_leaves_no_partial_file_and_no_output(
     with pytest.raises(RuntimeError, match="^disk full$"):
         run(sample_members, half_percent_guides, out, chunk_rows=50)
     assert len(calls) == 3
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["members.csv"]
+
+
+@pytest.mark.parametrize("out_name", ["out.csv", "out.parquet"])
+def test_a_write_that_fails_in_the_writing_thread_is_raised_and_leaves_nothing(
+    half_percent_guides, sample_members, tmp_path, monkeypatch, out_name
+):
+    writes = []
+
+    def failing_on_the_third_write(writer_class):
+        class Failing(writer_class):
+            def write_table(self, table, *args, **kwargs):
+                writes.append(threading.current_thread().name)
+                if len(writes) == 3:
+                    raise OSError("disk full")
+                return super().write_table(table, *args, **kwargs)
+
+        return Failing
+
+    monkeypatch.setattr(batch.pq, "ParquetWriter", failing_on_the_third_write(pq.ParquetWriter))
+    monkeypatch.setattr(batch.pa_csv, "CSVWriter", failing_on_the_third_write(pa_csv.CSVWriter))
+    out = tmp_path / out_name
+    with pytest.raises(OSError, match="^disk full$"):
+        run(sample_members, half_percent_guides, out, chunk_rows=50)
+    assert len(writes) == 3 and all(name.startswith("actuarial-write") for name in writes)
     assert sorted(path.name for path in tmp_path.iterdir()) == ["members.csv"]
 
 

@@ -1,0 +1,98 @@
+"""Member ids that occur more than once in a whole input, found in bounded memory.
+
+A member file is read in chunks, so its ids are never all in memory as text. The first
+pass keeps a 64-bit hash of each id (8 bytes a member) and sorts them once; only when two
+ids share a hash does a second pass read the file again, keep the ids of those few rows
+and compare them as text. A hash collision therefore never marks a row: the answer is
+exact, whatever the hash.
+
+Missing ids are left out. Ids of white space only are compared like any other text: the
+caller, which checks each row's id, leaves blank ids out ("required", not "unique").
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+__all__ = ["duplicated_ids"]
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX = (np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
+
+
+def _position_keys(count: int) -> np.ndarray:
+    """An odd 64-bit key per byte position (SplitMix64 of the position): fixed, no state."""
+    z = np.arange(1, count + 1, dtype=np.uint64) * _GOLDEN
+    z = (z ^ (z >> np.uint64(30))) * _MIX[0]
+    z = (z ^ (z >> np.uint64(27))) * _MIX[1]
+    return (z ^ (z >> np.uint64(31))) | np.uint64(1)
+
+
+def _as_strings(chunk) -> pa.StringArray:
+    """A chunk of ids (Arrow or pandas, text or numbers) as one Arrow string array."""
+    if isinstance(chunk, pd.Series | pd.Index):
+        chunk = pa.array(chunk.astype("string"), type=pa.string(), from_pandas=True)
+    if isinstance(chunk, pa.ChunkedArray):
+        chunk = chunk.combine_chunks()
+    return chunk.cast(pa.string())
+
+
+def _hashes(ids: pa.StringArray) -> np.ndarray:
+    """sum over bytes b at position p of (b + 1) * key_p, modulo 2^64, for each id.
+
+    Vectorized over the array's UTF-8 buffer; null ids get 0 (they are left out anyway).
+    """
+    offsets = np.frombuffer(ids.buffers()[1], np.int32, len(ids) + 1, ids.offset * 4)
+    first, lengths = offsets[0], np.diff(offsets)
+    hashes = np.zeros(len(ids), np.uint64)
+    if len(ids) == 0 or offsets[-1] == first:
+        return hashes
+    data = np.frombuffer(ids.buffers()[2], np.uint8)[first : offsets[-1]]
+    starts = offsets[:-1] - first
+    position = np.arange(len(data)) - np.repeat(starts, lengths)
+    terms = (data + np.uint64(1)) * _position_keys(int(lengths.max()))[position]
+    filled = lengths > 0  # reduceat needs increasing starts: the empty ids are left at 0
+    hashes[filled] = np.add.reduceat(terms, starts[filled])
+    return hashes
+
+
+def duplicated_ids(read_chunks: Callable[[], Iterable]) -> np.ndarray:
+    """Rows (in reading order) whose id occurs more than once; missing ids never do.
+
+    ``read_chunks()`` yields the id column in order, in chunks (Arrow arrays or pandas
+    series); it is called a second time only when two ids share a hash.
+    """
+    parts, present = [], []
+    for chunk in read_chunks():
+        ids = _as_strings(chunk)
+        parts.append(_hashes(ids))
+        present.append(ids.is_valid().to_numpy(zero_copy_only=False))
+    hashes = np.concatenate(parts) if parts else np.zeros(0, np.uint64)
+    present = np.concatenate(present) if present else np.zeros(0, bool)
+    parts.clear()
+    ordered = hashes[present]  # the one copy: sorted in place
+    ordered.sort()
+    shared = np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
+    del ordered
+    duplicated = np.zeros(len(hashes), bool)
+    if shared.size == 0:
+        return duplicated
+    candidates = present & np.isin(hashes, shared)
+    del hashes
+    rows_by_id: dict[str, list[int]] = defaultdict(list)
+    start = 0
+    for chunk in read_chunks():  # the second pass: the ids of the candidate rows only
+        ids = _as_strings(chunk)
+        rows = np.flatnonzero(candidates[start : start + len(ids)])
+        for row, text in zip(rows, ids.take(rows).to_pylist(), strict=True):
+            rows_by_id[text].append(start + int(row))
+        start += len(ids)
+    for rows in rows_by_id.values():
+        if len(rows) > 1:
+            duplicated[rows] = True
+    return duplicated

@@ -1,0 +1,99 @@
+"""Duplicate member ids over a whole input read in chunks: exact, whatever the hash."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from actuarial import duplicate_ids
+from actuarial.duplicate_ids import duplicated_ids
+
+
+def in_chunks(values, size, as_arrow=True):
+    """A reader: ``values`` in chunks of ``size``, as Arrow arrays or pandas series."""
+
+    def read():
+        for start in range(0, len(values), size):
+            part = values[start : start + size]
+            yield pa.array(part, type=pa.string()) if as_arrow else pd.Series(part, dtype=object)
+
+    return read
+
+
+def expected(values) -> np.ndarray:
+    """pandas' answer on the whole column at once: every copy of a repeated present id."""
+    series = pd.Series(values, dtype=object)
+    return (series.duplicated(keep=False) & series.notna()).to_numpy()
+
+
+ids = st.lists(
+    st.one_of(st.none(), st.sampled_from(["", " ", "M-1", "M-2", "é", "M-1 "]), st.text()),
+    max_size=60,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(values=ids, size=st.integers(1, 9), as_arrow=st.booleans())
+def test_any_ids_in_any_chunks_give_pandas_answer(values, size, as_arrow):
+    assert np.array_equal(duplicated_ids(in_chunks(values, size, as_arrow)), expected(values))
+
+
+@settings(max_examples=100, deadline=None)
+@given(values=ids, size=st.integers(1, 9))
+def test_a_hash_that_always_collides_still_gives_the_exact_answer(values, size):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(duplicate_ids, "_hashes", lambda ids: np.zeros(len(ids), np.uint64))
+        found = duplicated_ids(in_chunks(values, size))
+    assert np.array_equal(found, expected(values))
+
+
+def test_ids_equal_only_after_trimming_are_different_ids():
+    found = duplicated_ids(in_chunks(["M-1", " M-1", "M-1 ", "m-1"], 2))
+    assert not found.any()
+
+
+def test_missing_ids_are_never_duplicates_and_empty_text_is_compared_as_text():
+    found = duplicated_ids(in_chunks([None, None, "", "", "M-1"], 2))
+    assert found.tolist() == [False, False, True, True, False]
+
+
+def test_the_file_is_read_a_second_time_only_when_two_ids_share_a_hash():
+    calls = []
+
+    def counting(values):
+        read = in_chunks(values, 3)
+
+        def again():
+            calls.append(1)
+            return read()
+
+        return again
+
+    assert not duplicated_ids(counting([f"M-{n}" for n in range(100)])).any()
+    assert len(calls) == 1
+    assert duplicated_ids(counting(["M-1", "M-2", "M-3", "M-1"])).tolist() == [1, 0, 0, 1]
+    assert len(calls) == 3
+
+
+def test_numeric_ids_sliced_arrays_and_chunked_arrays_are_read_as_text():
+    numbers = pa.array([7, 8, 7, 9], type=pa.int64())
+    assert duplicated_ids(lambda: [numbers]).tolist() == [True, False, True, False]
+    sliced = pa.array(["x", "A", "B", "A"]).slice(1)  # an offset into the buffers
+    assert duplicated_ids(lambda: [sliced]).tolist() == [True, False, True]
+    chunked = pa.chunked_array([["A", "B"], ["A"]])
+    assert duplicated_ids(lambda: [chunked]).tolist() == [True, False, True]
+
+
+def test_an_empty_input_has_no_duplicates():
+    assert duplicated_ids(lambda: []).shape == (0,)
+    assert duplicated_ids(lambda: [pa.array([], type=pa.string())]).shape == (0,)
+
+
+def test_different_ids_of_a_realistic_file_get_different_hashes():
+    values = pa.array([f"{prefix}-{n:07d}" for prefix in ("M", "P") for n in range(50_000)])
+    hashes = duplicate_ids._hashes(values)
+    assert np.unique(hashes).size == len(values)
