@@ -2,8 +2,9 @@
 
 ``evaluate_frame`` in memory up to 10^6 members, and ``run_batch`` on a Parquet member file
 (in its default chunks) up to 10^7, each batch in a fresh process so that its own peak
-memory is known. The chunks bound memory; the first pass, which finds duplicate member ids
-over the whole file, holds every id: its own peak is measured apart.
+memory is known. The chunks bound memory. The first pass, which finds duplicate member ids
+over the whole file, keeps 8 bytes a member (a hash of each id): its own peak is measured
+apart, to show it stays below the chunks'.
 """
 
 from __future__ import annotations
@@ -124,8 +125,7 @@ def run(sizes: tuple[int, ...], frame_up_to: int, repeat: int) -> Section:
         f"Peak memory of run_batch: {gigabytes(peaks[largest])} at {count(largest)} members, "
         f"{gigabytes(peaks[next_largest])} at {count(next_largest)}. 'First pass alone': "
         "a new process that only finds the duplicate member ids of the file, as run_batch "
-        "does first (every id in memory, hashed: it grows with the file); the chunks that "
-        "follow do not add to the peak when the first pass is the larger.",
+        "does first (a 64-bit hash of every id, read in chunks: 8 bytes a member).",
         "Checked: every run's summary has all the members and 4 output rows each.",
     ]
     section.targets += [
@@ -136,12 +136,13 @@ def run(sizes: tuple[int, ...], frame_up_to: int, repeat: int) -> Section:
             frame_growth <= LINEAR and batch_growth <= LINEAR,
         ),
         Target(
-            "run_batch memory bounded by its chunks, the first pass (whole-file id check) "
-            f"aside: peak within {LINEAR}x of max(next size's peak, first pass alone)",
-            f"{gigabytes(peaks[largest])} at {count(largest)}; {gigabytes(peaks[next_largest])} "
-            f"at {count(next_largest)}; first pass alone {gigabytes(id_check_peaks[largest])}",
+            "run_batch memory bounded by its chunks, first pass included: peak within "
+            f"{LINEAR}x of the next size's",
+            f"{gigabytes(peaks[largest])} at {count(largest)}, {gigabytes(peaks[next_largest])} "
+            f"at {count(next_largest)} ({peaks[largest] / peaks[next_largest]:.2f}x); first "
+            f"pass alone {gigabytes(id_check_peaks[largest])}",
             # Only meaningful when both sizes span several chunks.
-            peaks[largest] <= LINEAR * max(peaks[next_largest], id_check_peaks[largest])
+            peaks[largest] <= LINEAR * peaks[next_largest]
             if next_largest >= 2 * DEFAULT_CHUNK_ROWS
             else None,
         ),

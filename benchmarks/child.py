@@ -60,10 +60,10 @@ def batch(members: str, out: str, progress: bool) -> dict:
 
 def id_check(members: str) -> dict:
     """run_batch's first pass alone: the duplicate member ids over the whole file."""
-    from actuarial.batch import _duplicated_in_file  # the batch's own first pass
+    from actuarial.batch import DEFAULT_CHUNK_ROWS, _duplicated_in_file  # the batch's own
 
     path = Path(members)
-    duplicated = _duplicated_in_file(path, path.suffix.lstrip("."))
+    duplicated = _duplicated_in_file(path, path.suffix.lstrip("."), DEFAULT_CHUNK_ROWS)
     return {"members": len(duplicated), "peak_rss": own_peak_rss()}
 
 
