@@ -173,7 +173,12 @@ def _parse_numbers(series: pd.Series) -> np.ndarray:
             return numbers.to_numpy(zero_copy_only=False)
         except pa.ArrowInvalid:
             pass
-    return pd.to_numeric(series, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+    numbers = pd.to_numeric(series, errors="coerce").to_numpy(float, na_value=np.nan, copy=True)
+    if series.dtype == object:  # True and False among numbers: not 1 and 0 years or dollars
+        # One by one: True == 1 and hash(True) == hash(1), so grouping equal values would not do.
+        boolean = [isinstance(value, bool | np.bool_) for value in series.to_numpy()]
+        numbers[np.array(boolean, dtype=bool)] = np.nan
+    return numbers
 
 
 def _map_unique(series: pd.Series, mapping) -> np.ndarray:

@@ -73,6 +73,16 @@ INVALID_ROWS = [
         id="service-not-a-number",
     ),
     pytest.param(
+        {"credited_service": True},
+        "'credited_service' must be a number (got True)",
+        id="service-true",
+    ),
+    pytest.param(
+        {"average_compensation": False},
+        "'average_compensation' must be a number (got False)",
+        id="compensation-false",
+    ),
+    pytest.param(
         {"credited_service": -2.5}, "'credited_service' must be >= 0 (got -2.5)", id="negative"
     ),
     pytest.param(
@@ -206,6 +216,16 @@ def test_row_numbers_start_at_first_row_for_a_chunk(member):
 def test_accepted_spellings_of_valid_values(member, field, value):
     parsed = parse_members(pd.DataFrame([member(**{field: value})]))
     assert parsed.error.tolist() == [""]
+
+
+def test_true_is_not_one_year_even_beside_a_service_of_one_year(member):
+    rows = [member(member_id="A", credited_service=1), member(member_id="B", credited_service=True)]
+    parsed = parse_members(pd.DataFrame(rows, dtype=object))
+    assert parsed.credited_service[0] == 1 and np.isnan(parsed.credited_service[1])
+    assert parsed.error.tolist() == [
+        "",
+        "members row 2 (member 'B'): 'credited_service' must be a number (got True)",
+    ]
 
 
 def test_values_are_parsed_to_arrays(member):
