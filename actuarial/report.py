@@ -143,7 +143,11 @@ def execute_in_place(path, timeout: int = 600) -> bool:
 
 # --------------------------------------------------------------------- provenance
 def git_commit(repository=REPOSITORY) -> str:
-    """``git rev-parse HEAD`` of the repository the package runs from, or ``"unknown"``."""
+    """``git rev-parse HEAD`` of the repository the package runs from, or ``"unknown"``.
+
+    A tracked file changed since that commit adds " with uncommitted changes": the pages
+    were then not made from the commit alone.
+    """
     repository = Path(repository).resolve()
 
     def git(*args: str) -> str | None:
@@ -162,7 +166,11 @@ def git_commit(repository=REPOSITORY) -> str:
     top = git("rev-parse", "--show-toplevel")
     if top is None or Path(top).resolve() != repository:  # not a checkout of this package
         return "unknown"
-    return git("rev-parse", "HEAD") or "unknown"
+    commit = git("rev-parse", "HEAD")
+    if commit is None:
+        return "unknown"
+    changed = git("status", "--porcelain", "--untracked-files=no")
+    return commit + (" with uncommitted changes" if changed else "")
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,7 @@ import hashlib
 import html
 import re
 import shutil
+import subprocess
 
 import nbformat
 import pytest
@@ -144,7 +145,25 @@ def test_execute_in_place_leaves_a_failing_notebook_unchanged(tmp_path):
 # ----------------------------------------------------------------- provenance
 def test_git_commit_is_unknown_outside_a_checkout_of_the_package(tmp_path):
     assert git_commit(tmp_path) == "unknown"
-    assert re.fullmatch(r"[0-9a-f]{40}|unknown", git_commit())
+    assert re.fullmatch(r"[0-9a-f]{40}( with uncommitted changes)?|unknown", git_commit())
+
+
+def test_git_commit_says_when_a_tracked_file_has_changed_since(tmp_path):
+    def git(*args):
+        identity = ["-c", "user.name=test", "-c", "user.email=test@example.org"]
+        subprocess.run(
+            ["git", "-C", str(tmp_path), *identity, *args], check=True, capture_output=True
+        )
+
+    git("init", "-q")
+    (tmp_path / "notebook.ipynb").write_text("{}")
+    git("add", "notebook.ipynb")
+    git("commit", "-q", "-m", "first")
+    (tmp_path / "untracked.txt").write_text("not part of the code")
+    clean = git_commit(tmp_path)
+    assert re.fullmatch(r"[0-9a-f]{40}", clean)
+    (tmp_path / "notebook.ipynb").write_text('{"changed": true}')
+    assert git_commit(tmp_path) == clean + " with uncommitted changes"
 
 
 def test_provenance_lists_every_guide_with_the_sha256_of_its_files():
