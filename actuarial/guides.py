@@ -301,6 +301,7 @@ def _check_table(folder: Path, interpolation, problems: list[Problem]):
         return None
     where = str(csv_path)
     rows: list[tuple[int, int, float, int]] = []  # (age in months, line, factor, age_years)
+    reported: set[int] = set()  # ages whose row was rejected for its factor
     with csv_path.open(newline="", encoding="utf-8") as handle:
         reader = csv.reader(handle)
         header = next(reader, None)
@@ -354,6 +355,7 @@ def _check_table(folder: Path, interpolation, problems: list[Problem]):
                 problems.append(
                     Problem(where, line, f"'factor' must be in (0, 1] (got {record[2]})")
                 )
+                reported.add(age)  # the row is there: no "must have a row" for it as well
                 continue
             rows.append((age, line, factor, years))
     seen: dict[int, int] = {}
@@ -384,13 +386,13 @@ def _check_table(folder: Path, interpolation, problems: list[Problem]):
                     f"{rows[index - 1][1]})",
                 )
             )
-    ages = {age for age, *_ in rows}
+    ages = {age for age, *_ in rows} | reported
     if EARLIEST_AGE_MONTHS not in ages:
         problems.append(Problem(where, None, "the table must have a row for 55y0m"))
     by_age = {age: (line, factor) for age, line, factor, _ in rows}
     if NORMAL_RETIREMENT_AGE * 12 not in ages:
         problems.append(Problem(where, None, "the table must have a row for 65y0m"))
-    elif by_age[NORMAL_RETIREMENT_AGE * 12][1] != 1.0:
+    elif NORMAL_RETIREMENT_AGE * 12 in by_age and by_age[NORMAL_RETIREMENT_AGE * 12][1] != 1.0:
         line, factor = by_age[NORMAL_RETIREMENT_AGE * 12]
         problems.append(Problem(where, line, f"'factor' must be 1 at 65y0m (got {factor})"))
     if interpolation == "exact":

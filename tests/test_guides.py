@@ -255,6 +255,9 @@ def test_an_adopted_guide_needs_adopted_by_and_adopted_on(make_guide):
         ("58,0,0.580000", "58,0,-0.58", 5, "'factor' must be in (0, 1] (got -0.58)"),
         ("64,0,0.940000", "64,0,1.01", 11, "'factor' must be in (0, 1] (got 1.01)"),
         ("58,0,0.580000", "58,0,nan", 5, "'factor' must be in (0, 1] (got nan)"),
+        # A rejected row at 55y0m or 65y0m is not also reported as missing.
+        ("55,0,0.400000", "55,0,0", 2, "'factor' must be in (0, 1] (got 0)"),
+        ("65,0,1.000000", "65,0,1.5", 12, "'factor' must be in (0, 1] (got 1.5)"),
         ("65,0,1.000000", "65,0,0.999", 12, "'factor' must be 1 at 65y0m (got 0.999)"),
         (
             "60,0,0.700000",
