@@ -308,11 +308,20 @@ def _copy_mathjax(out_dir: Path) -> None:
         shutil.copytree(source, out_dir / MATHJAX_FOLDER, dirs_exist_ok=True)
 
 
+# nbconvert's lab page, without the require.js it fetches from a CDN for widgets (none here).
+PAGE_TEMPLATE = """{%- extends 'index.html.j2' -%}
+{%- block html_head_js_requirejs -%}{%- endblock html_head_js_requirejs -%}
+"""
+
+
 def _render(notebook, title: str) -> str:
+    from jinja2 import DictLoader
     from nbconvert import HTMLExporter
 
     exporter = HTMLExporter(
         template_name="lab",
+        extra_loaders=[DictLoader({"actuarial_page.html.j2": PAGE_TEMPLATE})],
+        template_file="actuarial_page.html.j2",
         exclude_input_prompt=True,
         exclude_output_prompt=True,
         mathjax_url=MATHJAX_URL,

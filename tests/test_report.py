@@ -221,6 +221,7 @@ def test_report_writes_an_index_and_one_page_per_notebook_with_provenance(
     for page in out.glob("*.html"):  # no absolute path of the machine in any page
         text = page.read_text()
         assert "libs/mathjax" not in text  # MathJax from the report folder, not a CDN
+        assert not re.search(r"<script[^>]* src=\"(https?:)?//", text)  # no script fetched
         for folder in (REPOSITORY, tmp_path, notebooks):
             assert str(folder) not in text, (page.name, folder)
 
