@@ -454,12 +454,15 @@ def guides_subsidy(guide, mortality, interest, m):
 )
 @click.option("--progress/--no-progress", default=True, show_default=True)
 @guide_options
-def report(members_path, out_dir, progress, guides_path, series):
+@reading_options
+def report(members_path, out_dir, progress, guides_path, series, readings):
     """Run every notebook on these inputs and render them to HTML with their provenance."""
     from actuarial.report import ReportError, build_report
 
     try:
-        index = build_report(out_dir, guides_path, series, members_path, progress=progress)
+        index = build_report(
+            out_dir, guides_path, series, members_path, progress=progress, readings=readings
+        )
     except (*USABLE_INPUT_ERRORS, ReportError) as error:
         _fail(error)
     click.echo(f"report: {index}")

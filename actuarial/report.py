@@ -219,7 +219,8 @@ class Provenance:
             f"</tr></thead><tbody>{guide_rows}</tbody></table>\n"
             f"<p>Member file <b>{escape(self.members_file)}</b>: SHA-256 "
             f"<code>{self.members_sha256}</code></p>\n"
-            f"<p>Readings in force (shared/statute/CLAUSES.md):</p><ul>{readings}</ul>\n"
+            "<p>Readings in force (shared/statute/CLAUSES.md) where a page does not set its "
+            f"own; the clause pages compare readings side by side:</p><ul>{readings}</ul>\n"
             "</footer>\n"
         )
 
@@ -346,12 +347,14 @@ def _show_parameters(notebook, shown: dict) -> None:
                 [
                     "# Parameters injected by `actuarial report` (paths outside the project "
                     "shown by name; SHA-256 in the footer)",
-                    *(
-                        f"{key} = {json.dumps(value, ensure_ascii=False)}"
-                        for key, value in shown.items()
-                    ),
+                    *(f"{key} = {_python_literal(value)}" for key, value in shown.items()),
                 ]
             )
+
+
+def _python_literal(value) -> str:
+    """A parameter as Python source: text in double quotes, other values by repr."""
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, str) else repr(value)
 
 
 def _declared_parameters(path: Path) -> set[str]:
@@ -389,6 +392,7 @@ def build_report(
     members_path=None,
     notebooks_dir=None,
     progress: bool = True,
+    readings: Readings | None = None,
 ) -> Path:
     """Run every notebook with the same inputs and write one HTML page each plus index.html.
 
@@ -396,8 +400,9 @@ def build_report(
     ``members_path`` to ``examples/members.csv``. The guides are validated and the member file
     checked before any notebook runs. Notebooks receive ``guides_path``, ``series`` and
     ``members_path`` (those their ``parameters`` cell declares) as paths relative to the
-    notebooks folder. Returns the path of ``index.html``. A failing notebook is still
-    rendered; then :class:`ReportError` names it.
+    notebooks folder, and ``readings`` (default: the default readings) as a dict of the
+    switches, for ``Readings(**readings)``. Returns the path of ``index.html``. A failing
+    notebook is still rendered; then :class:`ReportError` names it.
     """
     import papermill
     from papermill.exceptions import PapermillExecutionError
@@ -415,15 +420,17 @@ def build_report(
     paths = notebook_paths(notebooks_dir)
     if not paths:
         raise ReportError(f"{notebooks_dir}: no notebooks named {NOTEBOOK_PATTERN}")
-    footer = provenance(guides, guides_path, members_path).html()
+    readings = readings or Readings()
+    footer = provenance(guides, guides_path, members_path, readings).html()
     inputs = {
         "guides_path": os.path.relpath(guides_path, notebooks_dir),
         "series": guides.series,
         "members_path": os.path.relpath(members_path, notebooks_dir),
+        "readings": readings.as_dict(),
     }
     shown = {
+        **inputs,
         "guides_path": _shown_path(guides_path, notebooks_dir),
-        "series": guides.series,
         "members_path": _shown_path(members_path, notebooks_dir),
     }
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -4,6 +4,7 @@ The report tests run two tiny notebooks in a temporary folder (each starts a ker
 seconds); the real notebooks are checked by nbval (`make test`).
 """
 
+import ast
 import hashlib
 import html
 import re
@@ -54,7 +55,7 @@ def notebooks(tmp_path):
     folder.mkdir()
     parameters = new_code_cell(
         'guides_path = "../guides"\nseries = "illustrative-half-percent-per-month"\n'
-        'members_path = "../examples/members.csv"'
+        'members_path = "../examples/members.csv"\nreadings = {}'
     )
     parameters.metadata["tags"] = ["parameters"]
     write_notebook(
@@ -63,9 +64,10 @@ def notebooks(tmp_path):
             new_markdown_cell("# First \\$500 page\n\nSome text."),
             parameters,
             new_code_cell(
-                "from pathlib import Path\nfrom actuarial import load_guides\n"
+                "from pathlib import Path\nfrom actuarial import Readings, load_guides\n"
                 "guides = load_guides(guides_path, series)\n"
-                "print(Path(members_path).name, guides.series, len(guides))"
+                "print(Path(members_path).name, guides.series, len(guides))\n"
+                'print("readings:", Readings(**readings).label())'
             ),
         ],
     )
@@ -224,6 +226,34 @@ def test_report_writes_an_index_and_one_page_per_notebook_with_provenance(
         assert not re.search(r"<script[^>]* src=\"(https?:)?//", text)  # no script fetched
         for folder in (REPOSITORY, tmp_path, notebooks):
             assert str(folder) not in text, (page.name, folder)
+
+
+def test_report_passes_the_reading_switches_to_the_notebooks_and_the_footer(
+    notebooks, tmp_path, monkeypatch
+):
+    monkeypatch.setattr(report, "NOTEBOOKS", notebooks)
+    out = tmp_path / "out"
+    arguments = ["report", "--out", str(out), "--no-progress", "--minimum-applies-to", "a"]
+    result = CliRunner().invoke(cli, arguments)
+    assert result.exit_code == 0, result.output
+    first = (out / "00_first.html").read_text()
+    assert "readings: minimum_applies_to=a" in first  # the notebook ran with the switch
+    switched = Readings(minimum_applies_to="a")
+    for page in ("00_first.html", "01_second.html", "index.html"):
+        footer = (out / page).read_text().split('<footer class="provenance">')[1]
+        assert html.escape(switched.describe()[3]) in footer  # I-4, switched
+        assert html.escape(Readings().describe()[3]) not in footer
+
+
+def test_the_injected_parameters_are_shown_as_python_that_gives_the_values_used():
+    cell = new_code_cell("# Parameters\nreadings = {}")
+    cell.metadata["tags"] = ["injected-parameters"]
+    notebook = new_notebook(cells=[cell])
+    shown = {"members_path": "staff.csv", "readings": Readings(minimum_applies_to="a").as_dict()}
+    report._show_parameters(notebook, shown)
+    assignments = ast.parse(cell.source).body  # Python a reader can run, giving the values
+    assert {node.targets[0].id: ast.literal_eval(node.value) for node in assignments} == shown
+    assert cell.source.startswith("# Parameters injected by `actuarial report`")
 
 
 def test_report_still_renders_a_failing_notebook_and_names_it(notebooks, tmp_path):
