@@ -87,8 +87,8 @@ def _udd_sums(table: LifeTable, starts, rate_index, tails) -> np.ndarray:
     sums at n and n + 1. ``starts`` and ``rate_index`` broadcast: ages are worked out on
     ``starts`` alone, and only the two lookups take the full shape.
     """
-    whole, f = np.divmod(np.minimum(starts, table.omega) - table.min_age, 1.0)
-    index = rate_index * tails.shape[1] + whole.astype(np.int64)
+    n, f = table._year_and_fraction(starts)
+    index = rate_index * tails.shape[1] + n
     flat = tails.ravel()
     return (1.0 - f) * flat[index] + f * flat[1:][index]  # T[u, n] and T[u, n + 1]
 
@@ -97,8 +97,7 @@ def _constant_force_sums(table: LifeTable, starts, rate_index, log_v) -> np.ndar
     """The same sums with a constant force within each year: no blend, a sum over years."""
     l_integer = table._l_integer(1.0)
     last = len(l_integer) - 1
-    whole, f = np.divmod(np.minimum(starts, table.omega) - table.min_age, 1.0)
-    n = whole.astype(np.int64)
+    n, f = table._year_and_fraction(starts)
     p = np.append(1.0 - table._closed_qx(), 0.0)
     v = np.exp(log_v)[rate_index]
     total = np.zeros(np.broadcast_shapes(np.shape(starts), np.shape(rate_index)))

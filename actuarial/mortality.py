@@ -173,13 +173,20 @@ class LifeTable:
         ages = self.check_ages(age)
         return self._l(ages, radix, fractional or self.fractional)
 
+    def _year_and_fraction(self, ages) -> tuple[np.ndarray, np.ndarray]:
+        """For each age, the year of age k (0 at min_age) and the fraction s of it lived.
+
+        Ages beyond omega count as omega, where k is the last year and s = 1 (l = 0).
+        """
+        years = np.minimum(ages, self.omega) - self.min_age
+        k = np.minimum(np.floor(years).astype(np.int64), len(self._q_closed) - 1)
+        return k, years - k
+
     def _l(self, ages: np.ndarray, radix: float, fractional: str) -> np.ndarray:
         """l at checked ages; ages beyond omega give 0."""
         l_int = self._l_integer(radix)
         q = self._closed_qx()
-        ages = np.minimum(ages, self.omega)
-        k = np.minimum(np.floor(ages).astype(np.int64) - self.min_age, len(q) - 1)
-        s = ages - self.min_age - k
+        k, s = self._year_and_fraction(ages)
         if fractional == "udd":
             return l_int[k] * (1.0 - s * q[k])
         if fractional == "constant-force":
@@ -215,8 +222,7 @@ class LifeTable:
         """Integral of l (radix 1) from min_age to each age, exact for the table's assumption."""
         l_int = self._l_integer(1.0)
         q = self._closed_qx()
-        k = np.minimum(np.floor(ages).astype(np.int64) - self.min_age, len(q) - 1)
-        s = ages - self.min_age - k
+        k, s = self._year_and_fraction(ages)
         with np.errstate(divide="ignore", invalid="ignore"):
             if self.fractional == "udd":
                 whole = l_int[:-1] * (1.0 - q / 2)
