@@ -142,11 +142,11 @@ def execute_in_place(path, timeout: int = 600) -> bool:
 
 
 # --------------------------------------------------------------------- provenance
-def git_commit(repository=REPOSITORY) -> str:
+def git_commit(repository=REPOSITORY, paths: Iterable[str] = ()) -> str:
     """``git rev-parse HEAD`` of the repository the package runs from, or ``"unknown"``.
 
-    A tracked file changed since that commit adds " with uncommitted changes": the pages
-    were then not made from the commit alone.
+    A tracked file changed since that commit (under ``paths``, when given) adds " with
+    uncommitted changes": what was made did not come from the commit alone.
     """
     repository = Path(repository).resolve()
 
@@ -169,7 +169,7 @@ def git_commit(repository=REPOSITORY) -> str:
     commit = git("rev-parse", "HEAD")
     if commit is None:
         return "unknown"
-    changed = git("status", "--porcelain", "--untracked-files=no")
+    changed = git("status", "--porcelain", "--untracked-files=no", "--", *paths)
     return commit + (" with uncommitted changes" if changed else "")
 
 

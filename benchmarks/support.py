@@ -26,6 +26,7 @@ import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 from tqdm import tqdm
 
+from actuarial.report import git_commit
 from actuarial.synthetic import generate_members
 
 BENCHMARKS = Path(__file__).resolve().parent
@@ -189,22 +190,8 @@ def machine() -> dict[str, str]:
     for line in Path("/proc/meminfo").read_text().splitlines():
         if line.startswith("MemTotal:"):
             memory_kib = int(line.split()[1])
-    try:
-        commit = subprocess.run(
-            ["git", "-C", str(REPOSITORY), "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        changed = subprocess.run(
-            ["git", "-C", str(REPOSITORY), "status", "--porcelain", "actuarial"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-        commit += " (with uncommitted changes in actuarial/)" if changed else ""
-    except (OSError, subprocess.CalledProcessError):
-        commit = "unknown"
+    # The run writes RESULTS.md itself: only changes to the package count as uncommitted.
+    commit = git_commit(REPOSITORY, paths=["actuarial"])
     versions = ", ".join(
         f"{name} {metadata.version(name)}"
         for name in ("numpy", "pandas", "pyarrow", "actuarialmath", "pyliferisk")

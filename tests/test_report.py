@@ -166,6 +166,7 @@ def test_git_commit_says_when_a_tracked_file_has_changed_since(tmp_path):
     assert re.fullmatch(r"[0-9a-f]{40}", clean)
     (tmp_path / "notebook.ipynb").write_text('{"changed": true}')
     assert git_commit(tmp_path) == clean + " with uncommitted changes"
+    assert git_commit(tmp_path, paths=["elsewhere"]) == clean  # only changes under paths
 
 
 def test_provenance_lists_every_guide_with_the_sha256_of_its_files():
