@@ -67,14 +67,13 @@ def duplicated_ids(read_chunks: Callable[[], Iterable]) -> np.ndarray:
     ``read_chunks()`` yields the id column in order, in chunks (Arrow arrays or pandas
     series); it is called a second time only when two ids share a hash.
     """
-    parts, present = [], []
+    hash_parts, present_parts = [np.zeros(0, np.uint64)], [np.zeros(0, bool)]
     for chunk in read_chunks():
         ids = _as_strings(chunk)
-        parts.append(_hashes(ids))
-        present.append(ids.is_valid().to_numpy(zero_copy_only=False))
-    hashes = np.concatenate(parts) if parts else np.zeros(0, np.uint64)
-    present = np.concatenate(present) if present else np.zeros(0, bool)
-    parts.clear()
+        hash_parts.append(_hashes(ids))
+        present_parts.append(ids.is_valid().to_numpy(zero_copy_only=False))
+    hashes, present = np.concatenate(hash_parts), np.concatenate(present_parts)
+    del hash_parts, present_parts
     ordered = hashes[present]  # the one copy: sorted in place
     ordered.sort()
     shared = np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
