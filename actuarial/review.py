@@ -18,9 +18,11 @@ import pandas as pd
 from actuarial.dates import format_age
 from actuarial.equivalence import early_retirement_factor, fit_interest
 from actuarial.guides import Guide, GuideError, load_every_guide
-from actuarial.interpretations import INTERPRETATIONS, Readings
+from actuarial.law.clauses import CLAUSES
+from actuarial.law.conditions import render
+from actuarial.law.parameters import shipped_law
+from actuarial.law.readings import INTERPRETATIONS, Readings
 from actuarial.mortality import LifeTable, MortalityError, table_from_spec
-from actuarial.statute import CLAUSE_RULES, CLAUSE_TITLES, CLAUSES
 
 __all__ = [
     "benefits_by_clause",
@@ -48,25 +50,26 @@ def clause_functions() -> pd.DataFrame:
     return pd.DataFrame(
         {
             "clause": [f"inciso ({clause})" for clause in CLAUSES],
-            "title": [CLAUSE_TITLES[clause] for clause in CLAUSES],
+            "title": [clause.title for clause in CLAUSES.values()],
             "function": [
-                f"actuarial.statute.{CLAUSE_RULES[clause].__name__}" for clause in CLAUSES
+                f"{clause.rule.__module__}.{clause.rule.__name__}" for clause in CLAUSES.values()
             ],
             "summary": [
-                (CLAUSE_RULES[clause].__doc__ or "").strip().splitlines()[0] for clause in CLAUSES
+                (clause.rule.__doc__ or "").strip().splitlines()[0] for clause in CLAUSES.values()
             ],
         }
     )
 
 
 def interpretations_table(readings: Readings | None = None) -> pd.DataFrame:
-    """The interpretations I-1 to I-8: the default reading, its switch and the value in force."""
+    """The interpretations I-1 to I-9: the default reading, its switch and the value in force."""
     values = (readings or Readings()).as_dict()
+    law_values = shipped_law().latest_values()
     return pd.DataFrame(
         {
             "id": [item.id for item in INTERPRETATIONS],
-            "title": [item.title for item in INTERPRETATIONS],
-            "default reading": [item.default for item in INTERPRETATIONS],
+            "title": [render(item.title, law_values) for item in INTERPRETATIONS],
+            "default reading": [render(item.default, law_values) for item in INTERPRETATIONS],
             "switch": [item.switch or "-" for item in INTERPRETATIONS],
             "value": [
                 "-" if item.switch is None else repr(values[item.switch])
@@ -93,7 +96,7 @@ def guide_summary(guides: Iterable[Guide]) -> pd.DataFrame:
             else "open end",
             "interpolation": guide.interpolation,
             "rows": len(guide.factors),
-            "factor_at_55y0m": float(guide.factor(55 * 12)),
+            "factor_at_55y0m": float(guide.factor(guide.age_months[0])),
         }
         for guide in guides
     ]
@@ -255,7 +258,7 @@ def clause_summary(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def lifted_by_minimum(results: pd.DataFrame) -> pd.DataFrame:
-    """Clause rows raised by the $500 minimum (I-4): the amount before it, the top-up, paid."""
+    """Clause rows raised by the monthly minimum (I-4): the amount before it, the top-up, paid."""
     lifted = results.loc[results["minimum_topup"] > 0]
     return pd.DataFrame(
         {
