@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from actuarial.dates import format_age
 from actuarial.law.conditions import render
+from actuarial.law.coverage import first_day_included
 from actuarial.members import GROUPS
 
 __all__ = ["LANGUAGES", "explain"]
@@ -42,6 +43,7 @@ WORDS = {
         "payment": "Payment date: the later of {as_of} (as of) and each annuity's start date.",
         "law": "Law in force: {files}.",
         "readings": "Readings used:",
+        "illustrative": "illustrative",
     },
     "es": {
         "member": "Participante {id}: nació {birth}, ingresó {entry}, se separó {sep} a la "
@@ -68,6 +70,7 @@ WORDS = {
         "de cada anualidad.",
         "law": "Ley vigente: {files}.",
         "readings": "Interpretaciones usadas:",
+        "illustrative": "ilustrativa",
     },
 }
 
@@ -99,7 +102,7 @@ def explain(results, position: int, lang: str = "en") -> list[str]:
     if not results.covered[position]:
         lines.append(
             words["not_covered"].format(
-                bracket="[" if results.readings.april_first_is_covered else "(",
+                bracket="[" if first_day_included(results.readings) else "(",
                 window_start=law_values["coverage.first_entry_on_or_after"],
                 window_end=law_values["coverage.first_entry_before"],
                 **values,
@@ -194,5 +197,10 @@ def _guide_lines(results, position, column, guide_index, words, lang) -> list[st
             )
         lines.append("  " + line)
     if guide.status != "adopted":
-        lines.append("  " + words["not_adopted"].format(guide=guide.id, status=guide.status))
+        lines.append(
+            "  "
+            + words["not_adopted"].format(
+                guide=guide.id, status=words.get(guide.status, guide.status)
+            )
+        )
     return lines

@@ -14,7 +14,14 @@ import numpy as np
 from actuarial.law.conditions import render
 from actuarial.law.readings import Readings
 
-__all__ = ["COVERED", "ENTERED_AFTER", "ENTERED_BEFORE", "coverage_codes", "not_covered_reason"]
+__all__ = [
+    "COVERED",
+    "ENTERED_AFTER",
+    "ENTERED_BEFORE",
+    "coverage_codes",
+    "first_day_included",
+    "not_covered_reason",
+]
 
 COVERED, ENTERED_BEFORE, ENTERED_AFTER = 0, 1, 2
 
@@ -30,20 +37,28 @@ REASONS = {
 REASONS[ENTERED_AFTER, False] = REASONS[ENTERED_AFTER, True]
 
 
+def first_day_included(readings: Readings) -> bool:
+    """Whether a first entry on the window's first day is covered (I-1).
+
+    «ingresen por primera vez al Sistema después del 1ro de abril de 1990»: by default read
+    as from that day on (the day included); switched, strictly after it.
+    """
+    return readings.april_first_is_covered
+
+
 def coverage_codes(entry_date, separation_date, law, readings: Readings) -> np.ndarray:
     """0 = covered; 1 = entered before the window; 2 = entered on or after its end (I-1).
 
     The window in force on the separation date applies. A member who separated before the
-    law's first date entered before it too: not covered. By default a first entry on the
-    window's first day is covered (April 1, 1990: «después del 1ro de abril» read as
-    from that day); switched, it is not.
+    law's first date entered before it too: not covered. A first entry on the window's
+    first day: see :func:`first_day_included`.
     """
     first = np.datetime64(law.first_date(), "D")
     before_law = separation_date < first
     on = np.where(before_law, first, separation_date)
     start = law.value("coverage.first_entry_on_or_after", on)
     end = law.value("coverage.first_entry_before", on)
-    before = entry_date < start if readings.april_first_is_covered else entry_date <= start
+    before = entry_date < start if first_day_included(readings) else entry_date <= start
     return np.where(
         before | before_law, ENTERED_BEFORE, np.where(entry_date >= end, ENTERED_AFTER, COVERED)
     )
@@ -51,4 +66,4 @@ def coverage_codes(entry_date, separation_date, law, readings: Readings) -> np.n
 
 def not_covered_reason(code: int, law_values, readings: Readings) -> str:
     """The reason a member with coverage ``code`` (1 or 2) gets on every clause row."""
-    return render(REASONS[code, readings.april_first_is_covered], law_values)
+    return render(REASONS[code, first_day_included(readings)], law_values)

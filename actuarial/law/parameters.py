@@ -42,7 +42,7 @@ SHIPPED_NAME = "actuarial/law/law.toml"
 UNITS = {
     "USD a month": "a monthly amount in US dollars, 0 or more",
     "years": "a number of years (ages in whole years), from 0 to 120",
-    "rate": "a fraction, above 0 and at most 1 (0.015 = 1.5%)",
+    "rate": "a fraction, above 0 and at most 1 (0.02 = 2%)",
     "date": "a calendar date, YYYY-MM-DD",
 }
 ENTRY_KEYS = ("effective_from", "value", "unit", "source")

@@ -75,7 +75,7 @@ INTERPRETATIONS = (
             "--april-first-covered/--april-first-excluded",
             f"I-1: a member who first entered on {COVERED} is covered.",
         ),
-        "actuarial.law.coverage.coverage_codes",
+        "actuarial.law.coverage.first_day_included",
     ),
     Interpretation(
         "I-2",
