@@ -29,7 +29,7 @@ from actuarial.engine import COLUMNS, CodedText, MemberResults, evaluate_members
 from actuarial.guides import GuideSet
 from actuarial.interpretations import Readings
 from actuarial.law.clauses import CLAUSES
-from actuarial.law.parameters import law_in_force
+from actuarial.law.parameters import law_in_force, resolve_as_of
 from actuarial.members import (
     MEMBER_FIELDS,
     MemberFileError,
@@ -247,7 +247,7 @@ def run_batch(
 
     readings = readings or Readings()
     law = law_in_force(law)
-    as_of = dt.date.today() if as_of is None else as_of
+    as_of = resolve_as_of(as_of)
     members_path, out_path = Path(members_path), Path(out_path)
     fmt = _format(members_path, "a member file")
     out_fmt = _format(out_path, "the output file")

@@ -10,7 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["LEAP_DAY_RULES", "add_years", "age_in_months", "as_dates", "format_age"]
+__all__ = [
+    "LEAP_DAY_RULES",
+    "add_years",
+    "age_in_months",
+    "as_dates",
+    "format_age",
+    "year_month_day",
+]
 
 LEAP_DAY_RULES = ("feb28", "mar1")
 
@@ -25,6 +32,11 @@ _EPOCH_FROM_0000_03_01 = 719_468  # days from 0000-03-01 to 1970-01-01 (datetime
 def as_dates(values) -> np.ndarray:
     """Return ``values`` as a numpy ``datetime64[D]`` array (NaT kept)."""
     return np.asarray(values, dtype="datetime64[D]")
+
+
+def year_month_day(dates) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Year, month (1-12) and day of each date (no NaT), as integer arrays."""
+    return _parts(as_dates(dates))
 
 
 def _parts(dates: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -16,8 +16,8 @@ from dataclasses import dataclass, make_dataclass
 import numpy as np
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from actuarial.dates import year_month_day
 from actuarial.guides import GuideSet
 from actuarial.law.clauses import CLAUSES, situation
 from actuarial.law.conditions import ClauseOutcome, render
@@ -29,7 +29,7 @@ from actuarial.law.coverage import (
     not_covered_reason,
 )
 from actuarial.law.minimum import minimum_changes, minimum_on, minimum_reaches, payment_dates
-from actuarial.law.parameters import PARAMETERS, Law, LawOn, law_in_force
+from actuarial.law.parameters import PARAMETERS, Law, LawOn, law_in_force, resolve_as_of
 from actuarial.law.readings import Readings
 from actuarial.law.reduction import reduction_factors
 from actuarial.members import (
@@ -157,29 +157,69 @@ class CodedText:
     texts: Sequence[str]  # a list, an array or a pandas Series of str
 
 
-def _cents_text(amounts: np.ndarray) -> pa.Array:
-    """Amounts (already rounded to cents) as text with two decimals: 270 -> '270.00'."""
-    cents = pa.array(np.rint(np.nan_to_num(amounts) * 100).astype(np.int64)).cast(pa.string())
-    cents = pc.utf8_lpad(cents, 3, "0")
-    return pc.binary_join_element_wise(
-        pc.utf8_slice_codeunits(cents, 0, -2), pc.utf8_slice_codeunits(cents, -2), "."
+_ZERO = ord("0")
+
+
+def _digits(numbers: np.ndarray, width: int) -> np.ndarray:
+    """Non-negative integers as ASCII digits, right-aligned in ``width`` columns (uint8)."""
+    powers = 10 ** np.arange(width - 1, -1, -1, dtype=np.int64)
+    return (_ZERO + (numbers[:, None] // powers) % 10).astype(np.uint8)
+
+
+def _entry_bytes(dates: np.ndarray, amounts: np.ndarray):
+    """``YYYY-MM-DD amount`` as fixed-width bytes per row, and which bytes are used."""
+    known = ~np.isnat(dates)
+    days = np.where(known, dates, np.datetime64("1970-01-01", "D")).astype("datetime64[D]")
+    year, month, day = year_month_day(days)
+    cents = np.rint(np.nan_to_num(amounts) * 100).astype(np.int64)
+    whole = cents // 100
+    width = max(1, len(str(int(whole.max(initial=0)))))
+    length = np.maximum(1, np.floor(np.log10(np.maximum(whole, 1))).astype(np.int64) + 1)
+    dash, space, point = (np.full((len(dates), 1), ord(c), np.uint8) for c in "- .")
+    text = np.hstack(
+        [
+            _digits(year, 4),
+            dash,
+            _digits(month, 2),
+            dash,
+            _digits(day, 2),
+            space,
+            _digits(whole, width),
+            point,
+            _digits(cents % 100, 2),
+        ]
     )
+    used = np.ones(text.shape, dtype=bool)
+    used[:, 11 : 11 + width] = np.arange(width) >= (width - length)[:, None]
+    used &= known[:, None]
+    return text, used
 
 
 def schedule_text(dates: list[np.ndarray], amounts: list[np.ndarray]) -> pa.Array:
-    """``YYYY-MM-DD amount; YYYY-MM-DD amount`` per row; "" where the first date is NaT."""
-    entries = [
-        pc.binary_join_element_wise(
-            pa.array(on, type=pa.date32(), from_pandas=True).cast(pa.string()),
-            _cents_text(amount),
-            " ",
-        )
-        for on, amount in zip(dates, amounts, strict=True)
-    ]
-    text = pc.fill_null(entries[0], "")
-    for entry in entries[1:]:  # a later entry exists only where an earlier one does
-        text = pc.if_else(pc.is_null(entry), text, pc.binary_join_element_wise(text, entry, "; "))
-    return text
+    """``YYYY-MM-DD amount; YYYY-MM-DD amount`` per row (cents); "" where the first date is NaT.
+
+    Built as bytes with numpy and handed to Arrow as its buffers: no Python string per row.
+    """
+    count = len(dates[0])
+    rows = np.flatnonzero(~np.isnat(dates[0]))
+    parts, masks = [], []
+    for number, (on, amount) in enumerate(zip(dates, amounts, strict=True)):
+        text, used = _entry_bytes(on[rows], amount[rows])
+        if number:
+            separator = np.tile(np.frombuffer(b"; ", np.uint8), (len(rows), 1))
+            parts.append(separator)
+            masks.append(np.repeat(used[:, :1], 2, axis=1))
+        parts.append(text)
+        masks.append(used)
+    lengths = np.zeros(count, dtype=np.int64)
+    if len(rows):
+        text, used = np.hstack(parts), np.hstack(masks)
+        data = text[used]
+        lengths[rows] = used.sum(axis=1)
+    else:
+        data = np.zeros(0, dtype=np.uint8)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    return pa.StringArray.from_buffers(count, pa.py_buffer(offsets), pa.py_buffer(data))
 
 
 @dataclass(frozen=True, slots=True)
@@ -363,7 +403,7 @@ def evaluate_members(
     """
     readings = readings or Readings()
     law = law_in_force(law)
-    as_of = dt.date.today() if as_of is None else as_of
+    as_of = resolve_as_of(as_of)
     clauses = tuple(CLAUSES.values())
     count = len(members)
     valid = members.valid

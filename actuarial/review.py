@@ -34,8 +34,10 @@ __all__ = [
     "guide_summary",
     "guides_in",
     "implied_interest",
+    "gains_by_clause",
     "interpretations_table",
     "invalid_rows",
+    "law_comparison",
     "lifted_by_minimum",
     "membership_counts",
     "mortality_sensitivity",
@@ -295,3 +297,50 @@ def benefits_by_clause(results: pd.DataFrame) -> pd.DataFrame:
             for clause in CLAUSES
         }
     )
+
+
+# --------------------------------------------------------------------- amendments
+def law_comparison(before: pd.DataFrame, after: pd.DataFrame) -> pd.DataFrame:
+    """Clause rows whose monthly amount differs between two results tables of the same
+    members (e.g. the law in force and a bill): eligibility and amount under each, the gain."""
+    keys = ["row", "member_id", "clause"]
+    shown = ["eligible", "monthly_amount", "reason"]
+
+    def plain(table):
+        rows = table.loc[~_is_invalid(table), keys + shown].copy()
+        rows["clause"] = rows["clause"].astype(str)
+        rows["member_id"] = rows["member_id"].astype(str)
+        rows["reason"] = rows["reason"].astype(str)
+        rows["monthly_amount"] = rows["monthly_amount"].fillna(0.0)
+        return rows
+
+    both = plain(before).merge(plain(after), on=keys, suffixes=("_before", "_after"))
+    both["gain"] = (both["monthly_amount_after"] - both["monthly_amount_before"]).round(2)
+    changed = both.loc[both["gain"] != 0].reset_index(drop=True)
+    return changed[
+        [
+            *keys,
+            "eligible_before",
+            "eligible_after",
+            "monthly_amount_before",
+            "monthly_amount_after",
+            "gain",
+            "reason_after",
+        ]
+    ]
+
+
+def gains_by_clause(comparison: pd.DataFrame) -> pd.DataFrame:
+    """Per clause: rows that gain, newly eligible rows, and the monthly total gained."""
+    summary = pd.DataFrame(index=pd.Index(list(CLAUSES), name="clause"))
+    grouped = comparison.groupby("clause")
+    summary["rows_gaining"] = grouped["gain"].apply(lambda gain: int((gain > 0).sum()))
+    newly = comparison["eligible_after"] & ~comparison["eligible_before"]
+    summary["newly_eligible"] = comparison.loc[newly].groupby("clause").size()
+    summary["monthly_gain_total"] = grouped["gain"].sum()
+    summary = summary.fillna(0)
+    summary[["rows_gaining", "newly_eligible"]] = summary[
+        ["rows_gaining", "newly_eligible"]
+    ].astype(np.int64)
+    summary["monthly_gain_total"] = summary["monthly_gain_total"].astype(float).round(2)
+    return summary

@@ -275,3 +275,22 @@ def test_nothing_in_a_law_file_is_executed(amendment, tmp_path):
     law = load_law(bill)
     assert not marker.exists()
     assert law.entries["minimum_monthly_pension"][-1].source.startswith("__import__")
+
+
+def test_law_provenance_gives_the_report_the_files_their_hashes_and_the_as_of(amendment):
+    from actuarial import law_provenance
+
+    bill = amendment(entry("minimum_monthly_pension", "2027-01-01", 600, "USD a month"))
+    assert law_provenance([bill], "2027-06-01") == {
+        "as_of": "2027-06-01",
+        "law": load_law(bill).provenance(),
+    }
+    assert law_provenance()["as_of"] == dt.date.today().isoformat()
+
+
+@pytest.mark.parametrize("as_of", ["20270601", "2027-6-01", "2027-02-30", dt.datetime(2027, 1, 1)])
+def test_as_of_is_an_iso_date_only(as_of):
+    from actuarial.law import resolve_as_of
+
+    with pytest.raises(LawError, match=r"^'as_of' must be a date YYYY-MM-DD \(got "):
+        resolve_as_of(as_of)

@@ -17,8 +17,20 @@ from actuarial.law.parameters import (
     Law,
     LawError,
     law_in_force,
+    law_provenance,
     load_law,
+    resolve_as_of,
     shipped_law,
 )
 
-__all__ = ["PARAMETERS", "UNITS", "Law", "LawError", "law_in_force", "load_law", "shipped_law"]
+__all__ = [
+    "PARAMETERS",
+    "UNITS",
+    "Law",
+    "LawError",
+    "law_in_force",
+    "law_provenance",
+    "load_law",
+    "resolve_as_of",
+    "shipped_law",
+]

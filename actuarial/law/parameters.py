@@ -33,7 +33,9 @@ __all__ = [
     "LawOn",
     "Parameter",
     "law_in_force",
+    "law_provenance",
     "load_law",
+    "resolve_as_of",
     "shipped_law",
 ]
 
@@ -449,3 +451,25 @@ class LawOn:
         if name not in self._values:
             self._values[name] = self.law.value(name, self.dates)
         return self._values[name]
+
+
+def resolve_as_of(as_of=None) -> dt.date:
+    """The date results are asked for: ``as_of`` (a date or ``YYYY-MM-DD``), default today."""
+    if as_of is None:
+        return dt.date.today()
+    if isinstance(as_of, dt.datetime):
+        raise LawError([f"'as_of' must be a date YYYY-MM-DD (got {as_of!r})"])
+    if isinstance(as_of, dt.date):
+        return as_of
+    if isinstance(as_of, str) and len(as_of) == 10 and as_of[4] == as_of[7] == "-":
+        try:
+            return dt.date.fromisoformat(as_of)
+        except ValueError:
+            pass
+    raise LawError([f"'as_of' must be a date YYYY-MM-DD (got {as_of!r})"])
+
+
+def law_provenance(law=None, as_of=None) -> dict:
+    """What a result was computed under, for reports: the law files with their SHA-256, in
+    the order applied, and the ``as_of`` date used (default today)."""
+    return {"as_of": resolve_as_of(as_of).isoformat(), "law": law_in_force(law).provenance()}
