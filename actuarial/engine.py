@@ -17,7 +17,6 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from actuarial.dates import year_month_day
 from actuarial.guides import GuideSet
 from actuarial.law.clauses import CLAUSES, situation
 from actuarial.law.conditions import ClauseOutcome, render
@@ -166,32 +165,28 @@ def _digits(numbers: np.ndarray, width: int) -> np.ndarray:
     return (_ZERO + (numbers[:, None] // powers) % 10).astype(np.uint8)
 
 
+def _date_bytes(dates: np.ndarray) -> np.ndarray:
+    """``YYYY-MM-DD`` of each date (no NaT) as 10 bytes a row, from a table of the days spanned."""
+    days = dates.astype("datetime64[D]").astype(np.int64)
+    first = int(days.min(initial=0))
+    span = np.arange(first, int(days.max(initial=0)) + 1).astype("datetime64[D]")
+    table = np.datetime_as_string(span, unit="D").astype("S10").view(np.uint8).reshape(-1, 10)
+    return table[days - first]
+
+
 def _entry_bytes(dates: np.ndarray, amounts: np.ndarray):
-    """``YYYY-MM-DD amount`` as fixed-width bytes per row, and which bytes are used."""
-    known = ~np.isnat(dates)
-    days = np.where(known, dates, np.datetime64("1970-01-01", "D")).astype("datetime64[D]")
-    year, month, day = year_month_day(days)
-    cents = np.rint(np.nan_to_num(amounts) * 100).astype(np.int64)
+    """``YYYY-MM-DD amount`` per row (no NaT) as bytes, and which bytes are used."""
+    cents = np.rint(amounts * 100).astype(np.int64)
     whole = cents // 100
     width = max(1, len(str(int(whole.max(initial=0)))))
-    length = np.maximum(1, np.floor(np.log10(np.maximum(whole, 1))).astype(np.int64) + 1)
-    dash, space, point = (np.full((len(dates), 1), ord(c), np.uint8) for c in "- .")
+    length = np.floor(np.log10(np.maximum(whole, 1))).astype(np.int64) + 1
+    space = np.full((len(dates), 1), ord(" "), np.uint8)
+    point = np.full((len(dates), 1), ord("."), np.uint8)
     text = np.hstack(
-        [
-            _digits(year, 4),
-            dash,
-            _digits(month, 2),
-            dash,
-            _digits(day, 2),
-            space,
-            _digits(whole, width),
-            point,
-            _digits(cents % 100, 2),
-        ]
+        [_date_bytes(dates), space, _digits(whole, width), point, _digits(cents % 100, 2)]
     )
     used = np.ones(text.shape, dtype=bool)
     used[:, 11 : 11 + width] = np.arange(width) >= (width - length)[:, None]
-    used &= known[:, None]
     return text, used
 
 
@@ -199,27 +194,31 @@ def schedule_text(dates: list[np.ndarray], amounts: list[np.ndarray]) -> pa.Arra
     """``YYYY-MM-DD amount; YYYY-MM-DD amount`` per row (cents); "" where the first date is NaT.
 
     Built as bytes with numpy and handed to Arrow as its buffers: no Python string per row.
+    Entry k > 0 exists only where entry 0 does.
     """
     count = len(dates[0])
-    rows = np.flatnonzero(~np.isnat(dates[0]))
-    parts, masks = [], []
+    pieces = []  # (rows, text, used) of each entry, with its "; " before it
+    lengths = np.zeros(count, dtype=np.int64)
     for number, (on, amount) in enumerate(zip(dates, amounts, strict=True)):
+        rows = np.flatnonzero(~np.isnat(on))
+        if not len(rows):
+            continue
         text, used = _entry_bytes(on[rows], amount[rows])
         if number:
-            separator = np.tile(np.frombuffer(b"; ", np.uint8), (len(rows), 1))
-            parts.append(separator)
-            masks.append(np.repeat(used[:, :1], 2, axis=1))
-        parts.append(text)
-        masks.append(used)
-    lengths = np.zeros(count, dtype=np.int64)
-    if len(rows):
-        text, used = np.hstack(parts), np.hstack(masks)
-        data = text[used]
-        lengths[rows] = used.sum(axis=1)
-    else:
-        data = np.zeros(0, dtype=np.uint8)
-    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
-    return pa.StringArray.from_buffers(count, pa.py_buffer(offsets), pa.py_buffer(data))
+            text = np.hstack([np.tile(np.frombuffer(b"; ", np.uint8), (len(rows), 1)), text])
+            used = np.hstack([np.ones((len(rows), 2), dtype=bool), used])
+        pieces.append((rows, text, used, lengths[rows].copy()))
+        lengths[rows] += used.sum(axis=1)
+    offsets = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    data = np.zeros(int(offsets[-1]), dtype=np.uint8)
+    for rows, text, used, before in pieces:
+        within = np.cumsum(used, axis=1) - 1  # position of each used byte in its piece
+        positions = (offsets[rows] + before)[:, None] + within
+        data[positions[used]] = text[used]
+    return pa.StringArray.from_buffers(
+        count, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(data)
+    )
 
 
 @dataclass(frozen=True, slots=True)
