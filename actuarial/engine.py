@@ -170,7 +170,8 @@ def _date_bytes(dates: np.ndarray) -> np.ndarray:
     days = dates.astype("datetime64[D]").astype(np.int64)
     first = int(days.min(initial=0))
     span = np.arange(first, int(days.max(initial=0)) + 1).astype("datetime64[D]")
-    table = np.datetime_as_string(span, unit="D").astype("S10").view(np.uint8).reshape(-1, 10)
+    table = np.datetime_as_string(span, unit="D").astype("S10").view(np.uint8)
+    table = table.reshape(len(span), -1)
     return table[days - first]
 
 

@@ -67,6 +67,10 @@ NOT_THE_STATUTE = {
         "day = pc.cast(pc.if_else(shaped, pc.utf8_slice_codeunits(text, 8, 10), None), pa.int64())",
     ): "characters of YYYY-MM-DD",
     ("mortality.py", "law = (0.0007, 0.00005, 10**0.04)"): "a Makeham law of mortality",
+    ("engine.py", "powers = 10 ** np.arange(width - 1, -1, -1, dtype=np.int64)"): "decimal digits",
+    ("engine.py", "return (_ZERO + (numbers[:, None] // powers) % 10).astype(np.uint8)"): (
+        "decimal digits"
+    ),
     ("report.py", "timeout=10,"): "seconds",
 }
 

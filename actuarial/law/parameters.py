@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import math
+import re
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -48,6 +49,7 @@ UNITS = {
     "date": "a calendar date, YYYY-MM-DD",
 }
 ENTRY_KEYS = ("effective_from", "value", "unit", "source")
+ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -461,7 +463,7 @@ def resolve_as_of(as_of=None) -> dt.date:
         raise LawError([f"'as_of' must be a date YYYY-MM-DD (got {as_of!r})"])
     if isinstance(as_of, dt.date):
         return as_of
-    if isinstance(as_of, str) and len(as_of) == 10 and as_of[4] == as_of[7] == "-":
+    if isinstance(as_of, str) and ISO_DATE.fullmatch(as_of):
         try:
             return dt.date.fromisoformat(as_of)
         except ValueError:
