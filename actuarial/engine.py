@@ -463,7 +463,8 @@ def evaluate_members(
     monthly_before_minimum = annual / 12.0
     paid_rounded = round_cents(np.maximum(monthly_before_minimum, minimum))
     monthly_rounded = round_cents(monthly_before_minimum)
-    schedule_dates = [start]
+    # No schedule where no amount is computed (a row with an error).
+    schedule_dates = [np.where(error_mask, np.datetime64("NaT"), start)]
     schedule_amounts = [
         round_cents(np.maximum(monthly_before_minimum, minimum_on(law, start, reaches)))
     ]

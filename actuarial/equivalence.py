@@ -27,7 +27,7 @@ import pandas as pd
 from scipy.optimize import minimize_scalar
 
 from actuarial.annuities import EXACT_METHODS, annuities_due, annuity_due, pure_endowment
-from actuarial.guides import EARLIEST_AGE_MONTHS, NORMAL_RETIREMENT_AGE
+from actuarial.guides import EARLIEST_AGE_MONTHS, INTERPOLATIONS, NORMAL_RETIREMENT_AGE
 from actuarial.mortality import LifeTable, blend, soa, sult
 
 __all__ = [
@@ -47,7 +47,7 @@ __all__ = [
 
 EARLIEST_RETIREMENT_AGE = EARLIEST_AGE_MONTHS // 12  # inciso (c), in the shipped law
 _STATUSES = ("illustrative", "adopted")
-_INTERPOLATIONS = ("exact", "monthly-linear")
+_INTERPOLATIONS = tuple(INTERPOLATIONS)  # the registry of guides.py
 _METHOD_TEXT = {
     "udd": "exact sum of the monthly payments, survival linear within each year of age (UDD)",
     "constant-force": "exact sum of the monthly payments, constant force within each year of age",

@@ -245,6 +245,7 @@ def test_a_law_that_lets_c_reach_an_age_outside_the_guide_gets_an_error_on_that_
     result = evaluate(young, half_percent_guides, as_of=AS_OF, law=bill)
     early = result.clause("c")
     assert early.eligible and early.reduction_factor is None and early.monthly_amount is None
+    assert early.schedule is None  # no amount, no schedule
     assert early.error == (
         "age at separation 52y2m is outside the table of guide "
         "'illustrative-half-percent-per-month' (55y0m to 65y0m): no reduction factor"
