@@ -175,20 +175,30 @@ def _date_bytes(dates: np.ndarray) -> np.ndarray:
     return table[days - first]
 
 
-def _entry_bytes(dates: np.ndarray, amounts: np.ndarray):
-    """``YYYY-MM-DD amount`` per row (no NaT) as bytes, and which bytes are used."""
+def _entry_bytes(dates: np.ndarray, amounts: np.ndarray, separator: bytes):
+    """``[separator]YYYY-MM-DD amount`` per row (no NaT) as bytes packed to the left, and
+    the number of bytes of each row."""
+    rows = len(dates)
     cents = np.rint(amounts * 100).astype(np.int64)
     whole = cents // 100
     width = max(1, len(str(int(whole.max(initial=0)))))
-    length = np.floor(np.log10(np.maximum(whole, 1))).astype(np.int64) + 1
-    space = np.full((len(dates), 1), ord(" "), np.uint8)
-    point = np.full((len(dates), 1), ord("."), np.uint8)
+    digits = np.floor(np.log10(np.maximum(whole, 1))).astype(np.int64) + 1
+    lead = np.tile(np.frombuffer(separator, np.uint8), (rows, 1))
     text = np.hstack(
-        [_date_bytes(dates), space, _digits(whole, width), point, _digits(cents % 100, 2)]
+        [
+            lead,
+            _date_bytes(dates),
+            np.full((rows, 1), ord(" "), np.uint8),
+            _digits(whole, width),
+            np.full((rows, 1), ord("."), np.uint8),
+            _digits(cents % 100, 2),
+        ]
     )
-    used = np.ones(text.shape, dtype=bool)
-    used[:, 11 : 11 + width] = np.arange(width) >= (width - length)[:, None]
-    return text, used
+    start = lead.shape[1] + len("YYYY-MM-DD ")  # first column of the whole-number digits
+    unused = width - digits  # leading digit columns a row does not use
+    columns = np.arange(text.shape[1])
+    index = np.minimum(columns + np.where(columns < start, 0, unused[:, None]), text.shape[1] - 1)
+    return np.take_along_axis(text, index, axis=1), text.shape[1] - unused
 
 
 def schedule_text(dates: list[np.ndarray], amounts: list[np.ndarray]) -> pa.Array:
@@ -198,25 +208,29 @@ def schedule_text(dates: list[np.ndarray], amounts: list[np.ndarray]) -> pa.Arra
     Entry k > 0 exists only where entry 0 does.
     """
     count = len(dates[0])
-    pieces = []  # (rows, text, used) of each entry, with its "; " before it
+    first = np.flatnonzero(~np.isnat(dates[0]))
+    packed, used = _entry_bytes(dates[0][first], amounts[0][first], b"")
     lengths = np.zeros(count, dtype=np.int64)
-    for number, (on, amount) in enumerate(zip(dates, amounts, strict=True)):
+    lengths[first] = used
+    later = []
+    for on, amount in zip(dates[1:], amounts[1:], strict=True):
         rows = np.flatnonzero(~np.isnat(on))
-        if not len(rows):
-            continue
-        text, used = _entry_bytes(on[rows], amount[rows])
-        if number:
-            text = np.hstack([np.tile(np.frombuffer(b"; ", np.uint8), (len(rows), 1)), text])
-            used = np.hstack([np.ones((len(rows), 2), dtype=bool), used])
-        pieces.append((rows, text, used, lengths[rows].copy()))
-        lengths[rows] += used.sum(axis=1)
+        if len(rows):
+            later.append((rows, *_entry_bytes(on[rows], amount[rows], b"; ")))
+    width = packed.shape[1] + sum(piece.shape[1] for _, piece, _ in later)
+    matrix = np.zeros((len(first), width), dtype=np.uint8)
+    matrix[:, : packed.shape[1]] = packed
+    line = np.zeros(count, dtype=np.int64)  # each row's line in the matrix
+    line[first] = np.arange(len(first))
+    for rows, piece, size in later:  # the few rows the law changes after their start
+        columns = lengths[rows][:, None] + np.arange(piece.shape[1])
+        keep = np.arange(piece.shape[1]) < size[:, None]
+        lines = np.broadcast_to(line[rows][:, None], columns.shape)
+        matrix[lines[keep], columns[keep]] = piece[keep]
+        lengths[rows] += size
+    data = matrix[np.arange(width) < lengths[first][:, None]]
     offsets = np.zeros(count + 1, dtype=np.int64)
     np.cumsum(lengths, out=offsets[1:])
-    data = np.zeros(int(offsets[-1]), dtype=np.uint8)
-    for rows, text, used, before in pieces:
-        within = np.cumsum(used, axis=1) - 1  # position of each used byte in its piece
-        positions = (offsets[rows] + before)[:, None] + within
-        data[positions[used]] = text[used]
     return pa.StringArray.from_buffers(
         count, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(data)
     )

@@ -303,8 +303,8 @@ class Law:
         missing = (
             np.array("NaT", dtype="datetime64[D]") if series.values.dtype.kind == "M" else np.nan
         )
-        if len(series.starts) == 1:
-            values = np.full(dates.shape, series.values[0])
+        if len(series.starts) == 1:  # one value for every date: no copy per date
+            values = np.broadcast_to(series.values[0], dates.shape)
         else:
             index = np.searchsorted(
                 series.starts, np.where(known, dates, series.starts[0]), "right"
