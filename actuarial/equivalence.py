@@ -28,6 +28,7 @@ from scipy.optimize import minimize_scalar
 
 from actuarial.annuities import EXACT_METHODS, annuities_due, annuity_due, pure_endowment
 from actuarial.guides import EARLIEST_AGE_MONTHS, INTERPOLATIONS, NORMAL_RETIREMENT_AGE
+from actuarial.law.parameters import shipped_law
 from actuarial.mortality import LifeTable, blend, soa, sult
 
 __all__ = [
@@ -411,7 +412,7 @@ def _derive_sult_5pct(folder) -> Path:
         guide_id="sult-5pct-monthly",
         series="sult-5pct-monthly",
         title="Illustrative reduction factors: SOA Standard Ultimate Life Table, 5%, monthly",
-        effective_from=dt.date(1990, 4, 1),
+        effective_from=shipped_law().first_date(),  # the first day of the law
     )
 
 
@@ -424,7 +425,7 @@ def _derive_pub2010_unisex(folder) -> Path:
         series="pub2010-general-unisex-4.5pct",
         title="Illustrative reduction factors: Pub-2010 General Retiree (amount-weighted), "
         "unisex 50/50, 4.5%, monthly",
-        effective_from=dt.date(1990, 4, 1),
+        effective_from=shipped_law().first_date(),  # the first day of the law
         extra_basis={
             "mortality_tables": "SOA 3400 PubG-2010 Male Retiree and SOA 3399 PubG-2010 "
             "Female Retiree, amount-weighted, base year 2010, ages 50-120",

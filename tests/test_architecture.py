@@ -112,8 +112,17 @@ def _statute_literals() -> list[str]:
     return found
 
 
+STATUTE_DATES = re.compile(r"date\(\s*(1990,\s*4,\s*1|2000,\s*1,\s*1)\s*\)")
+
+
 def test_no_number_of_the_statute_is_written_in_the_code():
     assert _statute_literals() == []
+    dates = [
+        f"{path.relative_to(ROOT)}: {match.group(0)}"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for match in STATUTE_DATES.finditer(path.read_text("utf-8"))
+    ]
+    assert dates == []
 
 
 def test_the_search_for_statute_numbers_finds_one_when_there_is(tmp_path, monkeypatch):
