@@ -285,7 +285,8 @@ class Law:
     def value(self, name: str, dates) -> np.ndarray:
         """Value of parameter ``name`` in force on each date (NaN or NaT where a date is NaT).
 
-        Raises :class:`LawError` for a date before the parameter's first entry.
+        Raises :class:`LawError` for a date before the parameter's first entry. The array
+        may be a read-only view (one value in force for every date): copy it to change it.
         """
         series = self._parameter(name)
         dates = np.asarray(dates, dtype="datetime64[D]")
