@@ -16,6 +16,7 @@ from dataclasses import dataclass, make_dataclass
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from actuarial.guides import GuideSet
 from actuarial.law.clauses import CLAUSES, situation
@@ -148,6 +149,14 @@ def failure_mask(outcome: ClauseOutcome) -> np.ndarray:
     return mask
 
 
+def _code_type(texts: int) -> np.dtype:
+    """The smallest signed integer type for codes into ``texts`` texts (as pandas keeps them)."""
+    for kind in (np.int8, np.int16, np.int32):
+        if texts <= np.iinfo(kind).max:
+            return np.dtype(kind)
+    return np.dtype(np.int64)
+
+
 @dataclass(frozen=True, slots=True)
 class CodedText:
     """A text column as codes into its texts: ``texts[codes]`` row by row."""
@@ -156,84 +165,49 @@ class CodedText:
     texts: Sequence[str]  # a list, an array or a pandas Series of str
 
 
-_ZERO = ord("0")
-
-
-def _digits(numbers: np.ndarray, width: int) -> np.ndarray:
-    """Non-negative integers as ASCII digits, right-aligned in ``width`` columns (uint8)."""
-    powers = 10 ** np.arange(width - 1, -1, -1, dtype=np.int64)
-    return (_ZERO + (numbers[:, None] // powers) % 10).astype(np.uint8)
-
-
-def _date_bytes(dates: np.ndarray) -> np.ndarray:
-    """``YYYY-MM-DD`` of each date (no NaT) as 10 bytes a row, from a table of the days spanned."""
-    days = dates.astype("datetime64[D]").astype(np.int64)
-    first = int(days.min(initial=0))
-    span = np.arange(first, int(days.max(initial=0)) + 1).astype("datetime64[D]")
-    table = np.datetime_as_string(span, unit="D").astype("S10").view(np.uint8)
-    table = table.reshape(len(span), -1)
-    return table[days - first]
-
-
-def _entry_bytes(dates: np.ndarray, amounts: np.ndarray, separator: bytes):
-    """``[separator]YYYY-MM-DD amount`` per row (no NaT) as bytes packed to the left, and
-    the number of bytes of each row."""
-    rows = len(dates)
+def _entry_text(dates: np.ndarray, amounts: np.ndarray, separator: str) -> pa.Array:
+    """``[separator]YYYY-MM-DD amount`` (cents) per row (no NaT), formatted by Arrow."""
     cents = np.rint(amounts * 100).astype(np.int64)
-    whole = cents // 100
-    width = max(1, len(str(int(whole.max(initial=0)))))
-    digits = np.floor(np.log10(np.maximum(whole, 1))).astype(np.int64) + 1
-    lead = np.tile(np.frombuffer(separator, np.uint8), (rows, 1))
-    text = np.hstack(
-        [
-            lead,
-            _date_bytes(dates),
-            np.full((rows, 1), ord(" "), np.uint8),
-            _digits(whole, width),
-            np.full((rows, 1), ord("."), np.uint8),
-            _digits(cents % 100, 2),
-        ]
+    whole, part = np.divmod(cents, 100)
+    return pc.binary_join_element_wise(
+        separator,
+        pc.cast(pa.array(dates, type=pa.date32()), pa.string()),
+        " ",
+        pc.cast(pa.array(whole), pa.string()),
+        ".",
+        pc.utf8_slice_codeunits(pc.cast(pa.array(part + 100), pa.string()), 1, 3),
+        "",
     )
-    start = lead.shape[1] + len("YYYY-MM-DD ")  # first column of the whole-number digits
-    unused = width - digits  # leading digit columns a row does not use
-    columns = np.arange(text.shape[1])
-    index = np.minimum(columns + np.where(columns < start, 0, unused[:, None]), text.shape[1] - 1)
-    return np.take_along_axis(text, index, axis=1), text.shape[1] - unused
 
 
 def schedule_text(dates: list[np.ndarray], amounts: list[np.ndarray]) -> pa.Array:
     """``YYYY-MM-DD amount; YYYY-MM-DD amount`` per row (cents); "" where the first date is NaT.
 
-    Built as bytes with numpy and handed to Arrow as its buffers: no Python string per row.
-    Entry k > 0 exists only where entry 0 does.
+    Formatted by Arrow for the rows with a schedule only, then spread to every row by
+    offsets (an empty row is a repeated offset): no Python string per row, no copy of the
+    text. Entry k > 0 exists only where entry 0 does.
     """
     count = len(dates[0])
     first = np.flatnonzero(~np.isnat(dates[0]))
-    packed, used = _entry_bytes(dates[0][first], amounts[0][first], b"")
-    lengths = np.zeros(count, dtype=np.int64)
-    lengths[first] = used
-    later = []
+    text = _entry_text(dates[0][first], amounts[0][first], "")
+    line = np.zeros(count, dtype=np.int64)  # each row's position among the rows with text
+    line[first] = np.arange(len(first))
     for on, amount in zip(dates[1:], amounts[1:], strict=True):
         rows = np.flatnonzero(~np.isnat(on))
-        if len(rows):
-            later.append((rows, *_entry_bytes(on[rows], amount[rows], b"; ")))
-    width = packed.shape[1] + sum(piece.shape[1] for _, piece, _ in later)
-    matrix = np.zeros((len(first), width), dtype=np.uint8)
-    matrix[:, : packed.shape[1]] = packed
-    line = np.zeros(count, dtype=np.int64)  # each row's line in the matrix
-    line[first] = np.arange(len(first))
-    for rows, piece, size in later:  # the few rows the law changes after their start
-        columns = lengths[rows][:, None] + np.arange(piece.shape[1])
-        keep = np.arange(piece.shape[1]) < size[:, None]
-        lines = np.broadcast_to(line[rows][:, None], columns.shape)
-        matrix[lines[keep], columns[keep]] = piece[keep]
-        lengths[rows] += size
-    data = matrix[np.arange(width) < lengths[first][:, None]]
-    offsets = np.zeros(count + 1, dtype=np.int64)
+        if not len(rows):
+            continue
+        index = np.full(len(first), -1, dtype=np.int64)
+        index[line[rows]] = np.arange(len(rows))
+        later = _entry_text(on[rows], amount[rows], "; ").take(pa.array(index, mask=index < 0))
+        text = pc.binary_join_element_wise(text, pc.fill_null(later, ""), "")
+    text = pa.array(text, type=pa.string())  # offsets from 0, contiguous
+    ends = np.frombuffer(text.buffers()[1], np.int32, len(text) + 1, 4 * text.offset)
+    lengths = np.zeros(count, dtype=np.int32)
+    lengths[first] = np.diff(ends)
+    offsets = np.zeros(count + 1, dtype=np.int32)
     np.cumsum(lengths, out=offsets[1:])
-    return pa.StringArray.from_buffers(
-        count, pa.py_buffer(offsets.astype(np.int32)), pa.py_buffer(data)
-    )
+    data = text.buffers()[2].slice(int(ends[0])) if len(text) else pa.py_buffer(b"")
+    return pa.StringArray.from_buffers(count, pa.py_buffer(offsets), data)
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,55 +271,66 @@ class MemberResults:
         count = len(members)
         clauses = len(self.clauses)
         valid = members.valid
-        keep = np.ones((count, clauses), dtype=bool)
-        keep[~valid, 1:] = False
-        keep = keep.ravel()
-        invalid_rows = np.repeat(~valid, clauses)[keep]
-        member_position = np.repeat(np.arange(count), clauses)[keep]
+        keep = None  # every (member, clause) cell is a row: the arrays' rows, no copy
+        invalid_rows = None
+        if not valid.all():
+            grid = np.ones((count, clauses), dtype=bool)
+            grid[~valid, 1:] = False
+            keep = grid.ravel()
+            invalid_rows = np.repeat(~valid, clauses)[keep]
+        member_position = np.repeat(np.arange(count), clauses)
+        if keep is not None:
+            member_position = member_position[keep]
 
         def flat(values):
-            return values.ravel()[keep]
+            """Row by row: a view of a (members, clauses) array when every cell is a row."""
+            return values.ravel() if keep is None else values.ravel()[keep]
 
-        def amount(values):
-            amounts = flat(values)  # a copy: blanked in place
-            amounts[invalid_rows] = np.nan
-            return amounts
+        def blanked(values, blank):
+            """``flat(values)``, ``blank`` on the one row of an invalid member."""
+            return flat(values) if keep is None else np.where(invalid_rows, blank, flat(values))
 
-        clause_codes = np.where(invalid_rows, 0, np.tile(np.arange(1, clauses + 1), count)[keep])
-        guide_codes = np.where(invalid_rows, 0, flat(self.guide_index) + 1)
-        has_error = invalid_rows | flat(self.error_mask)
-        error_at = np.where(
-            invalid_rows[has_error],
-            members.error[member_position[has_error]],
-            flat(self.error)[has_error],
-        )
+        rows = len(member_position)
+        clause_codes = np.tile(np.arange(1, clauses + 1, dtype=_code_type(clauses + 1)), count)
+        guide_codes = flat(self.guide_index) + 1
+        if keep is not None:
+            clause_codes = np.where(invalid_rows, 0, clause_codes[keep])
+            guide_codes[invalid_rows] = 0
+        has_error = flat(self.error_mask)
+        if keep is not None:
+            has_error = has_error | invalid_rows
+        error_at = flat(self.error)[has_error]
+        if keep is not None:
+            error_at = np.where(
+                invalid_rows[has_error], members.error[member_position[has_error]], error_at
+            )
         error_texts, inverse = np.unique(
             np.concatenate([[""], error_at]).astype(str), return_inverse=True
         )
-        error_codes = np.zeros(len(member_position), dtype=np.int64)
+        error_codes = np.zeros(rows, dtype=_code_type(len(error_texts)))
         error_codes[has_error] = inverse[1:]
         schedule = schedule_text(
             [flat(d) for d in self.schedule_dates], [flat(a) for a in self.schedule_amounts]
         )
+        nat = np.datetime64("NaT")
         values = {
             "row": members.row[member_position],
             "member_id": CodedText(member_position, members.member_id),
             "clause": CodedText(clause_codes, ["", *self.clause_ids]),
-            "eligible": flat(self.eligible) & ~invalid_rows,
-            "reason": CodedText(
-                np.where(invalid_rows, 0, flat(self.reason_codes)), self.reason_texts
-            ),
-            "start_date": np.where(invalid_rows, np.datetime64("NaT"), flat(self.start_date)),
-            "reduction_factor": amount(self.reduction_factor),
-            "annual_amount": amount(self.annual_amount),
-            "monthly_amount": amount(self.monthly_amount),
-            "minimum_topup": amount(self.minimum_topup),
+            "eligible": blanked(self.eligible, False),
+            "reason": CodedText(blanked(self.reason_codes, 0), self.reason_texts),
+            "start_date": blanked(self.start_date, nat),
+            "reduction_factor": blanked(self.reduction_factor, np.nan),
+            "annual_amount": blanked(self.annual_amount, np.nan),
+            "monthly_amount": blanked(self.monthly_amount, np.nan),
+            "minimum_topup": blanked(self.minimum_topup, np.nan),
             "schedule": schedule,
-            "guide_id": CodedText(guide_codes, ["", *(g.id for g in self.guides)]),
-            "error": CodedText(error_codes, list(error_texts)),
-            "readings": CodedText(
-                np.zeros(len(member_position), dtype=np.int64), [self.readings.label()]
+            "guide_id": CodedText(
+                guide_codes.astype(_code_type(len(self.guides) + 1)),
+                ["", *(g.id for g in self.guides)],
             ),
+            "error": CodedText(error_codes, list(error_texts)),
+            "readings": CodedText(np.zeros(rows, dtype=np.int8), [self.readings.label()]),
         }
         return {name: values[name] for name in RESULT_COLUMNS}
 
@@ -398,7 +383,7 @@ def _reasons(outcomes, clauses, coverage, covered, period, law_values, readings)
     used[0] = True
     texts = np.array(reason_texts, dtype=str)
     distinct, remap = np.unique(texts[used], return_inverse=True)
-    lookup = np.zeros(len(texts), dtype=np.int64)
+    lookup = np.zeros(len(texts), dtype=_code_type(len(distinct)))
     lookup[used] = remap
     return lookup[reason_codes], distinct.astype(object)
 
