@@ -238,8 +238,15 @@ class MemberResults:
     schedule_dates: tuple[np.ndarray, ...]  # per change: (members, clauses), NaT: no entry
     schedule_amounts: tuple[np.ndarray, ...]
     guide_index: np.ndarray
-    error: np.ndarray  # "" where none
+    error_messages: np.ndarray  # the text of each cell of error_mask, in row-major order
     error_mask: np.ndarray
+
+    @property
+    def error(self) -> np.ndarray:
+        """Error text per member and clause ("" where none)."""
+        error = np.full(self.error_mask.shape, "", dtype=object)
+        error[self.error_mask] = self.error_messages
+        return error
 
     @property
     def clause_ids(self) -> tuple[str, ...]:
@@ -299,7 +306,10 @@ class MemberResults:
         has_error = flat(self.error_mask)
         if keep is not None:
             has_error = has_error | invalid_rows
-        error_at = flat(self.error)[has_error]
+        error_at = self.error_messages
+        if keep is not None:  # the invalid members' rows are in has_error too
+            error_at = np.zeros(int(has_error.sum()), dtype=object)
+            error_at[flat(self.error_mask)[has_error]] = self.error_messages
         if keep is not None:
             error_at = np.where(
                 invalid_rows[has_error], members.error[member_position[has_error]], error_at
@@ -431,8 +441,6 @@ def evaluate_members(
     annual = np.full(shape, np.nan)
     factor = np.full(shape, np.nan)
     guide_index = np.full(shape, -1, dtype=np.int64)
-    error = np.full(shape, "", dtype=object)
-    error_mask = np.zeros(shape, dtype=bool)  # where error is set
     reason_codes, reason_texts = _reasons(
         outcomes, clauses, coverage, covered, period, period_values, readings
     )
@@ -442,34 +450,52 @@ def evaluate_members(
         annual[:, column] = np.where(eligible[:, column], outcome.annual_amount, np.nan)
 
     # Inciso (c) (every clause declared ``reduced``): the factor of the guide in force.
+    error_cells, error_messages = [], []  # the few cells a problem stops, and its text
     for column, clause in enumerate(clauses):
         if not clause.reduced:
             continue
-        chosen = eligible[:, column]
+        chosen = np.flatnonzero(eligible[:, column])
         factors, index, problems = reduction_factors(
             guides, members.separation_date[chosen], seen.age_months[chosen]
         )
         factor[chosen, column] = factors
         guide_index[chosen, column] = index
         annual[:, column] = annual[:, column] * factor[:, column]
-        error[chosen, column] = problems
-        error_mask[chosen, column] = problems != ""
+        stopped = problems != ""
+        error_cells.append(chosen[stopped] * len(clauses) + column)
+        error_messages.append(problems[stopped])
+    error_mask = np.zeros(shape, dtype=bool)
+    cells = np.concatenate([np.zeros(0, dtype=np.int64), *error_cells])
+    order = np.argsort(cells, kind="stable")
+    error_mask.ravel()[cells] = True
+    messages = np.concatenate([np.zeros(0, dtype=object), *error_messages])[order]
 
+    # Every amount is computed on the eligible cells only (the others stay NaN, NaT, 0).
+    where = np.flatnonzero(eligible.ravel())
+
+    def spread(values, blank):
+        full = np.full(shape, blank, dtype=values.dtype)
+        full.ravel()[where] = values
+        return full
+
+    cell_start = start.ravel()[where]
+    cell_error = error_mask.ravel()[where]
+    cell_reaches = minimum_reaches([c.id for c in clauses], readings)[where % len(clauses)]
+    cell_reaches &= ~cell_error
     # The minimum (I-4) on the payment date, and the schedule of amounts from the start.
-    reaches = eligible & minimum_reaches([c.id for c in clauses], readings) & ~error_mask
-    payment = payment_dates(start, as_of)
-    minimum = minimum_on(law, payment, reaches)
-    monthly_before_minimum = annual / 12.0
+    payment = payment_dates(cell_start, as_of)
+    minimum = minimum_on(law, payment, cell_reaches)
+    monthly_before_minimum = annual.ravel()[where] / 12.0
     paid_rounded = round_cents(np.maximum(monthly_before_minimum, minimum))
     monthly_rounded = round_cents(monthly_before_minimum)
     # No schedule where no amount is computed (a row with an error).
-    schedule_dates = [np.where(error_mask, np.datetime64("NaT"), start)]
+    schedule_dates = [np.where(cell_error, np.datetime64("NaT"), cell_start)]
     schedule_amounts = [
-        round_cents(np.maximum(monthly_before_minimum, minimum_on(law, start, reaches)))
+        round_cents(np.maximum(monthly_before_minimum, minimum_on(law, cell_start, cell_reaches)))
     ]
     previous = schedule_amounts[0]
     for change in minimum_changes(law):
-        later = reaches & (start < change)
+        later = cell_reaches & (cell_start < change)
         if not later.any():
             continue
         on = np.where(later, change, np.datetime64("NaT"))
@@ -479,6 +505,7 @@ def evaluate_members(
         schedule_dates.append(np.where(differs, change, np.datetime64("NaT")))
         schedule_amounts.append(amount)
         previous = amount
+    nat = np.datetime64("NaT")
     return MemberResults(
         members=members,
         readings=readings,
@@ -495,16 +522,16 @@ def evaluate_members(
         reason_codes=reason_codes,
         reason_texts=reason_texts,
         start_date=start,
-        payment_date=np.where(eligible, payment, np.datetime64("NaT")),
+        payment_date=spread(payment, nat),
         reduction_factor=factor,
-        annual_amount=round_cents(annual),
-        monthly_amount=paid_rounded,
-        minimum_topup=round_cents(paid_rounded - monthly_rounded),
-        minimum_monthly=minimum,
-        schedule_dates=tuple(schedule_dates),
-        schedule_amounts=tuple(schedule_amounts),
+        annual_amount=spread(round_cents(annual.ravel()[where]), np.nan),
+        monthly_amount=spread(paid_rounded, np.nan),
+        minimum_topup=spread(round_cents(paid_rounded - monthly_rounded), np.nan),
+        minimum_monthly=spread(minimum, 0.0),
+        schedule_dates=tuple(spread(dates, nat) for dates in schedule_dates),
+        schedule_amounts=tuple(spread(amounts, np.nan) for amounts in schedule_amounts),
         guide_index=guide_index,
-        error=error,
+        error_messages=messages,
         error_mask=error_mask,
     )
 
