@@ -368,15 +368,38 @@ class MemberResults:
         )
 
 
-def _reasons(outcomes, clauses, coverage, covered, period, law_values, readings):
+def _reason_texts(outcomes, clauses, law: Law, periods: np.ndarray, readings):
+    """Every reason text a member can get, in code order ("" first), the code of each
+    (law period, coverage code) not covered, and the first code of each clause's table.
+
+    Depends on the law, the readings and the clauses' declarations only: computed once per
+    law (:meth:`Law.derived`).
+    """
+
+    def compute():
+        law_values = law_values_by_period(law, periods)
+        reason_texts = [""]
+        not_covered = np.zeros((len(periods), 3), dtype=np.int64)
+        for p, values in enumerate(law_values):
+            for code in (ENTERED_BEFORE, ENTERED_AFTER):
+                not_covered[p, code] = len(reason_texts)
+                reason_texts.append(not_covered_reason(code, values, readings))
+        firsts = []
+        for outcome, clause in zip(outcomes, clauses, strict=True):
+            firsts.append(len(reason_texts))
+            reason_texts.extend(_reason_table(outcome, clause, law_values, readings))
+        return np.array(reason_texts, dtype=object), not_covered, tuple(firsts)
+
+    declared = tuple(
+        (clause, tuple(condition for condition, _ in outcome.conditions))
+        for outcome, clause in zip(outcomes, clauses, strict=True)
+    )
+    return law.derived(("reasons", readings, declared), compute)
+
+
+def _reasons(outcomes, clauses, coverage, covered, period, law, periods, readings):
     """Reason codes (members, clauses) and their distinct texts ("" first)."""
-    periods = len(law_values)
-    reason_texts = [""]
-    not_covered = np.zeros((periods, 3), dtype=np.int64)
-    for p, values in enumerate(law_values):
-        for code in (ENTERED_BEFORE, ENTERED_AFTER):
-            not_covered[p, code] = len(reason_texts)
-            reason_texts.append(not_covered_reason(code, values, readings))
+    texts, not_covered, firsts = _reason_texts(outcomes, clauses, law, periods, readings)
     reason_codes = np.zeros((len(covered), len(outcomes)), dtype=np.int64)
     for column, (outcome, clause) in enumerate(zip(outcomes, clauses, strict=True)):
         variants = len(clause.variants)
@@ -385,17 +408,15 @@ def _reasons(outcomes, clauses, coverage, covered, period, law_values, readings)
         if outcome.variant is not None:
             index += outcome.variant
         reason_codes[:, column] = np.where(
-            covered, index + len(reason_texts), not_covered[period, coverage]
+            covered, index + firsts[column], not_covered[period, coverage]
         )
-        reason_texts.extend(_reason_table(outcome, clause, law_values, readings))
     # Distinct texts that occur, plus "" (sorted first: the code of invalid rows).
-    used = np.bincount(reason_codes.ravel(), minlength=len(reason_texts)) > 0
+    used = np.bincount(reason_codes.ravel(), minlength=len(texts)) > 0
     used[0] = True
-    texts = np.array(reason_texts, dtype=str)
     distinct, remap = np.unique(texts[used], return_inverse=True)
     lookup = np.zeros(len(texts), dtype=_code_type(len(distinct)))
     lookup[used] = remap
-    return lookup[reason_codes], distinct.astype(object)
+    return lookup[reason_codes], distinct
 
 
 def evaluate_members(
@@ -433,7 +454,6 @@ def evaluate_members(
         if len(periods) == 1
         else np.searchsorted(periods, law_dates, side="right") - 1
     )
-    period_values = law_values_by_period(law, periods)
     outcomes = tuple(clause.rule(seen, law_on, readings) for clause in clauses)
     shape = (count, len(clauses))
     eligible = np.zeros(shape, dtype=bool)
@@ -442,7 +462,7 @@ def evaluate_members(
     factor = np.full(shape, np.nan)
     guide_index = np.full(shape, -1, dtype=np.int64)
     reason_codes, reason_texts = _reasons(
-        outcomes, clauses, coverage, covered, period, period_values, readings
+        outcomes, clauses, coverage, covered, period, law, periods, readings
     )
     for column, outcome in enumerate(outcomes):
         eligible[:, column] = outcome.eligible & covered
@@ -591,16 +611,27 @@ class Evaluation:
         }
 
 
-def _plain(value, text_column: bool):
-    if text_column:
-        return None if value is None or value == "" or value is pd.NA else str(value)
-    if value is pd.NaT or (isinstance(value, float) and np.isnan(value)):
-        return None
-    if isinstance(value, pd.Timestamp):
-        return value.date()
-    if isinstance(value, np.generic):
-        return value.item()
-    return value
+def _clause_results(columns: dict) -> list:
+    """The rows of :meth:`MemberResults.columns` as :class:`ClauseResult` (Python values:
+    None for a missing value or an empty text)."""
+    fields = {}
+    for column in COLUMNS:
+        if not column.per_clause:
+            continue
+        values = columns[column.name]
+        if isinstance(values, CodedText):
+            texts = values.texts
+            values = [str(texts[code]) or None for code in values.codes.tolist()]
+        elif isinstance(values, pa.Array):
+            values = [text or None for text in values.to_pylist()]
+        elif values.dtype.kind == "M":
+            values = [None if np.isnat(day) else day.item() for day in values]
+        elif values.dtype.kind == "f":
+            values = [None if amount != amount else amount for amount in values.tolist()]
+        else:
+            values = values.tolist()
+        fields[column.name] = values
+    return [ClauseResult(*row) for row in zip(*fields.values(), strict=True)]
 
 
 def evaluate(
@@ -622,13 +653,7 @@ def evaluate(
     if not members.valid[0]:
         raise MemberDataError(members.error[0])
     results = evaluate_members(members, guides, as_of, readings, law)
-    table = results.table()
-    text = {c.name for c in COLUMNS if c.arrow_type == pa.string()}
-    fields = [c.name for c in COLUMNS if c.per_clause]
-    clauses = tuple(
-        ClauseResult(**{name: _plain(row[name], name in text) for name in fields})
-        for row in table.to_dict("records")
-    )
+    clauses = tuple(_clause_results(results.columns()))
     return Evaluation(
         member_id=str(members.member_id.iloc[0]),
         age_months=int(results.age_months[0]),

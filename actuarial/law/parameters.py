@@ -270,8 +270,10 @@ class Law:
     files: tuple[LawFile, ...]
     entries: dict[str, tuple[Entry, ...]] = field(repr=False)
     _series: dict[str, _Series] = field(init=False, repr=False, compare=False)
+    _derived: dict = field(init=False, repr=False, compare=False)  # see :meth:`derived`
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "_derived", {})
         series = {}
         for name, entries in self.entries.items():
             kind = "datetime64[D]" if PARAMETERS[name].unit == "date" else np.float64
@@ -290,28 +292,30 @@ class Law:
         """
         series = self._parameter(name)
         dates = np.asarray(dates, dtype="datetime64[D]")
-        known = ~np.isnat(dates)
-        if known.any():
-            earliest = dates.min() if known.all() else dates[known].min()
-            if earliest < series.starts[0]:
-                first = series.entries[0]
-                raise LawError(
-                    [
-                        f"law: '{name}' has no value in force on {earliest}: its first entry "
-                        f"({first.where(name)}) starts later"
-                    ]
-                )
-        missing = (
-            np.array("NaT", dtype="datetime64[D]") if series.values.dtype.kind == "M" else np.nan
-        )
+        earliest = dates.min() if dates.size else None  # NaT if any date is NaT
+        known = None  # every date is known
+        if earliest is not None and np.isnat(earliest):
+            known = ~np.isnat(dates)
+            earliest = dates[known].min() if known.any() else None
+        if earliest is not None and earliest < series.starts[0]:
+            first = series.entries[0]
+            raise LawError(
+                [
+                    f"law: '{name}' has no value in force on {earliest}: its first entry "
+                    f"({first.where(name)}) starts later"
+                ]
+            )
         if len(series.starts) == 1:  # one value for every date: no copy per date
             values = np.broadcast_to(series.values[0], dates.shape)
         else:
-            index = np.searchsorted(
-                series.starts, np.where(known, dates, series.starts[0]), "right"
+            looked_up = dates if known is None else np.where(known, dates, series.starts[0])
+            values = series.values[np.searchsorted(series.starts, looked_up, "right") - 1]
+        if known is not None:
+            missing = (
+                np.array("NaT", dtype="datetime64[D]")
+                if series.values.dtype.kind == "M"
+                else np.nan
             )
-            values = series.values[index - 1]
-        if not known.all():
             values = np.where(known, values, missing)
         return values
 
@@ -326,7 +330,18 @@ class Law:
 
     def values_on(self, date) -> dict:
         """Every parameter's value in force on one date (for the texts that state them)."""
-        return {name: self.value_on(name, date) for name in self._series}
+        values = self.derived(
+            ("values_on", date),
+            lambda: {name: self.value_on(name, date) for name in self._series},
+        )
+        return dict(values)  # the caller's own dict
+
+    def derived(self, key, compute):
+        """``compute()``, computed once per law and ``key`` (a law is never changed): what
+        only depends on the law, such as the reason texts of its periods."""
+        if key not in self._derived:
+            self._derived[key] = compute()
+        return self._derived[key]
 
     def latest_values(self) -> dict:
         """Every parameter's value from the law's last change on."""
