@@ -126,16 +126,27 @@ class _Values(dict):
         return value
 
 
+class _Percents:
+    """Formatting view of law values: ``{pct[name]}`` gives a rate as ``1.5%``, on demand."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, values: Mapping):
+        self.values = values
+
+    def __getitem__(self, key):
+        number = self.values[key]
+        if not isinstance(number, float):
+            raise KeyError(key)
+        return f"{number * 100:g}%"
+
+
 def render(template: str, law_values: Mapping, value=None, **member) -> str:
     """Fill a wording template with the law values in force and a member's values."""
     if not template:
         return ""
-    values = _Values(law_values)
-    percents = {
-        name: f"{number * 100:g}%"
-        for name, number in law_values.items()
-        if isinstance(number, float)
-    }
     if isinstance(value, float) and value.is_integer():
         value = int(value)
-    return template.format(law=values, pct=percents, value=value, **member)
+    return template.format(
+        law=_Values(law_values), pct=_Percents(law_values), value=value, **member
+    )
