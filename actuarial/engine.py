@@ -180,30 +180,33 @@ def _entry_text(dates: np.ndarray, amounts: np.ndarray, separator: str) -> pa.Ar
     )
 
 
-def schedule_text(dates: list[np.ndarray], amounts: list[np.ndarray]) -> pa.Array:
-    """``YYYY-MM-DD amount; YYYY-MM-DD amount`` per row (cents); "" where the first date is NaT.
+def schedule_text(
+    count: int, rows: np.ndarray, dates: Sequence[np.ndarray], amounts: Sequence[np.ndarray]
+) -> pa.Array:
+    """``YYYY-MM-DD amount; YYYY-MM-DD amount`` (cents) for each of ``count`` rows; "".
 
+    ``rows`` (ascending) are the rows that may have a schedule, ``dates[k]`` and
+    ``amounts[k]`` their entry k (NaT: none; entry k > 0 exists only where entry 0 does).
     Formatted by Arrow for the rows with a schedule only, then spread to every row by
-    offsets (an empty row is a repeated offset): no Python string per row, no copy of the
-    text. Entry k > 0 exists only where entry 0 does.
+    offsets (an empty row is a repeated offset): no Python string per row.
     """
-    count = len(dates[0])
     first = np.flatnonzero(~np.isnat(dates[0]))
     text = _entry_text(dates[0][first], amounts[0][first], "")
-    line = np.zeros(count, dtype=np.int64)  # each row's position among the rows with text
+    line = np.zeros(len(dates[0]), dtype=np.int64)  # each entry's line among the texts
     line[first] = np.arange(len(first))
     for on, amount in zip(dates[1:], amounts[1:], strict=True):
-        rows = np.flatnonzero(~np.isnat(on))
-        if not len(rows):
+        later = np.flatnonzero(~np.isnat(on))
+        if not len(later):
             continue
         index = np.full(len(first), -1, dtype=np.int64)
-        index[line[rows]] = np.arange(len(rows))
-        later = _entry_text(on[rows], amount[rows], "; ").take(pa.array(index, mask=index < 0))
-        text = pc.binary_join_element_wise(text, pc.fill_null(later, ""), "")
+        index[line[later]] = np.arange(len(later))
+        entries = _entry_text(on[later], amount[later], "; ")
+        entries = entries.take(pa.array(index, mask=index < 0))
+        text = pc.binary_join_element_wise(text, pc.fill_null(entries, ""), "")
     text = pa.array(text, type=pa.string())  # offsets from 0, contiguous
     ends = np.frombuffer(text.buffers()[1], np.int32, len(text) + 1, 4 * text.offset)
     lengths = np.zeros(count, dtype=np.int32)
-    lengths[first] = np.diff(ends)
+    lengths[rows[first]] = np.diff(ends)
     offsets = np.zeros(count + 1, dtype=np.int32)
     np.cumsum(lengths, out=offsets[1:])
     data = text.buffers()[2].slice(int(ends[0])) if len(text) else pa.py_buffer(b"")
@@ -229,17 +232,46 @@ class MemberResults:
     reason_codes: np.ndarray  # index into reason_texts
     reason_texts: np.ndarray
     start_date: np.ndarray
-    payment_date: np.ndarray
     reduction_factor: np.ndarray
     annual_amount: np.ndarray
     monthly_amount: np.ndarray
     minimum_topup: np.ndarray
-    minimum_monthly: np.ndarray
-    schedule_dates: tuple[np.ndarray, ...]  # per change: (members, clauses), NaT: no entry
-    schedule_amounts: tuple[np.ndarray, ...]
+    # Known on the eligible cells only: the cells' flat indices into (members, clauses)
+    # and, per cell, the payment date, the minimum on it and the schedule (per change;
+    # NaT: no entry). Spread to (members, clauses) by the properties of the same name.
+    cells: np.ndarray
+    cell_payment_date: np.ndarray
+    cell_minimum_monthly: np.ndarray
+    cell_schedule_dates: tuple[np.ndarray, ...]
+    cell_schedule_amounts: tuple[np.ndarray, ...]
     guide_index: np.ndarray
     error_messages: np.ndarray  # the text of each cell of error_mask, in row-major order
     error_mask: np.ndarray
+
+    def _spread(self, values: np.ndarray, blank) -> np.ndarray:
+        full = np.full(self.eligible.shape, blank, dtype=values.dtype)
+        full.ravel()[self.cells] = values
+        return full
+
+    @property
+    def payment_date(self) -> np.ndarray:
+        """The date each annuity is paid on (NaT where not eligible)."""
+        return self._spread(self.cell_payment_date, np.datetime64("NaT"))
+
+    @property
+    def minimum_monthly(self) -> np.ndarray:
+        """The monthly minimum in force on the payment date where it applies (0 elsewhere)."""
+        return self._spread(self.cell_minimum_monthly, 0.0)
+
+    @property
+    def schedule_dates(self) -> tuple[np.ndarray, ...]:
+        """Per change of the schedule: its date per member and clause (NaT: no entry)."""
+        return tuple(self._spread(d, np.datetime64("NaT")) for d in self.cell_schedule_dates)
+
+    @property
+    def schedule_amounts(self) -> tuple[np.ndarray, ...]:
+        """Per change of the schedule: the monthly amount from its date (NaN: none)."""
+        return tuple(self._spread(a, np.nan) for a in self.cell_schedule_amounts)
 
     @property
     def error(self) -> np.ndarray:
@@ -319,8 +351,11 @@ class MemberResults:
         )
         error_codes = np.zeros(rows, dtype=_code_type(len(error_texts)))
         error_codes[has_error] = inverse[1:]
+        cell_rows = self.cells  # each eligible cell's row in the table
+        if keep is not None:
+            cell_rows = (np.cumsum(keep) - 1)[self.cells]
         schedule = schedule_text(
-            [flat(d) for d in self.schedule_dates], [flat(a) for a in self.schedule_amounts]
+            rows, cell_rows, self.cell_schedule_dates, self.cell_schedule_amounts
         )
         nat = np.datetime64("NaT")
         values = {
@@ -525,7 +560,6 @@ def evaluate_members(
         schedule_dates.append(np.where(differs, change, np.datetime64("NaT")))
         schedule_amounts.append(amount)
         previous = amount
-    nat = np.datetime64("NaT")
     return MemberResults(
         members=members,
         readings=readings,
@@ -542,14 +576,15 @@ def evaluate_members(
         reason_codes=reason_codes,
         reason_texts=reason_texts,
         start_date=start,
-        payment_date=spread(payment, nat),
         reduction_factor=factor,
         annual_amount=spread(round_cents(annual.ravel()[where]), np.nan),
         monthly_amount=spread(paid_rounded, np.nan),
         minimum_topup=spread(round_cents(paid_rounded - monthly_rounded), np.nan),
-        minimum_monthly=spread(minimum, 0.0),
-        schedule_dates=tuple(spread(dates, nat) for dates in schedule_dates),
-        schedule_amounts=tuple(spread(amounts, np.nan) for amounts in schedule_amounts),
+        cells=where,
+        cell_payment_date=payment,
+        cell_minimum_monthly=minimum,
+        cell_schedule_dates=tuple(schedule_dates),
+        cell_schedule_amounts=tuple(schedule_amounts),
         guide_index=guide_index,
         error_messages=messages,
         error_mask=error_mask,
