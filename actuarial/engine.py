@@ -143,9 +143,9 @@ def _reason_table(outcome: ClauseOutcome, clause, values: list[dict], readings) 
 
 def failure_mask(outcome: ClauseOutcome) -> np.ndarray:
     """Bit i set where condition i of the clause failed."""
-    mask = np.zeros(outcome.eligible.shape, dtype=np.int64)
+    mask = np.zeros(outcome.eligible.shape, dtype=np.int32)
     for bit, (_, passes) in enumerate(outcome.conditions):
-        mask |= (~passes).astype(np.int64) << bit
+        mask |= np.left_shift(~passes, bit, dtype=np.int32)
     return mask
 
 
@@ -435,16 +435,23 @@ def _reason_texts(outcomes, clauses, law: Law, periods: np.ndarray, readings):
 def _reasons(outcomes, clauses, coverage, covered, period, law, periods, readings):
     """Reason codes (members, clauses) and their distinct texts ("" first)."""
     texts, not_covered, firsts = _reason_texts(outcomes, clauses, law, periods, readings)
-    reason_codes = np.zeros((len(covered), len(outcomes)), dtype=np.int64)
+    reason_codes = np.empty((len(covered), len(outcomes)), dtype=np.int32)
+    every_member_covered = bool(covered.all())
+    if not every_member_covered:
+        uncovered = not_covered.astype(np.int32)[period, coverage]
+    period = period.astype(np.int32)
     for column, (outcome, clause) in enumerate(zip(outcomes, clauses, strict=True)):
         variants = len(clause.variants)
         masks = 2 ** len(outcome.conditions)
-        index = (period * masks + failure_mask(outcome)) * variants
+        index = period * masks  # int32: the table has a few hundred texts
+        index += failure_mask(outcome)
+        index *= variants
+        index += firsts[column]
         if outcome.variant is not None:
-            index += outcome.variant
-        reason_codes[:, column] = np.where(
-            covered, index + firsts[column], not_covered[period, coverage]
-        )
+            index += outcome.variant.astype(np.int32)
+        if not every_member_covered:
+            index = np.where(covered, index, uncovered)
+        reason_codes[:, column] = index
     # Distinct texts that occur, plus "" (sorted first: the code of invalid rows).
     used = np.bincount(reason_codes.ravel(), minlength=len(texts)) > 0
     used[0] = True
@@ -495,7 +502,7 @@ def evaluate_members(
     start = np.full(shape, np.datetime64("NaT"), dtype="datetime64[D]")
     annual = np.full(shape, np.nan)
     factor = np.full(shape, np.nan)
-    guide_index = np.full(shape, -1, dtype=np.int64)
+    guide_index = np.full(shape, -1, dtype=_code_type(len(guides)))
     reason_codes, reason_texts = _reasons(
         outcomes, clauses, coverage, covered, period, law, periods, readings
     )
@@ -560,6 +567,7 @@ def evaluate_members(
         schedule_dates.append(np.where(differs, change, np.datetime64("NaT")))
         schedule_amounts.append(amount)
         previous = amount
+    annual.ravel()[where] = round_cents(annual.ravel()[where])  # NaN elsewhere already
     return MemberResults(
         members=members,
         readings=readings,
@@ -577,7 +585,7 @@ def evaluate_members(
         reason_texts=reason_texts,
         start_date=start,
         reduction_factor=factor,
-        annual_amount=spread(round_cents(annual.ravel()[where]), np.nan),
+        annual_amount=annual,  # rounded in place above
         monthly_amount=spread(paid_rounded, np.nan),
         minimum_topup=spread(round_cents(paid_rounded - monthly_rounded), np.nan),
         cells=where,
