@@ -687,8 +687,9 @@ def evaluate(
 ) -> Evaluation:
     """Every clause for one member (a :class:`Member` or a mapping of its fields).
 
-    A one-row call of :func:`evaluate_members`; invalid data raises
-    :class:`MemberDataError` with the same message the batch writes in ``error``.
+    A one-row call of :func:`evaluate_members` (the same rules on arrays of one member),
+    read from :meth:`MemberResults.columns` without building a DataFrame; invalid data
+    raises :class:`MemberDataError` with the same message the batch writes in ``error``.
     """
     from actuarial.explain import explain
 
