@@ -9,7 +9,7 @@ of the law (``applied_in``). Every result carries the ``Readings`` it used.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 
 from actuarial.dates import LEAP_DAY_RULES
 from actuarial.law.conditions import render
@@ -270,7 +270,7 @@ class Readings:
 
     def as_dict(self) -> dict:
         """The switches as a plain mapping (for JSON, reports and Parquet metadata)."""
-        return asdict(self)
+        return {f.name: getattr(self, f.name) for f in fields(self)}  # plain values: no deep copy
 
     def changed(self) -> dict:
         """The switches that differ from the defaults."""
