@@ -317,7 +317,8 @@ class MemberResults:
             grid[~valid, 1:] = False
             keep = grid.ravel()
             invalid_rows = np.repeat(~valid, clauses)[keep]
-        member_position = np.repeat(np.arange(count), clauses)
+        position_type = np.int32 if count < 2**31 else np.int64  # Arrow takes int32 faster
+        member_position = np.repeat(np.arange(count, dtype=position_type), clauses)
         if keep is not None:
             member_position = member_position[keep]
 
@@ -359,7 +360,9 @@ class MemberResults:
         )
         nat = np.datetime64("NaT")
         values = {
-            "row": members.row[member_position],
+            "row": (
+                np.repeat(members.row, clauses) if keep is None else members.row[member_position]
+            ),
             "member_id": CodedText(member_position, members.member_id),
             "clause": CodedText(clause_codes, ["", *self.clause_ids]),
             "eligible": blanked(self.eligible, False),
