@@ -165,6 +165,9 @@ class CodedText:
     texts: Sequence[str]  # a list, an array or a pandas Series of str
 
 
+_CENTS = pa.array([f"{cents:02d}" for cents in range(100)])  # "00" to "99"
+
+
 def _entry_text(dates: np.ndarray, amounts: np.ndarray, separator: str) -> pa.Array:
     """``[separator]YYYY-MM-DD amount`` (cents) per row (no NaT), formatted by Arrow."""
     cents = np.rint(amounts * 100).astype(np.int64)
@@ -175,7 +178,7 @@ def _entry_text(dates: np.ndarray, amounts: np.ndarray, separator: str) -> pa.Ar
         " ",
         pc.cast(pa.array(whole), pa.string()),
         ".",
-        pc.utf8_slice_codeunits(pc.cast(pa.array(part + 100), pa.string()), 1, 3),
+        _CENTS.take(part.astype(np.int8)),
         "",
     )
 
