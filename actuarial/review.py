@@ -19,7 +19,7 @@ from actuarial.dates import format_age
 from actuarial.equivalence import early_retirement_factor, fit_interest
 from actuarial.guides import Guide, GuideError, load_every_guide
 from actuarial.interpretations import INTERPRETATIONS, Readings
-from actuarial.mortality import LifeTable, MortalityError, table_from_spec
+from actuarial.mortality import LifeTable, MortalityError, scale_rates, table_from_spec
 from actuarial.statute import CLAUSE_RULES, CLAUSE_TITLES, CLAUSES
 
 __all__ = [
@@ -186,13 +186,7 @@ def scale_mortality(table: LifeTable, scale: float) -> LifeTable:
     """The table with every q_x multiplied by ``scale`` (capped at 1): a sensitivity basis."""
     if isinstance(scale, bool) or not (isinstance(scale, int | float) and scale > 0):
         raise MortalityError(f"'scale' must be a number > 0 (got {scale!r})")
-    return LifeTable(
-        name=f"{table.name} x {scale:g}",
-        min_age=table.min_age,
-        qx=np.minimum(table.qx * scale, 1.0),
-        fractional=table.fractional,
-        source=f"{scale:g} x q_x of [{table.source}], capped at 1",
-    )
+    return scale_rates(table, scale)[0]
 
 
 def mortality_sensitivity(table: LifeTable, age_months, interest: float, scales) -> pd.DataFrame:

@@ -355,7 +355,8 @@ def test_guides_derive_writes_a_guide_that_loads_and_fits_back_to_its_interest(t
     assert validated.exit_code == 0 and "ok: sult-6.25" in validated.output
     fitted = invoke("guides", "fit", out, "--mortality", "sult")
     assert fitted.exit_code == 0, fitted.output
-    assert "implied interest rate: 6.2500%" in fitted.output
+    assert "implied interest rate on the guide file's 121 rows: 6.2500%" in fitted.output
+    assert "on every month the engine reads (121, exact): 6.2500%" in fitted.output
 
 
 def test_guides_derive_records_the_blend_in_the_basis(tmp_path):
@@ -388,9 +389,54 @@ def test_guides_derive_refuses_a_bad_mortality_spec_with_the_rule(tmp_path):
 def test_guides_fit_of_the_half_percent_guide_reports_where_it_departs_most():
     result = invoke("guides", "fit", DEFAULT_SERIES, "--mortality", "sult", "--top", "1")
     assert result.exit_code == 0, result.output
-    # The 0.5%-a-month line fits SULT best near 6.08%; it departs most at 55y0m.
-    assert "implied interest rate: 6.07" in result.output
-    assert result.output.splitlines()[-1].split()[:4] == ["55", "0", "0.400000", "0.459688"]
+    # The 0.5%-a-month line fits SULT best near 6.08% on its 11 rows, but 5.91% on the
+    # 121 months the engine reads (linear between the rows); it departs most at 55y0m.
+    assert "on the guide file's 11 rows: 6.0758%; rmse 0.032846" in result.output
+    assert "on every month the engine reads (121, monthly-linear): 5.9089%" in result.output
+    assert result.output.splitlines()[-1].split()[:4] == ["55", "0", "0.400000", "0.465491"]
+
+
+NOT_RUN_OUT = (
+    "error: table 'PubG-2010 Male Employee' does not run out: its last age is 80 with "
+    "q = 0.0173 (below 1), so survival beyond 81 is unknown; use a table that runs out, "
+    "join one from a later age, or close this one explicitly (--close-at AGE, Python: "
+    "table.close_at(AGE))\n"
+)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["derive", "--interest", "0.05", "--out", "OUT"],
+        ["fit", DEFAULT_SERIES],
+        ["subsidy", DEFAULT_SERIES, "--interest", "0.05"],
+    ],
+    ids=["derive", "fit", "subsidy"],
+)
+def test_guides_review_refuses_a_table_that_does_not_run_out_in_one_line(command, tmp_path):
+    args = [tmp_path / "g" if arg == "OUT" else arg for arg in command]
+    result = invoke("guides", *args, "--mortality", "soa:3398")
+    assert result.exit_code == 1
+    assert result.stderr == NOT_RUN_OUT
+    assert not (tmp_path / "g").exists()
+    closed = invoke("guides", *args, "--mortality", "soa:3398", "--close-at", "81")
+    assert closed.exit_code == 0, closed.output
+
+
+@pytest.mark.parametrize("command", ["derive", "fit", "subsidy"])
+def test_guides_review_refuses_a_table_without_the_ages_in_one_line(command, tmp_path):
+    table = tmp_path / "old.csv"
+    table.write_text(
+        "age,qx\n" + "".join(f"{a},{min(1, 0.01 * (a - 59))}\n" for a in range(60, 160))
+    )
+    args = {
+        "derive": ["derive", "--interest", "0.05", "--out", tmp_path / "g"],
+        "fit": ["fit", DEFAULT_SERIES],
+        "subsidy": ["subsidy", DEFAULT_SERIES, "--interest", "0.05"],
+    }[command]
+    result = invoke("guides", *args, "--mortality", f"csv:{table}")
+    assert result.exit_code == 1
+    assert result.stderr == "error: 'age' must be in [60, 160) for table 'old' (got 55)\n"
 
 
 def test_guides_compare_puts_the_largest_difference_first():
