@@ -194,14 +194,20 @@ def project(table: LifeTable, scale: ImprovementScale, base_year: int, cohorts) 
     cohorts = np.atleast_1d(np.asarray(cohorts, dtype=np.int64))
     ages = np.arange(table.min_age, table.max_age + 1)
     years = cohorts[:, None] + ages[None, :]  # calendar year B + x of each age
-    low = min(int(years.min()), base_year)
-    high = max(int(years.max()), base_year)
-    grid = np.arange(low, high + 1)
-    log_p = np.log1p(-scale.rate(ages[:, None], grid[None, :]))  # [age, year]
-    cumulative = np.cumsum(log_p, axis=1)  # sum over years low..z of ln(1 - i(x, year))
-    rows = np.arange(len(ages))[None, :]
-    # sum over z = base+1..B+x (forward) or minus the sum over z = B+x+1..base (backward)
-    exponent = cumulative[rows, years - low] - cumulative[:, base_year - low][None, :]
+    span = max(int(np.abs(years - base_year).max()), 1)
+    # Sums of ln(1 - i) anchored at the base year, so a cohort's q does not depend on
+    # which other cohorts are projected with it:
+    # ahead[a, n] = sum over z = base+1 .. base+n+1; behind[a, n] = over z = base-n .. base.
+    ahead = np.cumsum(np.log1p(-scale.rate(ages[:, None], base_year + 1 + np.arange(span))), 1)
+    behind = np.cumsum(np.log1p(-scale.rate(ages[:, None], base_year - np.arange(span))), 1)
+    rows = np.broadcast_to(np.arange(len(ages))[None, :], years.shape)
+    offset = years - base_year
+    exponent = np.where(
+        offset > 0,
+        ahead[rows, np.clip(offset - 1, 0, span - 1)],
+        -behind[rows, np.clip(-offset - 1, 0, span - 1)],
+    )
+    exponent[offset == 0] = 0.0
     projected = table.qx[None, :] * np.exp(exponent)
     if (projected > 1).any():
         c, a = np.argwhere(projected > 1)[0]

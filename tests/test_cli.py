@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from actuarial.cli import cli
-from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES
+from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, load_guide
 from actuarial.members import MEMBER_FIELDS
 
 SAMPLE = "examples/members.csv"
@@ -463,3 +463,38 @@ def test_guides_review_commands_name_an_unknown_guide_and_the_shipped_ones():
     assert result.exit_code == 1
     assert "no-such-guide: no guide folder here and no shipped guide of that id" in result.output
     assert "sult-5pct-monthly" in result.output
+
+
+def test_guides_derive_on_a_generational_basis_records_scale_and_cohort(tmp_path):
+    out = tmp_path / "pub-1965"
+    args = ["--mortality", "soa:3399/soa:3400", "--improvement", "mp-2020"]
+    result = invoke(
+        "guides", "derive", *args, "--cohort", "1965", "--interest", "0.045", "--out", out
+    )
+    assert result.exit_code == 0, result.output
+    toml = (out / "guide.toml").read_text()
+    for line in (
+        'mortality_spec = "soa:3399/soa:3400"',
+        'mortality_improvement = "mp-2020"',
+        "mortality_female_weight = 0.5",
+        "cohort = 1965",
+    ):
+        assert line in toml
+    assert "projected from 2010 by [mort.soa.org table 3609 (mp-2020)" in toml
+    later = invoke(
+        "guides",
+        "derive",
+        *args,
+        "--cohort",
+        "1980",
+        "--interest",
+        "0.045",
+        "--out",
+        tmp_path / "b",
+    )
+    assert later.exit_code == 0
+    # later cohorts live longer: deferring to 65 costs less, the equivalent factor is higher
+    assert load_guide(tmp_path / "b").factors[0] > load_guide(out).factors[0]
+    missing = invoke("guides", "derive", *args, "--interest", "0.045", "--out", tmp_path / "c")
+    assert missing.exit_code == 2
+    assert "--improvement needs --cohort (the year of birth) here" in missing.output
