@@ -569,5 +569,48 @@ def report(members_path, out_dir, progress, guides_path, series, readings):
     click.echo(f"report: {index}")
 
 
+@cli.command()
+@click.argument("members", type=click.Path(path_type=Path))
+@click.option(
+    "--out",
+    "out_path",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Output file, .csv or .parquet.",
+)
+@click.option("--as-of", callback=_date, help="Payment date for the minimum, YYYY-MM-DD.")
+@mortality_options
+@click.option("--interest", type=float, required=True, help="Annual effective rate, e.g. 0.045.")
+@click.option(
+    "--sensitivities/--no-sensitivities",
+    default=True,
+    show_default=True,
+    help="Interest +-1pp, q x 0.9 and x 1.1, and each shipped guide series.",
+)
+@guide_options
+@reading_options
+def value(
+    members, out_path, as_of, mortality, interest, sensitivities, guides_path, series, readings
+):
+    """Present values at separation of every clause (batch rows plus pv_at_separation and,
+    for (b) and (c), value_over_deferred), with totals, subsidy and sensitivities."""
+    from actuarial.mortality import MortalityError
+    from actuarial.valuation import Basis, ValuationError, run_valuation
+
+    try:
+        basis = Basis(mortality, interest)
+        guides = _load(guides_path, series)
+        summary = run_valuation(
+            members, guides, basis, out_path, as_of, readings, with_sensitivities=sensitivities
+        )
+    except (*USABLE_INPUT_ERRORS, MortalityError, ValuationError) as error:
+        _fail(error)
+    click.echo(f"basis: {basis.describe()}")
+    click.echo("\n".join(summary.lines()))
+    click.echo(f"guides: series '{guides.series}' ({', '.join(g.id for g in guides)})")
+    click.echo(f"readings: {readings.label()}")
+    click.echo(f"written: {out_path}")
+
+
 def main():
     cli(prog_name="actuarial")

@@ -18,6 +18,7 @@ a CSV scale (``age,<year>,<year>,...``) holds one scale for both sexes.
 from __future__ import annotations
 
 import csv
+import functools
 import math
 import re
 import warnings
@@ -108,6 +109,7 @@ def improvement_scale(spec: str, sex: str | None = None) -> ImprovementScale:
     raise MortalityError(f"'improvement' must be in {[*MP_SCALES, 'csv:<path>']} (got {spec!r})")
 
 
+@functools.cache
 def _soa_scale(table_id: int, name: str) -> ImprovementScale:
     from pymort import MortXML
 
