@@ -7,10 +7,12 @@ from actuarial.engine import ClauseResult, Evaluation, evaluate, evaluate_frame
 from actuarial.guides import Guide, GuideError, GuideSet, load_guides
 from actuarial.interpretations import Readings
 from actuarial.members import Member, MemberDataError, MemberFileError
+from actuarial.valuation import Basis, value_frame
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Basis",
     "ClauseResult",
     "Evaluation",
     "Guide",
@@ -23,4 +25,5 @@ __all__ = [
     "evaluate",
     "evaluate_frame",
     "load_guides",
+    "value_frame",
 ]

@@ -47,6 +47,7 @@ __all__ = [
     "ValuationError",
     "ValuationSummary",
     "break_even_interest",
+    "member_choices",
     "member_present_values",
     "parse_schedule",
     "run_valuation",
@@ -54,6 +55,8 @@ __all__ = [
     "sensitivities",
     "sex_codes",
     "shipped_series",
+    "subsidy_by_age",
+    "totals_by_clause",
     "value_frame",
     "value_results",
 ]
@@ -637,3 +640,47 @@ def _read_sex(path: Path):
         return table.column(0).to_pandas()
     except (OSError, pa.ArrowException) as error:
         raise MemberFileError(f"{path}: cannot read the column 'sex' ({error})") from error
+
+
+# --------------------------------------------------------------------- tables to show
+def member_choices(member, guides: GuideSet, basis: Basis, as_of=None, readings=None):
+    """One member's clauses side by side: eligibility, start, monthly amount, present value
+    at separation and value over the deferred (d)."""
+    from actuarial.members import member_frame
+
+    frame = member_frame(member)
+    if isinstance(member, dict) and "sex" in member:
+        frame["sex"] = member["sex"]
+    table = value_frame(frame, guides, basis, as_of, readings, source="member")
+    columns = ["clause", "eligible", "start_date", "reduction_factor", "monthly_amount"]
+    return table[[*columns, *VALUE_COLUMNS, "error"]].reset_index(drop=True)
+
+
+def totals_by_clause(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows valued, total present value and total value over (d), by clause."""
+    valued = frame[frame["pv_at_separation"].notna()]
+    grouped = valued.groupby("clause", observed=True)
+    table = pd.DataFrame(
+        {
+            "rows_valued": grouped.size(),
+            "pv_at_separation": grouped["pv_at_separation"].sum(),
+            "value_over_deferred": grouped["value_over_deferred"].sum(min_count=1),
+        }
+    )
+    return table.reindex(list(CLAUSES)).fillna({"rows_valued": 0}).astype({"rows_valued": int})
+
+
+def subsidy_by_age(frame: pd.DataFrame, members_df: pd.DataFrame, readings=None) -> pd.DataFrame:
+    """The subsidy (value over (d) of (b) and (c) rows) by completed year of age at
+    separation: rows, total and mean."""
+    readings = readings or Readings()
+    rows = members_df.reset_index(drop=True)
+    birth = pd.to_datetime(rows["birth_date"], errors="coerce").to_numpy("datetime64[D]")
+    separation = pd.to_datetime(rows["separation_date"], errors="coerce").to_numpy("datetime64[D]")
+    age = age_in_months(birth, separation, readings.leap_day_birthday) // 12
+    subsidized = frame[frame["value_over_deferred"].notna()]
+    ages = age[subsidized["row"].to_numpy() - 1]
+    grouped = subsidized.groupby(ages)["value_over_deferred"]
+    table = pd.DataFrame({"rows": grouped.size(), "total": grouped.sum(), "mean": grouped.mean()})
+    table.index.name = "age_at_separation"
+    return table

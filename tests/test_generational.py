@@ -176,7 +176,7 @@ def test_annuities_are_vectorized_over_cohorts_as_over_ages_and_rates():
 
 
 def test_without_improvement_a_basis_gives_the_sult_published_values():
-    # SULT at 5%: a(12)_65 UDD = 13.0860, 10E_55 = 0.59342 (shared/reference/README.md)
+    # SULT at 5%: a(12)_65 UDD = 13.0860, 10E_55 = 0.59342 (docs/reference-values.md)
     mortality = Mortality("sult")
     assert annuity_due(mortality, 65, 0.05, 12) == pytest.approx(13.0860, abs=5e-5)
     assert pure_endowment(mortality, 55, 10, 0.05, cohort=1970) == pytest.approx(0.59342, abs=5e-6)
