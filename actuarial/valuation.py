@@ -47,6 +47,7 @@ __all__ = [
     "ValuationError",
     "ValuationSummary",
     "break_even_interest",
+    "choices_by_interest",
     "member_choices",
     "member_present_values",
     "parse_schedule",
@@ -683,4 +684,15 @@ def subsidy_by_age(frame: pd.DataFrame, members_df: pd.DataFrame, readings=None)
     grouped = subsidized.groupby(ages)["value_over_deferred"]
     table = pd.DataFrame({"rows": grouped.size(), "total": grouped.sum(), "mean": grouped.mean()})
     table.index.name = "age_at_separation"
+    return table
+
+
+def choices_by_interest(member, guides: GuideSet, basis: Basis, rates) -> pd.DataFrame:
+    """One member's present value of each eligible clause at each interest rate."""
+    columns = {}
+    for rate in rates:
+        values = member_present_values(member, guides, basis.with_interest(float(rate)))
+        columns[float(rate)] = {c: v for c, v in values.items() if v is not None}
+    table = pd.DataFrame(columns).T
+    table.index.name = "interest"
     return table
