@@ -135,24 +135,29 @@ def schedule_steps(results: MemberResults) -> tuple[np.ndarray, np.ndarray]:
     start date and from each later date the minimum changes; NaT-padded.
     """
     start = results.start_date  # (n, 4), NaT where not eligible
-    before = round_cents(results.monthly_amount - results.minimum_topup)
+    eligible = ~np.isnat(start)
+    before = round_cents(results.monthly_amount[eligible] - results.minimum_topup[eligible])
     minimum = minimum_monthly_pension().values
     applies = np.array([results.readings.minimum_applies_to == "all" or c == "a" for c in CLAUSES])
+    applies = np.broadcast_to(applies, start.shape)[eligible]
     changes = np.array([v.effective_from for v in minimum], dtype="datetime64[D]")
     amounts = np.array([v.amount_usd for v in minimum])
+    starts = start[eligible]
 
-    def minimum_on(dates):
+    def floor_on(dates):
         index = np.searchsorted(changes, dates, side="right") - 1
-        return np.where(index >= 0, amounts[np.maximum(index, 0)], 0.0)
+        return np.where(applies & (index >= 0), amounts[np.maximum(index, 0)], 0.0)
 
-    dates = [start]
-    for change in changes:
-        dates.append(np.where(start < change, change, np.datetime64("NaT")))
-    dates = np.stack(dates, axis=-1)
-    floor = np.where(
-        applies[None, :, None], minimum_on(np.where(np.isnat(dates), changes[0], dates)), 0
-    )
-    values = np.where(np.isnat(dates), np.nan, np.maximum(before[..., None], floor))
+    width = 1 + len(changes)
+    dates = np.full((*start.shape, width), np.datetime64("NaT"), dtype="datetime64[D]")
+    values = np.full((*start.shape, width), np.nan)
+    dates[eligible, 0] = starts
+    values[eligible, 0] = np.maximum(before, floor_on(starts))
+    for position, change in enumerate(changes, 1):
+        later = starts < change
+        cell_dates = np.where(later, change, np.datetime64("NaT"))
+        dates[eligible, position] = cell_dates
+        values[eligible, position] = np.where(later, np.maximum(before, floor_on(change)), np.nan)
     return dates, values
 
 
@@ -198,15 +203,18 @@ def _increments(dates: np.ndarray, amounts: np.ndarray) -> np.ndarray:
 
 
 def _first_payment_on_or_after(start, step_dates) -> np.ndarray:
-    """K: the first k >= 0 with start + k months >= the step's date."""
-    start = np.broadcast_to(start[..., None], step_dates.shape)
-    known = ~(np.isnat(start) | np.isnat(step_dates))
-    safe_start = np.where(known, start, np.datetime64("2000-01-01"))
-    safe_step = np.where(known, step_dates, np.datetime64("2000-01-01"))
-    month = safe_step.astype("datetime64[M]").astype(np.int64)
-    months = month - safe_start.astype("datetime64[M]").astype(np.int64)
-    months = months + (add_months(safe_start, months) < safe_step)
-    return np.maximum(months, 0)
+    """K: the first k >= 0 with start + k months >= the step's date (0 where no step)."""
+    first = np.zeros(step_dates.shape, dtype=np.int64)
+    starts = np.broadcast_to(start[..., None], step_dates.shape)
+    later = ~np.isnat(step_dates) & (step_dates > starts)  # a step on the start date: K = 0
+    if not later.any():
+        return first
+    from_date, to_date = starts[later], step_dates[later]
+    months = to_date.astype("datetime64[M]").astype(np.int64) - from_date.astype(
+        "datetime64[M]"
+    ).astype(np.int64)
+    first[later] = months + (add_months(from_date, months) < to_date)
+    return first
 
 
 # --------------------------------------------------------------------- the grid
@@ -331,23 +339,29 @@ def value_results(
     log_v = -np.log1p(rates)
     birth = members.birth_date[index]
     for column in range(len(CLAUSES)):
-        start = results.start_date[index, column]
-        eligible = ~np.isnat(start)
-        at_start = age_in_months(birth, start, results.readings.leap_day_birthday)
-        deferral = np.where(eligible, at_start - age, 0)
-        dates = step_dates[index, column]
-        increments = _increments(dates, step_amounts[index, column])
+        start_all = results.start_date[index, column]
+        rows = np.flatnonzero(~np.isnat(start_all))  # the members eligible for this clause
+        start, at, g = start_all[rows], age[rows], group[rows]
+        deferral = np.zeros(len(rows), dtype=np.int64)  # 0 when paid from separation
+        later = start != results.members.separation_date[index[rows]]
+        deferral[later] = (
+            age_in_months(birth[rows][later], start[later], results.readings.leap_day_birthday)
+            - at[later]
+        )
+        dates = step_dates[index[rows], column]
+        amounts = step_amounts[index[rows], column]
+        increments = _increments(dates, amounts)
         first = _first_payment_on_or_after(start, dates)
         months = deferral[:, None] + first  # months from separation to each step's first payment
-        cells = np.minimum(age[:, None] + months - grid.low, width - 1)
-        total = np.zeros((len(index), len(rates)))
+        cells = np.minimum(at[:, None] + months - grid.low, width - 1)
+        total = np.empty((len(rows), len(rates)))
         for r in range(len(rates)):
-            tail = grid.sums[group[:, None], r, cells]
-            discount = np.exp(log_v[r] * months / 12)
-            total[:, r] = np.sum(increments * discount * tail, axis=-1) / l_at_separation
-        bad_amount = np.isnan(step_amounts[index, column, 0])
-        total[~eligible | bad_amount] = np.nan
-        values[index, column] = total
+            tail = grid.sums[g[:, None], r, cells]
+            discount = np.exp(log_v[r] / 12 * months)
+            total[:, r] = np.einsum("ij,ij,ij->i", increments, discount, tail)
+        total /= l_at_separation[rows, None]
+        total[np.isnan(amounts[:, 0])] = np.nan  # no amount (no guide in force): no value
+        values[index[rows], column] = total
     return values, error
 
 
