@@ -27,7 +27,14 @@ from pathlib import Path
 
 import numpy as np
 
-from actuarial.mortality import LifeTable, MortalityError, blend, scale_rates, table_from_spec
+from actuarial.mortality import (
+    LifeTable,
+    MortalityError,
+    age_rows,
+    blend,
+    scale_rates,
+    table_from_spec,
+)
 
 __all__ = [
     "MP_SCALES",
@@ -154,22 +161,9 @@ def _csv_scale(path: Path) -> ImprovementScale:
         if years != list(range(years[0], years[0] + len(years))):
             raise MortalityError(f"{path} line 1: years must be consecutive (got {header[1:]})")
         ages, rows = [], []
-        for record in reader:
-            where = f"{path} line {reader.line_num}"
-            if not any(cell.strip() for cell in record):
-                continue
-            if len(record) != len(header):
-                problems.append(f"{where}: row must have {len(header)} fields (got {len(record)})")
-                continue
-            try:
-                age = int(record[0])
-            except ValueError:
-                problems.append(f"{where}: 'age' must be an integer (got {record[0]!r})")
-                continue
-            if ages and age != ages[-1] + 1:
-                problems.append(f"{where}: 'age' must be {ages[-1] + 1}, the next age (got {age})")
+        for where, age, cells in age_rows(path, reader, len(header), problems):
             row = []
-            for year, cell in zip(years, record[1:], strict=True):
+            for year, cell in zip(years, cells, strict=True):
                 try:
                     rate = float(cell)
                 except ValueError:

@@ -35,6 +35,7 @@ __all__ = [
     "FRACTIONAL_AGE_ASSUMPTIONS",
     "LifeTable",
     "MortalityError",
+    "age_rows",
     "blend",
     "from_csv",
     "ilt",
@@ -424,6 +425,31 @@ def _soa_cached(table_id: int) -> LifeTable:
     return soa(table_id)
 
 
+def age_rows(path: Path, reader, width: int, problems: list[str]):
+    """The data rows of a CSV by consecutive integer age: (where, age, cells after the age).
+
+    Blank rows are skipped; a row with the wrong number of fields or a bad age is reported
+    in ``problems`` (file and line) and skipped; a gap in the ages is reported and kept.
+    """
+    previous = None
+    for record in reader:
+        where = f"{path} line {reader.line_num}"
+        if not any(cell.strip() for cell in record):
+            continue
+        if len(record) != width:
+            problems.append(f"{where}: row must have {width} fields (got {len(record)})")
+            continue
+        try:
+            age = int(record[0])
+        except ValueError:
+            problems.append(f"{where}: 'age' must be an integer (got {record[0]!r})")
+            continue
+        if previous is not None and age != previous + 1:
+            problems.append(f"{where}: 'age' must be {previous + 1}, the next age (got {age})")
+        previous = age
+        yield where, age, record[1:]
+
+
 def from_csv(path) -> LifeTable:
     """A table from a CSV file with header ``age,qx`` and consecutive integer ages.
 
@@ -438,28 +464,15 @@ def from_csv(path) -> LifeTable:
         header = [cell.strip() for cell in next(reader, [])]
         if header != ["age", "qx"]:
             raise MortalityError(f"{path} line 1: header must be age,qx (got {','.join(header)!r})")
-        for record in reader:
-            where = f"{path} line {reader.line_num}"
-            if not any(cell.strip() for cell in record):
-                continue
-            if len(record) != 2:
-                problems.append(f"{where}: row must have 2 fields (got {len(record)})")
-                continue
+        for where, age, (cell,) in age_rows(path, reader, 2, problems):
             try:
-                age = int(record[0])
+                rate = float(cell)
             except ValueError:
-                problems.append(f"{where}: 'age' must be an integer (got {record[0]!r})")
-                continue
-            if ages and age != ages[-1] + 1:
-                problems.append(f"{where}: 'age' must be {ages[-1] + 1}, the next age (got {age})")
-            try:
-                rate = float(record[1])
-            except ValueError:
-                problems.append(f"{where}: 'qx' must be a number (got {record[1]!r})")
+                problems.append(f"{where}: 'qx' must be a number (got {cell!r})")
                 rate = math.nan
             else:
                 if not (math.isfinite(rate) and 0 <= rate <= 1):
-                    problems.append(f"{where}: 'qx' must be in [0, 1] (got {record[1].strip()})")
+                    problems.append(f"{where}: 'qx' must be in [0, 1] (got {cell.strip()})")
             ages.append(age)
             rates.append(rate)
     if not ages and not problems:

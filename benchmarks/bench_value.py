@@ -155,45 +155,31 @@ def run(members_count: int, reference_members: int, repeat: int) -> Section:
     speedup = theirs_per_member / ours_per_member
 
     section = Section("5. Valuation: present values of every clause (monthly, for life)")
+    measured = [
+        ("evaluate_frame (engine alone)", members_count, frame_timing["evaluate_frame"]),
+        (
+            "value_frame, Pub-2010 + MP-2020 generational",
+            members_count,
+            frame_timing["value_frame"],
+        ),
+        ("value_frame, SULT 5%", members_count, ours_timing["value_frame"]),
+        (
+            "value_results (present values only), SULT 5%",
+            members_count,
+            ours_timing["value_results"],
+        ),
+        (
+            "actuarialmath, one member at a time, SULT 5%",
+            reference_members,
+            reference_timing["actuarialmath"],
+        ),
+    ]
     section.tables.append(
         (
             ["step", "members", "wall", "per member", "CPU"],
             [
-                [
-                    "evaluate_frame (engine alone)",
-                    count(members_count),
-                    seconds(frame_timing["evaluate_frame"].wall),
-                    per_item(frame_timing["evaluate_frame"].wall / members_count),
-                    seconds(frame_timing["evaluate_frame"].cpu),
-                ],
-                [
-                    "value_frame, Pub-2010 + MP-2020 generational",
-                    count(members_count),
-                    seconds(frame_timing["value_frame"].wall),
-                    per_item(frame_timing["value_frame"].wall / members_count),
-                    seconds(frame_timing["value_frame"].cpu),
-                ],
-                [
-                    "value_frame, SULT 5%",
-                    count(members_count),
-                    seconds(ours_timing["value_frame"].wall),
-                    per_item(ours_timing["value_frame"].wall / members_count),
-                    seconds(ours_timing["value_frame"].cpu),
-                ],
-                [
-                    "value_results (present values only), SULT 5%",
-                    count(members_count),
-                    seconds(ours_timing["value_results"].wall),
-                    per_item(ours_per_member),
-                    seconds(ours_timing["value_results"].cpu),
-                ],
-                [
-                    "actuarialmath, one member at a time, SULT 5%",
-                    count(reference_members),
-                    seconds(reference_timing["actuarialmath"].wall),
-                    per_item(theirs_per_member),
-                    seconds(reference_timing["actuarialmath"].cpu),
-                ],
+                [label, count(n), seconds(t.wall), per_item(t.wall / n), seconds(t.cpu)]
+                for label, n, t in measured
             ],
         )
     )
