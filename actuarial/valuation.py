@@ -627,7 +627,18 @@ def run_valuation(
     if suffix == ".csv":
         table.to_csv(partial, index=False, date_format="%Y-%m-%d")
     else:
-        table.to_parquet(partial, index=False)
+        import json
+
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        arrow = pa.Table.from_pandas(table, preserve_index=False)
+        metadata = {
+            **(arrow.schema.metadata or {}),
+            b"actuarial.basis": json.dumps(basis.as_dict()).encode(),
+            b"actuarial.guides": json.dumps({g.id: g.sha256() for g in guides}).encode(),
+        }
+        pq.write_table(arrow.replace_schema_metadata(metadata), partial)
     partial.replace(out_path)
     return summary
 

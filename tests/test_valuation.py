@@ -378,3 +378,40 @@ def test_improvement_needs_no_cohort_in_a_valuation_each_member_brings_one():
     mortality = Mortality("soa:3399/soa:3400", improvement="mp-2020")
     frame = valued([EARLY_STEPPED], Basis(mortality, 0.045))
     assert frame.loc[("C-58", "c")]["pv_at_separation"] > 0
+
+
+def test_value_command_writes_parquet_recording_the_basis_and_never_overwrites_its_input(tmp_path):
+    import json
+
+    import pyarrow.parquet as pq
+
+    members = tmp_path / "members.csv"
+    pd.DataFrame(ROWS).to_csv(members, index=False)
+    out = tmp_path / "values.parquet"
+    args = ["--mortality", "sult", "--interest", "0.05", "--no-sensitivities"]
+    result = CliRunner().invoke(cli, ["value", str(members), *args, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "sensitivities" not in result.output
+    metadata = pq.read_schema(out).metadata
+    assert json.loads(metadata[b"actuarial.basis"])["interest"] == 0.05
+    assert json.loads(metadata[b"actuarial.basis"])["mortality"] == "sult"
+    assert len(pd.read_parquet(out)) == 4 * len(ROWS)
+    before = members.read_bytes()
+    again = CliRunner().invoke(cli, ["value", str(members), *args, "--out", str(members)])
+    assert again.exit_code == 1
+    assert again.stderr == f"error: {members}: the output must not overwrite the member file\n"
+    assert members.read_bytes() == before
+    wrong = CliRunner().invoke(
+        cli, ["value", str(members), *args, "--out", str(tmp_path / "v.txt")]
+    )
+    assert wrong.exit_code == 1
+    assert "the output file must end in one of ['.csv', '.parquet', '.pq']" in wrong.stderr
+
+
+def test_sensitivity_of_q_times_1_1_names_the_capped_ages_on_sult():
+    table = sensitivities(pd.DataFrame(ROWS), GUIDES, Basis("sult", 0.05))
+    note = table.set_index("scenario").loc["q x 1.1", "note"]
+    # SULT q_x x 1.1 passes 1 from some age below 120 to 119 (q_120 = 1 stays 1)
+    first = int(note.removeprefix("q capped at 1 at ages ").split("-")[0])
+    capped = [age for age in range(20, 120) if 1.1 * sult().q(age) > 1]
+    assert note == f"q capped at 1 at ages {capped[0]}-{capped[-1]}" and first == capped[0]
