@@ -63,6 +63,7 @@ __all__ = [
 ]
 
 VALUE_COLUMNS = ("pv_at_separation", "value_over_deferred")
+CLAUSE_IDS = tuple(CLAUSES)  # "a", "b", "c", "d": the engine's columns, in order
 SUBSIDIZED_CLAUSES = ("b", "c")  # early annuities, valued over the deferred (d)
 SEX_CODES = ("F", "M", "")  # the optional member column `sex`: female, male, not given
 PAYMENTS_PER_YEAR = 12
@@ -138,7 +139,9 @@ def schedule_steps(results: MemberResults) -> tuple[np.ndarray, np.ndarray]:
     eligible = ~np.isnat(start)
     before = round_cents(results.monthly_amount[eligible] - results.minimum_topup[eligible])
     minimum = minimum_monthly_pension().values
-    applies = np.array([results.readings.minimum_applies_to == "all" or c == "a" for c in CLAUSES])
+    applies = np.array(
+        [results.readings.minimum_applies_to == "all" or c == "a" for c in CLAUSE_IDS]
+    )
     applies = np.broadcast_to(applies, start.shape)[eligible]
     changes = np.array([v.effective_from for v in minimum], dtype="datetime64[D]")
     amounts = np.array([v.amount_usd for v in minimum])
@@ -312,7 +315,7 @@ def value_results(
         )
         for k in unique
     ]
-    values = np.full((count, len(CLAUSES), len(rates)), np.nan)
+    values = np.full((count, len(CLAUSE_IDS), len(rates)), np.nan)
     error = np.full(count, "", dtype=object)
     if not keys:
         return values, error
@@ -338,7 +341,7 @@ def value_results(
     l_at_separation = grid.alive[group, age - grid.low]
     log_v = -np.log1p(rates)
     birth = members.birth_date[index]
-    for column in range(len(CLAUSES)):
+    for column in range(len(CLAUSE_IDS)):
         start_all = results.start_date[index, column]
         rows = np.flatnonzero(~np.isnat(start_all))  # the members eligible for this clause
         start, at, g = start_all[rows], age[rows], group[rows]
@@ -368,7 +371,7 @@ def value_results(
 # --------------------------------------------------------------------- frames
 def _flat_rows(results: MemberResults) -> np.ndarray:
     """Which (member, clause) cells are rows of the results table (as the engine keeps them)."""
-    keep = np.ones((len(results.members), len(CLAUSES)), dtype=bool)
+    keep = np.ones((len(results.members), len(CLAUSE_IDS)), dtype=bool)
     keep[~results.members.valid, 1:] = False
     return keep.ravel()
 
@@ -376,9 +379,9 @@ def _flat_rows(results: MemberResults) -> np.ndarray:
 def _over_deferred(values: np.ndarray) -> np.ndarray:
     """PV of (b) and (c) minus the member's (d); NaN elsewhere and where (d) is blank."""
     over = np.full(values.shape, np.nan)
-    deferred = values[:, CLAUSES.index("d")]
+    deferred = values[:, CLAUSE_IDS.index("d")]
     for clause in SUBSIDIZED_CLAUSES:
-        column = CLAUSES.index(clause)
+        column = CLAUSE_IDS.index(clause)
         over[:, column] = values[:, column] - deferred
     return over
 
@@ -386,14 +389,14 @@ def _over_deferred(values: np.ndarray) -> np.ndarray:
 def _table(results: MemberResults, values: np.ndarray, errors: np.ndarray) -> pd.DataFrame:
     table = results.table()
     keep = _flat_rows(results)
-    invalid_rows = np.repeat(~results.members.valid, len(CLAUSES))[keep]
+    invalid_rows = np.repeat(~results.members.valid, len(CLAUSE_IDS))[keep]
     pv = values.ravel()[keep]
     pv[invalid_rows] = np.nan
     over = _over_deferred(values).ravel()[keep]
     over[invalid_rows] = np.nan
     table["pv_at_separation"] = pv
     table["value_over_deferred"] = over
-    member_error = np.repeat(errors, len(CLAUSES))[keep]
+    member_error = np.repeat(errors, len(CLAUSE_IDS))[keep]
     eligible = table["eligible"].to_numpy()
     marked = (member_error != "") & eligible
     if marked.any():
@@ -476,8 +479,8 @@ class ValuationSummary:
     members: int = 0
     invalid: int = 0
     not_valued: int = 0
-    valued_rows: dict = field(default_factory=lambda: dict.fromkeys(CLAUSES, 0))
-    totals: dict = field(default_factory=lambda: dict.fromkeys(CLAUSES, 0.0))
+    valued_rows: dict = field(default_factory=lambda: dict.fromkeys(CLAUSE_IDS, 0))
+    totals: dict = field(default_factory=lambda: dict.fromkeys(CLAUSE_IDS, 0.0))
     total_subsidy: float = 0.0
     subsidy_rows: int = 0
     sensitivities: pd.DataFrame | None = None
@@ -488,7 +491,7 @@ class ValuationSummary:
         summary.members = len(results.members)
         summary.invalid = int((~results.members.valid).sum())
         summary.not_valued = int((errors != "").sum())
-        for column, clause in enumerate(CLAUSES):
+        for column, clause in enumerate(CLAUSE_IDS):
             pv = values[:, column]
             summary.valued_rows[clause] = int(np.isfinite(pv).sum())
             summary.totals[clause] = float(np.nansum(pv))
@@ -499,7 +502,7 @@ class ValuationSummary:
 
     def lines(self) -> list[str]:
         totals = "; ".join(
-            f"({c}) ${self.totals[c]:,.2f} ({self.valued_rows[c]:,} rows)" for c in CLAUSES
+            f"({c}) ${self.totals[c]:,.2f} ({self.valued_rows[c]:,} rows)" for c in CLAUSE_IDS
         )
         lines = [
             f"members: {self.members:,} (invalid rows: {self.invalid:,}; not valued, the basis "
@@ -519,7 +522,7 @@ class ValuationSummary:
 
 
 def _totals(values) -> dict:
-    row = {f"pv_{c}": float(np.nansum(values[:, i])) for i, c in enumerate(CLAUSES)}
+    row = {f"pv_{c}": float(np.nansum(values[:, i])) for i, c in enumerate(CLAUSE_IDS)}
     row["total_subsidy"] = float(np.nansum(_over_deferred(values)))
     return row
 
@@ -693,7 +696,7 @@ def totals_by_clause(frame: pd.DataFrame) -> pd.DataFrame:
             "value_over_deferred": grouped["value_over_deferred"].sum(min_count=1),
         }
     )
-    return table.reindex(list(CLAUSES)).fillna({"rows_valued": 0}).astype({"rows_valued": int})
+    return table.reindex(list(CLAUSE_IDS)).fillna({"rows_valued": 0}).astype({"rows_valued": int})
 
 
 def subsidy_by_age(frame: pd.DataFrame, members_df: pd.DataFrame, readings=None) -> pd.DataFrame:
