@@ -415,3 +415,13 @@ def test_sensitivity_of_q_times_1_1_names_the_capped_ages_on_sult():
     first = int(note.removeprefix("q capped at 1 at ages ").split("-")[0])
     capped = [age for age in range(20, 120) if 1.1 * sult().q(age) > 1]
     assert note == f"q capped at 1 at ages {capped[0]}-{capped[-1]}" and first == capped[0]
+
+
+def test_a_membership_valued_at_once_equals_each_member_valued_alone():
+    basis = Basis(PUB_JOINED, 0.045, improvement="mp-2020")
+    rows = [{**row, "sex": sex} for row, sex in zip(ROWS, ["F", "M", "", "F"], strict=True)]
+    together = valued(rows, basis)["pv_at_separation"]
+    for row in rows:
+        alone = valued([row], basis)["pv_at_separation"]
+        for key, value in alone.items():
+            assert together[key] == pytest.approx(value, rel=1e-14, nan_ok=True)
