@@ -26,19 +26,20 @@ import datetime as dt
 import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 
 from actuarial.annuities import annuity_due
-from actuarial.dates import add_months, age_in_months, format_age
-from actuarial.engine import MemberResults, evaluate_members, round_cents
+from actuarial.dates import add_months, format_age
+from actuarial.engine import MemberResults, evaluate_members
 from actuarial.generational import SEXES, Mortality
 from actuarial.guides import GuideSet
-from actuarial.interpretations import Readings
+from actuarial.law import law_provenance
+from actuarial.law.clauses import CLAUSES, situation
+from actuarial.law.readings import Readings
 from actuarial.members import MemberFileError, parse_members
-from actuarial.parameters import minimum_monthly_pension
-from actuarial.statute import CLAUSES
 
 __all__ = [
     "SEX_CODES",
@@ -49,8 +50,8 @@ __all__ = [
     "break_even_interest",
     "choices_by_interest",
     "member_choices",
+    "ages_in_months",
     "member_present_values",
-    "parse_schedule",
     "run_valuation",
     "schedule_steps",
     "sensitivities",
@@ -129,66 +130,28 @@ class Basis:
 
 # --------------------------------------------------------------------- schedules
 def schedule_steps(results: MemberResults) -> tuple[np.ndarray, np.ndarray]:
-    """The monthly amount of each clause as dated steps: dates and amounts (members, 4, S).
-
-    THIN ADAPTER until the law's ``schedule`` column is on main: the amount before the
-    minimum (monthly_amount - minimum_topup), lifted to the minimum in force (I-4) from the
-    start date and from each later date the minimum changes; NaT-padded.
-    """
-    start = results.start_date  # (n, 4), NaT where not eligible
-    eligible = ~np.isnat(start)
-    before = round_cents(results.monthly_amount[eligible] - results.minimum_topup[eligible])
-    minimum = minimum_monthly_pension().values
-    applies = np.array(
-        [results.readings.minimum_applies_to == "all" or c == "a" for c in CLAUSE_IDS]
+    """The engine's ``schedule`` of each clause as dated steps: dates and monthly amounts,
+    shape (members, clauses, steps); the first step is the start date, the others the dates
+    the law in force changes the amount (NaT where a step does not apply)."""
+    return (
+        np.stack(results.schedule_dates, axis=-1),
+        np.stack(results.schedule_amounts, axis=-1),
     )
-    applies = np.broadcast_to(applies, start.shape)[eligible]
-    changes = np.array([v.effective_from for v in minimum], dtype="datetime64[D]")
-    amounts = np.array([v.amount_usd for v in minimum])
-    starts = start[eligible]
-
-    def floor_on(dates):
-        index = np.searchsorted(changes, dates, side="right") - 1
-        return np.where(applies & (index >= 0), amounts[np.maximum(index, 0)], 0.0)
-
-    width = 1 + len(changes)
-    dates = np.full((*start.shape, width), np.datetime64("NaT"), dtype="datetime64[D]")
-    values = np.full((*start.shape, width), np.nan)
-    dates[eligible, 0] = starts
-    values[eligible, 0] = np.maximum(before, floor_on(starts))
-    for position, change in enumerate(changes, 1):
-        later = starts < change
-        cell_dates = np.where(later, change, np.datetime64("NaT"))
-        dates[eligible, position] = cell_dates
-        values[eligible, position] = np.where(later, np.maximum(before, floor_on(change)), np.nan)
-    return dates, values
 
 
-def parse_schedule(texts) -> tuple[np.ndarray, np.ndarray]:
-    """``YYYY-MM-DD amount; YYYY-MM-DD amount`` per row -> dates and amounts (rows, S)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    array = pa.array(np.asarray(texts, dtype=object), type=pa.string(), from_pandas=True)
-    array = pc.if_else(pc.is_null(array), "", array)
-    parts = pc.split_pattern(array, "; ")
-    counts = pc.list_value_length(parts).to_numpy(zero_copy_only=False)
-    flat = pc.list_flatten(parts)
-    nonempty = pc.greater(pc.utf8_length(flat), 0)
-    width = max(int(counts.max()) if len(counts) else 1, 1)
-    dates = np.full((len(counts), width), np.datetime64("NaT"), dtype="datetime64[D]")
-    values = np.full((len(counts), width), np.nan)
-    rows = np.repeat(np.arange(len(counts)), counts)
-    position = np.arange(len(rows)) - np.repeat(np.cumsum(counts) - counts, counts)
-    keep = nonempty.to_numpy(zero_copy_only=False)
-    day = pc.utf8_slice_codeunits(flat, 0, 10).to_numpy(zero_copy_only=False)
-    amount = pc.utf8_slice_codeunits(flat, 11, 64).to_numpy(zero_copy_only=False)
-    try:
-        dates[rows[keep], position[keep]] = np.asarray(day[keep], dtype="datetime64[D]")
-        values[rows[keep], position[keep]] = np.asarray(amount[keep], dtype=float)
-    except ValueError as error:
-        raise ValuationError(f"'schedule' must be 'YYYY-MM-DD amount; ...' ({error})") from None
-    return dates, values
+def ages_in_months(birth_dates, dates, readings: Readings) -> np.ndarray:
+    """Completed months of age on ``dates``, by the anniversary rule of the readings (I-6),
+    applied where the law applies it (:func:`actuarial.law.clauses.situation`)."""
+    birth_dates = np.asarray(birth_dates, dtype="datetime64[D]")
+    count = len(birth_dates)
+    members = SimpleNamespace(
+        birth_date=birth_dates,
+        separation_date=np.asarray(dates, dtype="datetime64[D]"),
+        credited_service=np.zeros(count),
+        average_compensation=np.zeros(count),
+        refunded=np.zeros(count, dtype=bool),
+    )
+    return situation(members, readings, np.zeros(count, dtype=bool)).age_months
 
 
 def _increments(dates: np.ndarray, amounts: np.ndarray) -> np.ndarray:
@@ -348,8 +311,7 @@ def value_results(
         deferral = np.zeros(len(rows), dtype=np.int64)  # 0 when paid from separation
         later = start != results.members.separation_date[index[rows]]
         deferral[later] = (
-            age_in_months(birth[rows][later], start[later], results.readings.leap_day_birthday)
-            - at[later]
+            ages_in_months(birth[rows][later], start[later], results.readings) - at[later]
         )
         dates = step_dates[index[rows], column]
         amounts = step_amounts[index[rows], column]
@@ -415,23 +377,24 @@ def value_frame(
     as_of: dt.date | None = None,
     readings: Readings | None = None,
     source: str = "members",
+    law=None,
 ) -> pd.DataFrame:
     """The batch's rows and columns plus ``pv_at_separation`` and ``value_over_deferred``.
 
     A member the basis does not cover (an age below its first age, a bad ``sex``) gets an
     error on its eligible rows and blank values; every other member is valued.
     """
-    return _valued(members_df, guides, basis, as_of, readings, source)[0]
+    return _valued(members_df, guides, basis, as_of, readings, source, law=law)[0]
 
 
-def _valued(members_df, guides, basis, as_of, readings, source, rates=None):
+def _valued(members_df, guides, basis, as_of, readings, source, rates=None, law=None):
     duplicated = (
         members_df["member_id"].duplicated(keep=False).to_numpy()
         if len(members_df) and "member_id" in members_df.columns
         else None
     )
     members = parse_members(members_df, source=source, duplicated=duplicated)
-    results = evaluate_members(members, guides, as_of, readings)
+    results = evaluate_members(members, guides, as_of, readings, law)
     sex, sex_error = sex_codes(members_df, source)
     values, errors = value_results(results, basis, sex, rates)
     errors = np.where(sex_error != "", sex_error, errors)
@@ -439,14 +402,14 @@ def _valued(members_df, guides, basis, as_of, readings, source, rates=None):
     return _table(results, values[..., 0], errors), results, values, errors, sex
 
 
-def member_present_values(member, guides, basis, as_of=None, readings=None) -> dict:
+def member_present_values(member, guides, basis, as_of=None, readings=None, law=None) -> dict:
     """One member's present value by clause (None where not eligible or not covered)."""
     from actuarial.members import member_frame
 
     frame = member_frame(member)
     if isinstance(member, dict) and "sex" in member:
         frame["sex"] = member["sex"]
-    table = value_frame(frame, guides, basis, as_of, readings, source="member")
+    table = value_frame(frame, guides, basis, as_of, readings, source="member", law=law)
     return {
         clause: (None if np.isnan(pv) else float(pv))
         for clause, pv in zip(table["clause"], table["pv_at_separation"], strict=True)
@@ -535,6 +498,7 @@ def sensitivities(
     readings=None,
     series: dict[str, GuideSet] | None = None,
     source: str = "members",
+    law=None,
 ) -> pd.DataFrame:
     """Totals by clause and total subsidy: on the basis; interest +-1 percentage point
     (GASB 67/68); every q x 0.9 and x 1.1 (capped at 1; the ages are named); and under each
@@ -547,6 +511,7 @@ def sensitivities(
         readings,
         source,
         rates=[basis.interest, basis.interest - 0.01, basis.interest + 0.01],
+        law=law,
     )
     rows = []
     for label, r in (("basis", 0), ("interest -1pp", 1), ("interest +1pp", 2)):
@@ -558,7 +523,7 @@ def sensitivities(
         note = f"q capped at 1 at ages {_ranges(capped)}" if capped else "no q capped"
         rows.append({"scenario": f"q x {factor:g}", **_totals(scaled_values[..., 0]), "note": note})
     for name, guide_set in (series or {}).items():
-        other = evaluate_members(results.members, guide_set, as_of, readings)
+        other = evaluate_members(results.members, guide_set, as_of, readings, law)
         other_values, _ = value_results(other, basis, sex)
         rows.append({"scenario": f"series {name}", **_totals(other_values[..., 0]), "note": ""})
     frame = pd.DataFrame(rows)
@@ -599,6 +564,7 @@ def run_valuation(
     as_of=None,
     readings=None,
     with_sensitivities: bool = True,
+    law=None,
 ) -> ValuationSummary:
     """Value a member file into ``out_path`` (CSV or Parquet); the summary with totals,
     members not valued and (optionally) the sensitivities."""
@@ -618,12 +584,12 @@ def run_valuation(
     if sex is not None:
         frame["sex"] = sex
     table, results, values, errors, _ = _valued(
-        frame, guides, basis, as_of, readings, members_path.name
+        frame, guides, basis, as_of, readings, members_path.name, law=law
     )
     summary = ValuationSummary.of(results, values[..., 0], errors, basis)
     if with_sensitivities:
         summary.sensitivities = sensitivities(
-            frame, guides, basis, as_of, readings, shipped_series(), members_path.name
+            frame, guides, basis, as_of, readings, shipped_series(), members_path.name, law
         )
     out_path.parent.mkdir(parents=True, exist_ok=True)
     partial = out_path.with_name(out_path.name + ".partial")
@@ -640,6 +606,8 @@ def run_valuation(
             **(arrow.schema.metadata or {}),
             b"actuarial.basis": json.dumps(basis.as_dict()).encode(),
             b"actuarial.guides": json.dumps({g.id: g.sha256() for g in guides}).encode(),
+            b"actuarial.law": json.dumps(law_provenance(law, as_of)).encode(),
+            b"actuarial.readings": json.dumps(results.readings.as_dict()).encode(),
         }
         pq.write_table(arrow.replace_schema_metadata(metadata), partial)
     partial.replace(out_path)
@@ -672,7 +640,7 @@ def _read_sex(path: Path):
 
 
 # --------------------------------------------------------------------- tables to show
-def member_choices(member, guides: GuideSet, basis: Basis, as_of=None, readings=None):
+def member_choices(member, guides: GuideSet, basis: Basis, as_of=None, readings=None, law=None):
     """One member's clauses side by side: eligibility, start, monthly amount, present value
     at separation and value over the deferred (d)."""
     from actuarial.members import member_frame
@@ -680,7 +648,7 @@ def member_choices(member, guides: GuideSet, basis: Basis, as_of=None, readings=
     frame = member_frame(member)
     if isinstance(member, dict) and "sex" in member:
         frame["sex"] = member["sex"]
-    table = value_frame(frame, guides, basis, as_of, readings, source="member")
+    table = value_frame(frame, guides, basis, as_of, readings, source="member", law=law)
     columns = ["clause", "eligible", "start_date", "reduction_factor", "monthly_amount"]
     return table[[*columns, *VALUE_COLUMNS, "error"]].reset_index(drop=True)
 
@@ -706,7 +674,7 @@ def subsidy_by_age(frame: pd.DataFrame, members_df: pd.DataFrame, readings=None)
     rows = members_df.reset_index(drop=True)
     birth = pd.to_datetime(rows["birth_date"], errors="coerce").to_numpy("datetime64[D]")
     separation = pd.to_datetime(rows["separation_date"], errors="coerce").to_numpy("datetime64[D]")
-    age = age_in_months(birth, separation, readings.leap_day_birthday) // 12
+    age = ages_in_months(birth, separation, readings) // 12
     subsidized = frame[frame["value_over_deferred"].notna()]
     ages = age[subsidized["row"].to_numpy() - 1]
     grouped = subsidized.groupby(ages)["value_over_deferred"]

@@ -38,8 +38,8 @@ from support import (
 from actuarial import evaluate_frame
 from actuarial.engine import evaluate_members
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, load_guides
+from actuarial.law.clauses import CLAUSES
 from actuarial.members import parse_members
-from actuarial.statute import CLAUSES
 from actuarial.valuation import Basis, schedule_steps, value_frame, value_results
 
 GENERATIONAL = "soa:3397+soa:3399@50/soa:3398+soa:3400@50"

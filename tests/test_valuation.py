@@ -13,18 +13,17 @@ from hypothesis import strategies as st
 from actuarial.annuities import deferred_annuity_due
 from actuarial.cli import cli
 from actuarial.generational import Mortality
-from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, load_guides
+from actuarial.guides import SHIPPED_GUIDES, load_guides
 from actuarial.mortality import MortalityError, sult
 from actuarial.valuation import (
     Basis,
     ValuationError,
-    parse_schedule,
     schedule_steps,
     sensitivities,
     value_frame,
 )
 
-GUIDES = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
+GUIDES = load_guides(SHIPPED_GUIDES, "illustrative-half-percent-per-month")  # 0.5% a month
 PUB_JOINED = "soa:3397+soa:3399@50/soa:3398+soa:3400@50"
 
 
@@ -165,27 +164,18 @@ def test_flat_deferred_schedule_is_amount_times_12_times_the_deferred_monthly_an
     assert row["pv_at_separation"] == pytest.approx(1125.0 * 12 * factor, rel=1e-12)
 
 
-def test_schedule_strings_parse_to_the_steps_valued():
-    dates, amounts = parse_schedule(
-        ["2010-03-01 270.00; 2013-07-01 500.00", "2035-06-15 1125.00", "", None]
-    )
-    assert dates[0].tolist() == [date("2010-03-01"), date("2013-07-01")]
-    assert amounts[0].tolist() == [270.0, 500.0]
-    assert amounts[1, 0] == 1125.0 and np.isnan(amounts[1, 1])
-    assert np.isnat(dates[2:]).all()
-    with pytest.raises(ValuationError, match=r"'schedule' must be 'YYYY-MM-DD amount; \.\.\.'"):
-        parse_schedule(["2010-03-01 lots"])
-
-
-def test_steps_of_the_minimum_start_at_the_start_date_and_its_change():
-    from actuarial.engine import evaluate_members
+def test_the_steps_valued_are_the_engines_schedule():
+    from actuarial.engine import evaluate_frame, evaluate_members
     from actuarial.members import parse_members
 
-    results = evaluate_members(parse_members(pd.DataFrame([IMMEDIATE_STEPPED])), GUIDES)
+    frame = pd.DataFrame([IMMEDIATE_STEPPED])
+    results = evaluate_members(parse_members(frame), GUIDES)
     dates, amounts = schedule_steps(results)
     present = ~np.isnat(dates[0, 0])
     assert dates[0, 0][present].tolist() == [date("2010-03-01"), date("2013-07-01")]
     assert amounts[0, 0][present].tolist() == [270.0, 500.0]
+    schedule = evaluate_frame(frame, GUIDES).set_index("clause").loc["a", "schedule"]
+    assert schedule == "2010-03-01 270.00; 2013-07-01 500.00"
 
 
 def test_a_member_the_table_does_not_cover_gets_an_error_and_the_rest_are_valued():
