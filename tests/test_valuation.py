@@ -415,3 +415,24 @@ def test_a_membership_valued_at_once_equals_each_member_valued_alone():
         alone = valued([row], basis)["pv_at_separation"]
         for key, value in alone.items():
             assert together[key] == pytest.approx(value, rel=1e-14, nan_ok=True)
+
+
+def test_an_amendments_step_is_valued_when_it_occurs():
+    # Under the example bill the $500 minimum becomes $600 on 2027-01-01: three steps.
+    from pathlib import Path
+
+    from actuarial.law import load_law
+
+    bill = load_law(Path(__file__).resolve().parent.parent / "examples" / "bill-2027.toml")
+    frame = value_frame(pd.DataFrame([IMMEDIATE_STEPPED]), GUIDES, Basis("sult", 0.045), law=bill)
+    row = frame.set_index("clause").loc["a"]
+    assert row["schedule"] == "2010-03-01 270.00; 2013-07-01 500.00; 2027-01-01 600.00"
+    steps = [
+        (date("2010-03-01"), 270.0),
+        (date("2013-07-01"), 500.0),
+        (date("2027-01-01"), 600.0),
+    ]
+    expected = plain_present_value(
+        sult().qx, 20, date("1945-03-01"), date("2010-03-01"), date("2010-03-01"), steps, 0.045
+    )
+    assert row["pv_at_separation"] == pytest.approx(expected, rel=1e-12)
