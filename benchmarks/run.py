@@ -11,6 +11,7 @@ measured side by side in one run; absolute times depend on the machine and its l
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
@@ -22,6 +23,7 @@ import bench_openfisca
 import bench_scaling
 from support import (
     BENCHMARKS,
+    LOAD_AVERAGE,
     CheckFailed,
     Section,
     machine,
@@ -95,6 +97,18 @@ def results_markdown(
         "[README.md](README.md). Ratios are measured side by side in one run; absolute "
         "times depend on the machine and on its load.",
         "",
+    ]
+    load = float(about[LOAD_AVERAGE].split(",")[0])
+    cores = len(os.sched_getaffinity(0))
+    if load >= cores:
+        lines += [
+            f"**The machine was shared during this run** (load average {load:.1f} at the "
+            f"start, on {cores} cores): wall times include waiting for a core and the "
+            "sub-millisecond timings suffer most; CPU times and the ratios measured side "
+            "by side are steadier.",
+            "",
+        ]
+    lines += [
         "## Machine",
         "",
         markdown_table(["", ""], [[key, value] for key, value in about.items()]),
