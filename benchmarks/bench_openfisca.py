@@ -9,10 +9,12 @@ is called once on 1,000 members (first calls into each library), the memory high
 mark is reset, and then the one timed call runs: its wall and CPU time, the peak memory
 of the process and the memory it added beyond the loaded input.
 
-Checked before timing: on 10,000 generated members both agree on every eligibility flag
-and every monthly amount to the cent (and on the reduction factor of inciso (c) and the
-start of inciso (d)), with the same readings (the defaults), the same guide factors and
-the same payment dates (``as_of`` = the first day of the month OpenFisca computes).
+Checked before timing: on 10,000 generated members, and on members on both sides of every
+threshold (:func:`boundary_members`, paid from two dates, one before the minimum starts),
+both agree on every eligibility flag and every monthly amount to the cent (and on the
+reduction factor of inciso (c) and the start of inciso (d)), with the same readings (the
+defaults), the same guide factors and the same payment dates (``as_of`` = the first day of
+the month OpenFisca computes).
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ ENGINES = ("actuarial", "openfisca")
 AS_OF = dt.date(2026, 7, 1)  # actuarial's payment date for the minimum ...
 MONTH = AS_OF.strftime("%Y-%m")  # ... is the first day of the month OpenFisca computes
 AGREEMENT_MEMBERS = 10_000
+# Payment from the month before the $500 minimum starts: it applies to some members only.
+BEFORE_MINIMUM = dt.date(2013, 6, 1)
 WARM_UP_MEMBERS = 1_000
 TARGET_MEMBERS = 1_000_000
 # The issue's targets (14): actuarial at most OpenFisca's wall time and 2x its added memory
@@ -83,12 +87,68 @@ def peer_inputs(frame: pd.DataFrame) -> dict[str, np.ndarray]:
     }
 
 
-def openfisca_results(system, inputs: dict) -> dict[str, np.ndarray]:
-    return openfisca_model.calculate(system, inputs, MONTH)
+def openfisca_results(system, inputs: dict, as_of: dt.date = AS_OF) -> dict[str, np.ndarray]:
+    """The model's outputs for the month whose first day is ``as_of``."""
+    return openfisca_model.calculate(system, inputs, as_of.strftime("%Y-%m"))
 
 
-def actuarial_results(frame: pd.DataFrame, guide_set) -> pd.DataFrame:
-    return evaluate_frame(frame, guide_set, as_of=AS_OF, readings=Readings())
+def actuarial_results(frame: pd.DataFrame, guide_set, as_of: dt.date = AS_OF) -> pd.DataFrame:
+    return evaluate_frame(frame, guide_set, as_of=as_of, readings=Readings())
+
+
+def boundary_members() -> pd.DataFrame:
+    """Members on both sides of every threshold, in the columns of ``generate_members``.
+
+    Born on Feb 29, on the 31st, on the day before and on the day the minimum starts at 65;
+    separated the day before, on and after the 55th and 65th birthdays; service just under
+    and at 10, 25 and 30 years; first entry on both sides of both ends of the coverage
+    window; every group; refunded or not; an average compensation low enough for the
+    minimum to lift every clause, and one well above it.
+    """
+    births = np.array(
+        ["1952-02-29", "1950-01-31", "1950-03-31", "1951-08-15", "1948-06-30", "1948-07-01"],
+        dtype="datetime64[D]",
+    )
+    birth_month = births.astype("datetime64[M]")
+    birth_day = (births - birth_month.astype("datetime64[D]")).astype(np.int64) + 1
+    separations = []
+    for age in (55, 65):  # the birthday at that age: the same day, or the month's last
+        month = birth_month + np.timedelta64(12 * age, "M")
+        last_day = ((month + 1).astype("datetime64[D]") - month.astype("datetime64[D]")).astype(
+            np.int64
+        )
+        birthday = month.astype("datetime64[D]") + np.minimum(birth_day, last_day) - 1
+        separations += [(births, birthday + offset) for offset in (-1, 0, 1)]
+    birth = np.concatenate([b for b, _ in separations])
+    separation = np.concatenate([d for _, d in separations])
+    entries = np.array(["1990-03-31", "1990-04-01", "1999-12-31", "2000-01-01"], "datetime64[D]")
+    services = np.array([9.99, 10.0, 24.99, 25.0, 29.99, 30.0])
+    compensations = np.array([7_200.0, 41_234.56])  # below the minimum in every clause, above
+    grid = np.array(
+        np.meshgrid(
+            np.arange(len(birth)),
+            np.arange(len(entries)),
+            np.arange(len(services)),
+            np.arange(3),
+            np.arange(2),
+            np.arange(len(compensations)),
+            indexing="ij",
+        )
+    ).reshape(6, -1)
+    person, entry, service, group, refunded, compensation = grid
+    count = grid.shape[1]
+    return pd.DataFrame(
+        {
+            "member_id": [f"E-{number}" for number in range(1, count + 1)],
+            "birth_date": birth[person].astype("datetime64[s]"),
+            "entry_date": entries[entry].astype("datetime64[s]"),
+            "separation_date": separation[person].astype("datetime64[s]"),
+            "credited_service": services[service],
+            "average_compensation": compensations[compensation],
+            "group": np.array(["general", "police", "firefighter"], dtype=object)[group],
+            "refunded": refunded.astype(bool),
+        }
+    )
 
 
 def _by_clause(table: pd.DataFrame, name: str) -> np.ndarray:
@@ -108,12 +168,12 @@ def check_guide_parameters(system, guide_set) -> None:
         )
 
 
-def check_agreement(members_count: int, guide_set) -> dict[str, int]:
+def check_agreement(frame: pd.DataFrame, guide_set, as_of: dt.date = AS_OF) -> dict[str, int]:
     """Both engines on the same members: every flag and every monthly amount to the cent."""
-    frame = generated_members(members_count)
+    members_count = len(frame)
     system = openfisca_model.ChapterTwoSystem()
     check_guide_parameters(system, guide_set)
-    table = actuarial_results(frame, guide_set)
+    table = actuarial_results(frame, guide_set, as_of)
     check(len(table) == 4 * members_count, "evaluate_frame: not 4 rows per member")
     check(bool(table["error"].eq("").all()), "evaluate_frame: some rows have an error")
     ours = {
@@ -122,7 +182,7 @@ def check_agreement(members_count: int, guide_set) -> dict[str, int]:
         "factor": _by_clause(table, "reduction_factor"),
         "start": _by_clause(table, "start_date").astype("datetime64[D]"),
     }
-    theirs = openfisca_results(system, peer_inputs(frame))
+    theirs = openfisca_results(system, peer_inputs(frame), as_of)
     ids = frame["member_id"].to_numpy()
     counts = {}
     for column, clause in enumerate(CLAUSES):
@@ -165,6 +225,7 @@ def check_agreement(members_count: int, guide_set) -> dict[str, int]:
     lifted = (table["minimum_topup"] > 0).sum()
     check(lifted > 0, "the $500 minimum lifted no amount: the minimum is not compared")
     counts["lifted by the minimum"] = int(lifted)
+    counts["members"] = members_count
     return counts
 
 
@@ -290,8 +351,12 @@ def _batch_runs(members_count, repeat):
 
 def run(sizes, repeat: int, one_member_count: int, batch_members: int) -> Section:
     guide_set = guides()
-    say(f"openfisca: checking agreement on {AGREEMENT_MEMBERS:,} members")
-    agreement = check_agreement(AGREEMENT_MEMBERS, guide_set)
+    say(f"openfisca: checking agreement on {AGREEMENT_MEMBERS:,} members and the boundaries")
+    agreement = check_agreement(generated_members(AGREEMENT_MEMBERS), guide_set)
+    boundaries = {
+        as_of: check_agreement(boundary_members(), guide_set, as_of)
+        for as_of in (AS_OF, BEFORE_MINIMUM)
+    }
     runs = _engine_runs(sizes, repeat)
     one_runs = _one_member_runs(one_member_count, repeat)
     batch_runs = _batch_runs(batch_members, repeat)
@@ -391,6 +456,15 @@ def run(sizes, repeat: int, one_member_count: int, batch_members: int) -> Sectio
         f"the start date of (d) are equal. Eligible: {eligible}; amounts lifted by the "
         f"minimum: {agreement['lifted by the minimum']:,}. Default readings, the guide "
         f"series '{DEFAULT_SERIES}', payment from {AS_OF} (OpenFisca: the month {MONTH}).",
+        "Also equal on "
+        + " and ".join(
+            f"{counts['members']:,} boundary members paid from {as_of} "
+            f"({counts['lifted by the minimum']:,} amounts lifted by the minimum)"
+            for as_of, counts in boundaries.items()
+        )
+        + ": on both sides of each age (55, 65: the day before, on and after the birthday, "
+        "born on Feb 29 and on the 31st), service (10, 25, 30 years), coverage date and of "
+        "the date the minimum starts (2013-07-01), in every group, refunded or not.",
         f"Every figure is the best of {repeat} runs, each in a new process, the engines "
         "alternated. In each process: the members generated (seed 2013) and typed, one call "
         f"of each engine on {WARM_UP_MEMBERS:,} members as a warm-up, the memory high-water "

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from openfisca_core.simulations import SimulationBuilder
 from openfisca_core.taxbenefitsystems import TaxBenefitSystem
 
 from .entities import entities
@@ -24,7 +25,7 @@ __all__ = ["INPUT_NAMES", "OUTPUTS", "ChapterTwoSystem", "Group", "calculate"]
 
 PARAMETERS = Path(__file__).resolve().parent / "parameters"
 # What a simulation is asked for: every clause's eligibility and monthly amount, and the
-# two by-products that have no equivalent without them (the reduction and the deferred start).
+# two other quantities the benchmark compares (the reduction of (c), the start of (d)).
 OUTPUTS = tuple(
     f"inciso_{clause}_{quantity}"
     for clause in "abcd"
@@ -46,8 +47,6 @@ def calculate(system: ChapterTwoSystem, inputs: dict, month: str) -> dict:
 
     ``month`` (``"2026-07"``) is the month paid: its first day is the earliest payment date.
     """
-    from openfisca_core.simulations import SimulationBuilder
-
     count = len(inputs["birth_date"])
     simulation = SimulationBuilder().build_default_simulation(system, count)
     for name in INPUT_NAMES:

@@ -71,6 +71,11 @@ def round_to_cents(amounts: numpy.ndarray) -> numpy.ndarray:
     return numpy.floor(numpy.round(amounts * 100.0, 6) + 0.5) / 100.0
 
 
+def not_refunded(person, period) -> numpy.ndarray:
+    """No refund of contributions requested or received (a condition of (a), (b), (c), (d))."""
+    return ~person("refunded", period)
+
+
 def monthly_paid(person, period, eligible, annual_amount, start_date) -> numpy.ndarray:
     """One twelfth of the annual amount, raised to the monthly minimum in force on the
     payment date (the start date, or the month paid if later), to the cent; 0 if not eligible.
@@ -230,10 +235,6 @@ class inciso_a_monthly_amount(Float64Variable):
             person("service_annuity", period),
             person("separation_date", period),
         )
-
-
-def not_refunded(person, period) -> numpy.ndarray:
-    return ~person("refunded", period)
 
 
 # ------------------------------------------------------------------- inciso (b)
