@@ -467,8 +467,9 @@ def run(sizes, repeat: int, one_member_count: int, batch_members: int) -> Sectio
         "the date the minimum starts (2013-07-01), in every group, refunded or not.",
         f"Every figure is the best of {repeat} runs, each in a new process, the engines "
         "alternated. In each process: the members generated (seed 2013) and typed, one call "
-        f"of each engine on {WARM_UP_MEMBERS:,} members as a warm-up, the memory high-water "
-        "mark reset (/proc/self/clear_refs), then one timed call. 'Added memory': the "
+        f"of each engine on {WARM_UP_MEMBERS:,} members as a warm-up, freed memory handed "
+        "back to the system (glibc malloc_trim, Arrow's pool) and the high-water mark reset "
+        "(/proc/self/clear_refs), then one timed call. 'Added memory': the "
         "process's peak during the call minus its resident memory before it, the input "
         "loaded. Imports, guide and parameter loading are not timed.",
         "actuarial: evaluate_frame on the typed frame (datetime64 dates, float64 amounts, the "
