@@ -9,7 +9,9 @@ is called once on 1,000 members (first calls into each library), the memory high
 mark is reset, and then the one timed call runs: its wall and CPU time, the peak memory
 of the process and the memory it added beyond the loaded input.
 
-Checked before timing: on 10,000 generated members, and on members on both sides of every
+Checked before timing: ``evaluate_frame``'s results on the benchmark's 10^6 members are
+those recorded in ``result_digests.json`` (:mod:`result_digest`); on 10,000 generated
+members, and on members on both sides of every
 threshold (:func:`boundary_members`, paid from two dates, one before the minimum starts),
 both agree on every eligibility flag and every monthly amount to the cent (and on the
 reduction factor of inciso (c) and the start of inciso (d)), with the same readings (the
@@ -26,6 +28,7 @@ import numpy as np
 import openfisca_model
 import pandas as pd
 import pyarrow as pa
+import result_digest
 from support import (
     DATA,
     Section,
@@ -354,6 +357,7 @@ def _batch_runs(members_count, repeat):
 
 def run(sizes, repeat: int, one_member_count: int, batch_members: int) -> Section:
     guide_set = guides()
+    unchanged = result_digest.check_unchanged()
     say(f"openfisca: checking agreement on {AGREEMENT_MEMBERS:,} members and the boundaries")
     agreement = check_agreement(generated_members(AGREEMENT_MEMBERS), guide_set)
     boundaries = {
@@ -454,6 +458,7 @@ def run(sizes, repeat: int, one_member_count: int, batch_members: int) -> Sectio
     )
     eligible = ", ".join(f"({clause}) {agreement[clause]:,}" for clause in CLAUSES)
     section.notes += [
+        *unchanged,
         f"Agreement, checked before timing on {AGREEMENT_MEMBERS:,} generated members: every "
         f"eligibility flag, every monthly amount to the cent, the reduction factor of (c) and "
         f"the start date of (d) are equal. Eligible: {eligible}; amounts lifted by the "
