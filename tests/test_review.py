@@ -30,14 +30,14 @@ def half_percent():
 # ----------------------------------------------------------------- the statute
 def test_clause_functions_name_the_function_of_each_clause():
     table = review.clause_functions()
-    assert table["function"].tolist() == [f"actuarial.statute.inciso_{c}" for c in "abcd"]
+    assert table["function"].tolist() == [f"actuarial.law.clauses.inciso_{c}" for c in "abcd"]
     assert table.loc[1, "title"] == "Anualidad por servicios de alto riesgo"
-    assert table.loc[0, "summary"].startswith("Service annuity at 65 with 10 years")
+    assert table.loc[0, "summary"].startswith("Service annuity at the age of (a)")
 
 
 def test_interpretations_table_shows_each_switch_with_the_value_in_force():
     table = review.interpretations_table(Readings(deferred_minimum_service=0.0))
-    assert table["id"].tolist() == [f"I-{n}" for n in range(1, 9)]
+    assert table["id"].tolist() == [f"I-{n}" for n in range(1, 10)]
     row = table.set_index("id").loc["I-5"]
     assert (row["switch"], row["value"]) == ("deferred_minimum_service", "0.0")
     assert table.set_index("id").loc["I-7", "switch"] == "-"
@@ -84,7 +84,7 @@ def test_guide_summary_has_one_row_per_guide_with_its_period(half_percent):
 def test_equivalence_table_matches_the_published_sult_5pct_factors(half_percent):
     table = review.equivalence_table(half_percent, {"SULT 5%": ["sult", 0.05]}, WHOLE_AGES)
     assert table.columns.tolist() == ["guide", "SULT 5%"]
-    # Source: shared/reference/README.md, equivalent factor SULT 5%: 0.4979 at 55, 0.6949 at 60.
+    # Source: docs/reference-values.md, equivalent factor SULT 5%: 0.4979 at 55, 0.6949 at 60.
     assert table.loc["55y0m", "SULT 5%"] == pytest.approx(0.4979, abs=1e-4)
     assert table.loc["60y0m", "SULT 5%"] == pytest.approx(0.6949, abs=1e-4)
     assert table["guide"].tolist() == pytest.approx(half_percent.factor(WHOLE_AGES).tolist())
