@@ -1,4 +1,4 @@
-"""5. Valuation: present values of every clause for a membership, against the engine alone
+"""6. Valuation: present values of every clause for a membership, against the engine alone
 and against actuarialmath one member at a time.
 
 - ``value_frame`` on 1,000,000 generated members (four clauses, generational Pub-2010 with
@@ -154,7 +154,7 @@ def run(members_count: int, reference_members: int, repeat: int) -> Section:
     theirs_per_member = reference_timing["actuarialmath"].wall / reference_members
     speedup = theirs_per_member / ours_per_member
 
-    section = Section("5. Valuation: present values of every clause (monthly, for life)")
+    section = Section("6. Valuation: present values of every clause (monthly, for life)")
     measured = [
         ("evaluate_frame (engine alone)", members_count, frame_timing["evaluate_frame"]),
         (
