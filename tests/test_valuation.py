@@ -436,3 +436,16 @@ def test_an_amendments_step_is_valued_when_it_occurs():
         sult().qx, 20, date("1945-03-01"), date("2010-03-01"), date("2010-03-01"), steps, 0.045
     )
     assert row["pv_at_separation"] == pytest.approx(expected, rel=1e-12)
+
+
+def test_high_risk_under_i9_switched_is_deferred_to_the_55th_birthday():
+    from actuarial import Readings
+
+    waits = Readings(high_risk_waits_for_age=True)
+    frame = value_frame(pd.DataFrame([HIGH_RISK]), GUIDES, Basis("sult", 0.05), readings=waits)
+    row = frame.set_index("clause").loc["b"]
+    start = date("2017-01-20")  # the 55th birthday; 75% of 45,000 / 12 = 2,812.50 a month
+    assert (row["start_date"].date(), row["monthly_amount"]) == (start, 2812.5)
+    birth, separation = date("1962-01-20"), date("2014-02-28")
+    expected = plain_present_value(sult().qx, 20, birth, separation, start, [(start, 2812.5)], 0.05)
+    assert row["pv_at_separation"] == pytest.approx(expected, rel=1e-12)
