@@ -343,10 +343,9 @@ class MemberResults:
         if keep is not None:
             has_error = has_error | invalid_rows
         error_at = self.error_messages
-        if keep is not None:  # the invalid members' rows are in has_error too
+        if keep is not None:  # the invalid members' rows have an error too: their own
             error_at = np.zeros(int(has_error.sum()), dtype=object)
             error_at[flat(self.error_mask)[has_error]] = self.error_messages
-        if keep is not None:
             error_at = np.where(
                 invalid_rows[has_error], members.error[member_position[has_error]], error_at
             )
