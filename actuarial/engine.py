@@ -376,7 +376,7 @@ class MemberResults:
             "minimum_topup": blanked(self.minimum_topup, np.nan),
             "schedule": schedule,
             "guide_id": CodedText(
-                guide_codes.astype(_code_type(len(self.guides) + 1)),
+                guide_codes.astype(_code_type(len(self.guides) + 1), copy=False),
                 ["", *(g.id for g in self.guides)],
             ),
             "error": CodedText(error_codes, list(error_texts)),
@@ -511,10 +511,10 @@ def evaluate_members(
     reason_codes, reason_texts = _reasons(
         outcomes, clauses, coverage, covered, period, law, periods, readings
     )
-    for column, outcome in enumerate(outcomes):
-        eligible[:, column] = outcome.eligible & covered
-        start[:, column] = np.where(eligible[:, column], outcome.start_date, np.datetime64("NaT"))
-        annual[:, column] = np.where(eligible[:, column], outcome.annual_amount, np.nan)
+    for column, outcome in enumerate(outcomes):  # written in place: no temporary per clause
+        np.logical_and(outcome.eligible, covered, out=eligible[:, column])
+        np.copyto(start[:, column], outcome.start_date, where=eligible[:, column])
+        np.copyto(annual[:, column], outcome.annual_amount, where=eligible[:, column])
 
     # Inciso (c) (every clause declared ``reduced``): the factor of the guide in force.
     error_cells, error_messages = [], []  # the few cells a problem stops, and its text
@@ -527,7 +527,7 @@ def evaluate_members(
         )
         factor[chosen, column] = factors
         guide_index[chosen, column] = index
-        annual[:, column] = annual[:, column] * factor[:, column]
+        annual[:, column] *= factor[:, column]
         stopped = problems != ""
         error_cells.append(chosen[stopped] * len(clauses) + column)
         error_messages.append(problems[stopped])
