@@ -1,18 +1,25 @@
 """Whole member files: read in chunks, evaluate, write every row, summarize.
 
-CSV or Parquet in, CSV or Parquet out (by extension). Required columns are checked before
-any output is written; member ids are checked for duplicates over the whole file first,
-in bounded memory (:mod:`actuarial.duplicate_ids`); then the file streams through the
-engine in chunks of bounded size, with a progress bar, one thread writing as the next
-chunk is computed.
+CSV or Parquet in, CSV or Parquet out (by extension). The output may not be the input, and
+is written through a temporary file of the run's own, renamed onto it only when complete
+(:mod:`actuarial.output_files`). Required columns are checked before any output is written;
+member ids are checked for duplicates over the whole file first, in bounded memory
+(:mod:`actuarial.duplicate_ids`); then the file streams through the engine in chunks of
+bounded size (rows and bytes), with a progress bar, one thread writing as the next chunk is
+computed. Every cell is read as text (CSV) or as stored (Parquet; integer ids become their
+digits): only an empty cell is missing, no token ("NA", "null") is.
+
+In CSV output a text cell that a spreadsheet would evaluate (it begins with ``=``, ``+``,
+``-``, ``@``, a tab or a carriage return) is written after an apostrophe, ``'=1+2``; the
+Parquet output keeps every value as read.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as dt
 import json
-import os
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -20,19 +27,23 @@ from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
-from actuarial.duplicate_ids import duplicated_ids
+from actuarial.duplicate_ids import DuplicateIds, find_duplicates
 from actuarial.engine import CodedText, MemberResults, evaluate_members
 from actuarial.guides import GuideSet
 from actuarial.interpretations import Readings
 from actuarial.members import (
     MEMBER_FIELDS,
+    MEMBER_ID_MAX_LENGTH,
     MemberFileError,
     check_columns,
     parse_members,
 )
+from actuarial.output_files import check_output, writing
+from actuarial.shown_text import shortened
 from actuarial.statute import CLAUSES
 
 __all__ = ["OUTPUT_SCHEMA", "BatchSummary", "read_members", "run_batch"]
@@ -51,6 +62,7 @@ OUTPUT_SCHEMA = pa.schema(
         ("minimum_topup", pa.float64()),
         ("guide_id", pa.string()),
         ("error", pa.string()),
+        ("warnings", pa.string()),
         ("readings", pa.string()),
     ]
 )
@@ -58,7 +70,7 @@ OUTPUT_SCHEMA = pa.schema(
 # categorical results): the CSV writer expands them a block at a time, and Parquet stores
 # text dictionary-encoded anyway, so millions of strings are never built nor hashed.
 # The files hold OUTPUT_SCHEMA's types: strings.
-TEXT_COLUMNS = ("clause", "reason", "guide_id", "error", "readings")
+TEXT_COLUMNS = ("clause", "reason", "guide_id", "error", "warnings", "readings")
 WRITE_SCHEMA = pa.schema(
     [
         pa.field(f.name, pa.dictionary(pa.int32(), f.type)) if f.name in TEXT_COLUMNS else f
@@ -71,6 +83,11 @@ FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 # quarter slower), large enough for Parquet row groups of a million rows (smaller ones
 # make a larger file).
 DEFAULT_CHUNK_ROWS = 250_000
+# ...and of bytes of text: a chunk ends early when its cells hold more, so long fields never
+# make a chunk larger than this (a Parquet chunk is sized from the row groups' bytes).
+CHUNK_BYTES = 64 << 20
+# A text cell beginning so is a formula to a spreadsheet: written after an apostrophe in CSV.
+SPREADSHEET_FORMULA_START = r"^[=+\-@\t\r]"
 PROGRESS_FROM_ROWS = 100_000  # smaller files finish before a bar is worth drawing
 
 
@@ -84,6 +101,7 @@ class BatchSummary:
     eligible: dict = field(default_factory=lambda: dict.fromkeys(CLAUSES, 0))
     lifted_by_minimum: int = 0
     clause_errors: int = 0
+    with_warnings: int = 0
     output_rows: int = 0
 
     def add(self, results) -> None:
@@ -95,7 +113,8 @@ class BatchSummary:
             self.eligible[clause] += int(results.eligible[:, column].sum())
         self.lifted_by_minimum += int((results.minimum_topup > 0).any(axis=1).sum())
         self.clause_errors += int(results.error_mask.sum())
-        self.output_rows += int(4 * valid.sum() + (~valid).sum())
+        self.with_warnings += int((results.warnings != "").sum())
+        self.output_rows += int(len(CLAUSES) * valid.sum() + (~valid).sum())
 
     def lines(self) -> list[str]:
         eligible = ", ".join(f"({c}) {n:,}" for c, n in self.eligible.items())
@@ -105,6 +124,7 @@ class BatchSummary:
             f"eligible by clause: {eligible}",
             f"members lifted by the $500 minimum: {self.lifted_by_minimum:,}",
             f"clause rows with an error (no guide in force): {self.clause_errors:,}",
+            f"members with data-quality warnings: {self.with_warnings:,}",
             f"output rows: {self.output_rows:,}",
         ]
 
@@ -125,6 +145,7 @@ def _csv_reader(path: Path, columns, block_size=1 << 24):
         convert_options=pa_csv.ConvertOptions(
             include_columns=list(columns),
             column_types=dict.fromkeys(columns, pa.string()),
+            null_values=[""],  # only an empty cell is missing: "NA" is a value
             strings_can_be_null=True,
         ),
     )
@@ -144,28 +165,63 @@ def _parquet_reader(path: Path) -> pq.ParquetFile:
     return pq.ParquetFile(path, pre_buffer=False)
 
 
+def _parquet_chunk_rows(reader: pq.ParquetFile, chunk_rows: int) -> int:
+    """``chunk_rows``, or fewer when the row groups' rows are long (bounded bytes a chunk)."""
+    metadata = reader.metadata
+    widest = max(
+        (
+            metadata.row_group(i).total_byte_size / max(metadata.row_group(i).num_rows, 1)
+            for i in range(metadata.num_row_groups)
+        ),
+        default=0,
+    )
+    return max(1, min(chunk_rows, int(CHUNK_BYTES // max(widest, 1))))
+
+
+def _ids_as_text(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """A Parquet batch whose integer member ids are text: their digits, exactly (an integer
+    column with nulls would otherwise reach pandas as floats: 7 -> 7.0)."""
+    position = batch.schema.get_field_index("member_id")
+    kind = batch.schema.field(position).type
+    value_kind = kind.value_type if pa.types.is_dictionary(kind) else kind
+    if pa.types.is_integer(value_kind) or pa.types.is_dictionary(kind):
+        column = batch.column(position)
+        if pa.types.is_dictionary(kind):
+            column = column.dictionary_decode()
+        return batch.set_column(position, "member_id", column.cast(pa.string()))
+    return batch
+
+
 def _batches(
     path: Path, fmt: str, chunk_rows: int, date_as_object: bool = True
 ) -> Iterator[pd.DataFrame]:
-    """The member file in frames of about ``chunk_rows`` rows (required columns only).
+    """The member file in frames of about ``chunk_rows`` rows (required columns only), and
+    of at most about :data:`CHUNK_BYTES` of text.
 
     ``date_as_object=False``: Parquet date columns as datetime64, the engine's form, rather
     than a Python object per cell to build and convert back.
     """
     if fmt == "parquet":
-        for batch in _parquet_reader(path).iter_batches(chunk_rows, columns=list(MEMBER_FIELDS)):
-            yield batch.to_pandas(date_as_object=date_as_object)
+        reader = _parquet_reader(path)
+        rows = _parquet_chunk_rows(reader, chunk_rows)
+        for batch in reader.iter_batches(rows, columns=list(MEMBER_FIELDS)):
+            yield _ids_as_text(batch).to_pandas(date_as_object=date_as_object)
         return
     pending: list[pa.RecordBatch] = []
-    size = 0
+    size = nbytes = 0
     for batch in _csv_reader(path, MEMBER_FIELDS):
         pending.append(batch)
         size += batch.num_rows
+        nbytes += batch.nbytes
         while size >= chunk_rows:  # a block read may hold many chunks
             table = pa.Table.from_batches(pending)
             yield table.slice(0, chunk_rows).to_pandas()
             rest = table.slice(chunk_rows)
             pending, size = rest.to_batches(), rest.num_rows
+            nbytes = sum(part.nbytes for part in pending)
+        if nbytes >= CHUNK_BYTES and size:  # long fields: a chunk of fewer rows
+            yield pa.Table.from_batches(pending).to_pandas()
+            pending, size, nbytes = [], 0, 0
     if pending:
         yield pa.Table.from_batches(pending).to_pandas()
 
@@ -173,16 +229,30 @@ def _batches(
 def _id_chunks(path: Path, fmt: str, chunk_rows: int) -> Iterator[pa.Array]:
     """The member_id column alone, in chunks, as stored (ids may be stored as numbers)."""
     if fmt == "parquet":
-        for batch in _parquet_reader(path).iter_batches(chunk_rows, columns=["member_id"]):
-            yield batch.column(0)
+        reader = _parquet_reader(path)
+        rows = _parquet_chunk_rows(reader, chunk_rows)
+        for batch in reader.iter_batches(rows, columns=["member_id"]):
+            yield _ids_as_text(batch).column(0)
         return
     for batch in _csv_reader(path, ["member_id"]):
         yield batch.column(0)
 
 
-def _duplicated_in_file(path: Path, fmt: str, chunk_rows: int):
+def _reading(path: Path, chunks: Iterator) -> Iterator:
+    """``chunks`` with any failure to read them as a :class:`MemberFileError` naming ``path``."""
+    try:
+        yield from chunks
+    except (OSError, pa.ArrowException, UnicodeDecodeError) as error:
+        raise MemberFileError(
+            f"{path}: cannot read the member file ({shortened(str(error), 200)})"
+        ) from error
+
+
+def _duplicates_in_file(path: Path, fmt: str, chunk_rows: int) -> DuplicateIds:
     """The first pass: rows whose member_id occurs more than once in the whole file."""
-    return duplicated_ids(lambda: _id_chunks(path, fmt, chunk_rows))
+    return find_duplicates(
+        lambda: _reading(path, _id_chunks(path, fmt, chunk_rows)), MEMBER_ID_MAX_LENGTH
+    )
 
 
 def read_members(path) -> pd.DataFrame:
@@ -190,22 +260,38 @@ def read_members(path) -> pd.DataFrame:
     path = Path(path)
     fmt = _format(path, "a member file")
     _check_readable(path, fmt)
-    frames = list(_batches(path, fmt, 1 << 30))
+    frames = list(_reading(path, _batches(path, fmt, 1 << 30)))
+    if len(frames) > 1:
+        return pd.concat(frames, ignore_index=True)
     return frames[0] if frames else pd.DataFrame(columns=list(MEMBER_FIELDS))
 
 
 def _check_readable(path: Path, fmt: str) -> None:
     if not path.is_file():
-        raise MemberFileError(f"{path}: cannot read the member file (no such file)")
+        reason = "a folder, not a file" if path.is_dir() else "no such file"
+        raise MemberFileError(f"{path}: cannot read the member file ({reason})")
     try:
         columns = _columns(path, fmt)
-    except (OSError, UnicodeDecodeError, pa.ArrowException) as error:
-        raise MemberFileError(f"{path}: cannot read the member file ({error})") from error
+    except (OSError, UnicodeDecodeError, pa.ArrowException, csv.Error) as error:
+        raise MemberFileError(
+            f"{path}: cannot read the member file ({shortened(str(error), 200)})"
+        ) from error
     check_columns(columns, str(path))
 
 
-def _arrow_table(results: MemberResults) -> pa.Table:
-    """The result columns as Arrow columns of :data:`WRITE_SCHEMA` (no pandas in between)."""
+def _spreadsheet_safe(texts: pa.Array) -> pa.Array:
+    """Text cells a spreadsheet would evaluate, after an apostrophe (``=1+2`` -> ``'=1+2``)."""
+    if isinstance(texts, pa.DictionaryArray):
+        return pa.DictionaryArray.from_arrays(texts.indices, _spreadsheet_safe(texts.dictionary))
+    risky = pc.fill_null(pc.match_substring_regex(texts, SPREADSHEET_FORMULA_START), False)
+    if not pc.any(risky).as_py():
+        return texts
+    return pc.if_else(risky, pc.binary_join_element_wise("'", texts, ""), texts)
+
+
+def _arrow_table(results: MemberResults, for_spreadsheets: bool = False) -> pa.Table:
+    """The result columns as Arrow columns of :data:`WRITE_SCHEMA` (no pandas in between);
+    ``for_spreadsheets``: text cells defused as in CSV output."""
     columns = {}
     for name, values in results.columns().items():
         kind = WRITE_SCHEMA.field(name).type
@@ -216,6 +302,8 @@ def _arrow_table(results: MemberResults) -> pa.Table:
             else:
                 codes = pa.array(values.codes, type=kind.index_type)
                 columns[name] = pa.DictionaryArray.from_arrays(codes, texts)
+            if for_spreadsheets:
+                columns[name] = _spreadsheet_safe(columns[name])
         else:  # NaN amounts and NaT dates become missing values
             columns[name] = pa.array(values, type=kind, from_pandas=True)
     return pa.table(columns, schema=WRITE_SCHEMA)
@@ -233,7 +321,9 @@ def run_batch(
     """Evaluate a member file into ``out_path``; every input row is in the output.
 
     Raises :class:`MemberFileError` (before writing anything) when the file cannot be
-    read or lacks a required column.
+    read or lacks a required column, and
+    :class:`~actuarial.output_files.OutputFileError` when the output is the input (or a
+    link to it) or cannot be written. The output is replaced only by a complete run.
     """
     from tqdm import tqdm
 
@@ -241,12 +331,10 @@ def run_batch(
     members_path, out_path = Path(members_path), Path(out_path)
     fmt = _format(members_path, "a member file")
     out_fmt = _format(out_path, "the output file")
+    check_output(out_path, [members_path])  # before anything is read
     _check_readable(members_path, fmt)
-    try:
-        duplicated = _duplicated_in_file(members_path, fmt, chunk_rows)
-    except pa.ArrowException as error:
-        raise MemberFileError(f"{members_path}: cannot read the member file ({error})") from error
-    total = len(duplicated)
+    duplicates = _duplicates_in_file(members_path, fmt, chunk_rows)
+    total = len(duplicates)
 
     metadata = {
         b"actuarial.readings": json.dumps(readings.as_dict()).encode(),
@@ -255,57 +343,56 @@ def run_batch(
         ).encode(),
         b"actuarial.members": str(members_path.name).encode(),
     }
-    partial = out_path.with_name(out_path.name + ".partial")
-    out_path.parent.mkdir(parents=True, exist_ok=True)
     summary = BatchSummary()
-    if out_fmt == "parquet":
-        # The Arrow schema (dictionaries) is not stored: the file's types are OUTPUT_SCHEMA's.
-        writer = pq.ParquetWriter(partial, WRITE_SCHEMA, store_schema=False)
-        writer.add_key_value_metadata(metadata)
-    else:
-        writer = pa_csv.CSVWriter(partial, WRITE_SCHEMA, write_options=CSV_WRITE_OPTIONS)
-    first_row = 1
-    # Arrow writes (encodes, compresses) a chunk without holding the GIL: one thread writes
-    # chunk k while this one computes chunk k + 1. At most one chunk waits to be written.
-    writing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="actuarial-write")
-    pending = None
-    try:
-        with tqdm(
-            total=total,
-            unit=" members",
-            disable=not progress or total < PROGRESS_FROM_ROWS,
-            desc="members",
-            leave=False,
-        ) as bar:
-            for frame in _batches(members_path, fmt, chunk_rows, date_as_object=False):
-                count = len(frame)
-                members = parse_members(
-                    frame,
-                    source=members_path.name,
-                    first_row=first_row,
-                    duplicated=duplicated[first_row - 1 : first_row - 1 + count],
-                )
-                results = evaluate_members(members, guides, as_of, readings)
-                summary.add(results)
-                table = _arrow_table(results)
+    with writing(out_path, [members_path]) as partial:
+        if out_fmt == "parquet":
+            # The Arrow schema (dictionaries) is not stored: the file's types are OUTPUT_SCHEMA's.
+            writer = pq.ParquetWriter(partial, WRITE_SCHEMA, store_schema=False)
+            writer.add_key_value_metadata(metadata)
+        else:
+            writer = pa_csv.CSVWriter(partial, WRITE_SCHEMA, write_options=CSV_WRITE_OPTIONS)
+        first_row = 1
+        # Arrow writes (encodes, compresses) a chunk without holding the GIL: one thread
+        # writes chunk k while this one computes chunk k + 1. At most one chunk waits.
+        writing_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="actuarial-write")
+        pending = None
+        chunks = _reading(members_path, _batches(members_path, fmt, chunk_rows, False))
+        try:
+            with tqdm(
+                total=total,
+                unit=" members",
+                disable=not progress or total < PROGRESS_FROM_ROWS,
+                desc="members",
+                leave=False,
+            ) as bar:
+                for frame in chunks:
+                    count = len(frame)
+                    members = parse_members(
+                        frame,
+                        source=members_path.name,
+                        first_row=first_row,
+                        duplicates=duplicates,
+                    )
+                    results = evaluate_members(members, guides, as_of, readings)
+                    summary.add(results)
+                    table = _arrow_table(results, for_spreadsheets=out_fmt == "csv")
+                    del members, results
+                    if pending is not None:
+                        pending.result()  # raises what the write raised
+                    pending = writing_thread.submit(writer.write_table, table)
+                    first_row += count
+                    bar.update(count)
                 if pending is not None:
-                    pending.result()  # raises what the write raised
-                pending = writing.submit(writer.write_table, table)
-                first_row += count
-                bar.update(count)
-            if pending is not None:
-                pending.result()
-    except BaseException:
-        writing.shutdown(wait=True, cancel_futures=True)
+                    pending.result()
+        except BaseException:
+            writing_thread.shutdown(wait=True, cancel_futures=True)
+            with contextlib.suppress(Exception):
+                writer.close()
+            raise
+        writing_thread.shutdown(wait=True)
         writer.close()
-        partial.unlink(missing_ok=True)
-        raise
-    writing.shutdown(wait=True)
-    writer.close()
-    if summary.members != total:  # every input row is accounted for, or no output
-        partial.unlink(missing_ok=True)
-        raise MemberFileError(
-            f"{members_path}: read {summary.members} rows but the file has {total}"
-        )
-    os.replace(partial, out_path)
+        if summary.members != total:  # every input row is accounted for, or no output
+            raise MemberFileError(
+                f"{members_path}: read {summary.members} rows but the file has {total}"
+            )
     return summary

@@ -1,7 +1,10 @@
 """The command line: ``actuarial evaluate | batch | guides ... | report``.
 
 Exit status 0 on success (invalid member rows included); 1 with the reason on unusable
-input (bad guides, a missing column, an unreadable file); 2 on a usage error.
+input (bad guides, a missing column, an unreadable file) or an output that cannot be
+written (one ``error: <path>: ...`` line, never a traceback); 2 on a usage error; 130 when
+interrupted (Ctrl-C) and 143 on SIGTERM, the previous output left as it was. Text printed
+from files has its control characters replaced.
 """
 
 from __future__ import annotations
@@ -9,6 +12,8 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import json
+import re
+import signal
 import sys
 from pathlib import Path
 
@@ -25,20 +30,61 @@ from actuarial.guides import (
     load_guides,
 )
 from actuarial.interpretations import LEAP_DAY_RULES, MINIMUM_SCOPES, Readings
-from actuarial.members import GROUPS, MemberDataError, MemberFileError
+from actuarial.members import DATE_RANGE, GROUPS, MemberDataError, MemberFileError
+from actuarial.output_files import OutputFileError
+from actuarial.shown_text import printable
 
 __all__ = ["main"]
 
-USABLE_INPUT_ERRORS = (GuideError, MemberFileError, MemberDataError)
+USABLE_INPUT_ERRORS = (GuideError, MemberFileError, MemberDataError, OutputFileError)
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def _date(_context, _parameter, value):
+    """A date option: ``YYYY-MM-DD`` only (not 20160301, not 2016-W09-2), within DATE_RANGE."""
     if value is None:
         return None
     try:
-        return dt.date.fromisoformat(value)
+        if not _ISO_DATE.fullmatch(value):
+            raise ValueError(value)
+        day = dt.date.fromisoformat(value)
     except ValueError as error:
         raise click.BadParameter(f"must be a date YYYY-MM-DD (got {value!r})") from error
+    if not DATE_RANGE[0] <= day <= DATE_RANGE[1]:
+        raise click.BadParameter(
+            f"must be from {DATE_RANGE[0]} to {DATE_RANGE[1]} (got {value!r})"
+        )
+    return day
+
+
+def _echo(text="", err: bool = False) -> None:
+    """Print text that may come from a file: control characters replaced."""
+    click.echo(printable(text), err=err)
+
+
+def _terminated(_signal, _frame):
+    sys.exit(143)  # SystemExit: the run cleans up its temporary file on the way out
+
+
+def _writing_command(command):
+    """A command that writes files: SIGTERM and Ctrl-C clean up and exit 143 / 130; a
+    failure of the file system is one ``error:`` line."""
+
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        previous = signal.signal(signal.SIGTERM, _terminated)
+        try:
+            return command(*args, **kwargs)
+        except KeyboardInterrupt:
+            _echo("error: interrupted; the previous output is left as it was", err=True)
+            sys.exit(130)
+        except OSError as error:
+            where = error.filename or "file system"
+            _fail(f"{where}: {error.strerror or error}")
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+
+    return wrapper
 
 
 def reading_options(command):
@@ -128,8 +174,8 @@ def _load(guides_path, series):
     return load_guides(guides_path, series)
 
 
-def _fail(error: Exception):
-    click.echo(f"error: {error}", err=True)
+def _fail(error: Exception | str):
+    _echo(f"error: {error}", err=True)
     sys.exit(1)
 
 
@@ -164,10 +210,12 @@ def evaluate(guides_path, series, as_of, lang, as_json, readings, **member):
         result = evaluate_member(member, guides, as_of=as_of, readings=readings, lang=lang)
     except USABLE_INPUT_ERRORS as error:
         _fail(error)
-    if as_json:
-        click.echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
+    if as_json:  # standard JSON: no NaN or Infinity (allow_nan=False would raise on one)
+        click.echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False, allow_nan=False))
     else:
-        click.echo("\n".join(result.explanation))
+        _echo("\n".join(result.explanation))
+        for warning in result.warnings:
+            _echo(f"warning: {warning}")
 
 
 @cli.command()
@@ -184,6 +232,7 @@ def evaluate(guides_path, series, as_of, lang, as_json, readings, **member):
 @click.option("--progress/--no-progress", default=True, show_default=True)
 @guide_options
 @reading_options
+@_writing_command
 def batch(members, out_path, as_of, chunk_rows, progress, guides_path, series, readings):
     """Evaluate a member file (CSV or Parquet) into OUT, one row per member and clause."""
     from actuarial.batch import run_batch
@@ -193,10 +242,12 @@ def batch(members, out_path, as_of, chunk_rows, progress, guides_path, series, r
         summary = run_batch(members, guides, out_path, as_of, readings, chunk_rows, progress)
     except USABLE_INPUT_ERRORS as error:
         _fail(error)
-    click.echo("\n".join(summary.lines()))
-    click.echo(f"guides: series '{guides.series}' ({', '.join(g.id for g in guides)})")
-    click.echo(f"readings: {readings.label()}")
-    click.echo(f"written: {out_path}")
+    _echo("\n".join(summary.lines()))
+    ids = [g.id for g in guides]
+    shown = ", ".join(ids) if len(ids) <= 5 else f"{len(ids):,} guides: {ids[0]} ... {ids[-1]}"
+    _echo(f"guides: series '{guides.series}' ({shown})")
+    _echo(f"readings: {readings.label()}")
+    _echo(f"written: {out_path}")
 
 
 @cli.group()
@@ -213,7 +264,7 @@ def guides_validate(path):
     except GuideError as error:
         _fail(error)
     for guide in found:
-        click.echo(
+        _echo(
             f"ok: {guide.id} (series '{guide.series}', {guide.status}, from "
             f"{guide.effective_from} to {guide.effective_until or 'open end'}, "
             f"{len(guide.factors)} rows, {guide.interpolation})"
@@ -267,10 +318,10 @@ def guides_show(guide_id, guides_path):
     ):
         value = getattr(guide, key)
         if value is not None:
-            click.echo(f"{key}: {value}")
+            _echo(f"{key}: {value}")
     for key, value in guide.basis.items():
-        click.echo(f"basis.{key}: {value}")
-    click.echo(guide.table().to_string(index=False, float_format=lambda v: f"{v:.6f}"))
+        _echo(f"basis.{key}: {value}")
+    _echo(guide.table().to_string(index=False, float_format=lambda v: f"{v:.6f}"))
 
 
 def _guide(reference: str):
@@ -327,12 +378,26 @@ MORTALITY_HELP = (
     default="udd",
     show_default=True,
 )
+@_writing_command
 def guides_derive(
     mortality, interest, out_path, effective_from, effective_until, series, title, m, method
 ):
     """Write a complete guide derived by actuarial equivalence (every month 55y0m-65y0m)."""
     from actuarial.equivalence import EquivalenceError, derive_guide
+    from actuarial.output_files import check_output
 
+    # The guide's files may not replace a life table read for it (csv:<path>[:weight]).
+    inputs = []
+    for part in mortality.split(","):
+        if part.strip().startswith("csv:"):
+            path = part.strip()[4:]
+            inputs += [Path(path), Path(path.rsplit(":", 1)[0])]
+    try:
+        check_output(out_path, kind="folder")
+        for name in ("guide.toml", "reduction.csv"):
+            check_output(out_path / name, inputs)
+    except OutputFileError as error:
+        _fail(error)
     table = _table(mortality)
     guide_id = out_path.name
     title = (
@@ -353,9 +418,9 @@ def guides_derive(
             method=method,
         )
         guide = load_guide(out_path)
-    except (EquivalenceError, GuideError, ValueError) as error:
+    except (EquivalenceError, GuideError, OutputFileError, ValueError) as error:
         _fail(error)
-    click.echo(
+    _echo(
         f"written: {out_path} ({len(guide.factors)} rows; factor at 55y0m "
         f"{guide.factors[0]:.6f}, at 60y0m {guide.factor(720).item():.6f})"
     )
@@ -378,9 +443,9 @@ def guides_compare(guide_a, guide_b, top):
     months = np.arange(55 * 12, 65 * 12 + 1)
     table = compare_factors(months, first.factor(months), second.factor(months))
     table = table.rename(columns={"factor_a": first.id, "factor_b": second.id})
-    click.echo(f"difference = {first.id} - {second.id}")
+    _echo(f"difference = {first.id} - {second.id}")
     shown = table.head(top) if top else table
-    click.echo(shown.to_string(index=False, float_format=lambda v: f"{v:.6f}"))
+    _echo(shown.to_string(index=False, float_format=lambda v: f"{v:.6f}"))
 
 
 @guides.command("fit")
@@ -404,14 +469,14 @@ def guides_fit(guide, mortality, m, top):
         _fail(error)
     table = _table(mortality)
     fit = fit_interest(table, found.age_months, found.factors, found.normal_retirement_age, m)
-    click.echo(f"guide: {found.id}; mortality: {table.name}; payments per year: {m}")
-    click.echo(f"implied interest rate: {fit.interest:.4%}")
-    click.echo(f"rmse: {fit.rmse:.6f}; largest deviation: {fit.max_abs_deviation:.6f}")
+    _echo(f"guide: {found.id}; mortality: {table.name}; payments per year: {m}")
+    _echo(f"implied interest rate: {fit.interest:.4%}")
+    _echo(f"rmse: {fit.rmse:.6f}; largest deviation: {fit.max_abs_deviation:.6f}")
     worst = fit.deviations.reindex(
         fit.deviations["difference"].abs().sort_values(ascending=False).index
     ).head(top)
-    click.echo("ages where the guide departs most from equivalence (guide - equivalent):")
-    click.echo(worst.to_string(index=False, float_format=lambda v: f"{v:.6f}"))
+    _echo("ages where the guide departs most from equivalence (guide - equivalent):")
+    _echo(worst.to_string(index=False, float_format=lambda v: f"{v:.6f}"))
 
 
 @guides.command("subsidy")
@@ -430,11 +495,11 @@ def guides_subsidy(guide, mortality, interest, m):
     table = subsidy(
         _table(mortality), found.age_months, found.factors, interest, found.normal_retirement_age, m
     )
-    click.echo(
+    _echo(
         f"guide: {found.id}; per $1 a year of normal-retirement annuity, "
         f"present value at the retirement age"
     )
-    click.echo(table.to_string(index=False, float_format=lambda v: f"{v:.6f}"))
+    _echo(table.to_string(index=False, float_format=lambda v: f"{v:.6f}"))
 
 
 @cli.command()
@@ -465,7 +530,7 @@ def report(members_path, out_dir, progress, guides_path, series, readings):
         )
     except (*USABLE_INPUT_ERRORS, ReportError) as error:
         _fail(error)
-    click.echo(f"report: {index}")
+    _echo(f"report: {index}")
 
 
 def main():

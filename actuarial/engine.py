@@ -23,6 +23,7 @@ from actuarial.members import (
     MemberArrays,
     MemberDataError,
     member_frame,
+    member_warnings,
     parse_members,
 )
 from actuarial.parameters import coverage_window, minimum_monthly_pension
@@ -53,6 +54,7 @@ RESULT_COLUMNS = (
     "minimum_topup",
     "guide_id",
     "error",
+    "warnings",
     "readings",
 )
 
@@ -163,6 +165,7 @@ class MemberResults:
     guide_index: np.ndarray
     error: np.ndarray  # "" where none
     error_mask: np.ndarray
+    warnings: np.ndarray  # per member: data-quality warnings, "" where none
 
     @property
     def reason(self) -> np.ndarray:
@@ -200,11 +203,14 @@ class MemberResults:
             members.error[member_position[has_error]],
             flat(self.error)[has_error],
         )
-        error_texts, inverse = np.unique(
-            np.concatenate([[""], error_at]).astype(str), return_inverse=True
-        )
+        # Coded without a fixed-width array (rows x longest message would be gigabytes).
         error_codes = np.zeros(len(member_position), dtype=np.int64)
-        error_codes[has_error] = inverse[1:]
+        codes, error_texts = pd.factorize(pd.Series(error_at, dtype=object))
+        error_codes[has_error] = codes + 1
+        warned = self.warnings != ""
+        warning_codes, warning_texts = pd.factorize(pd.Series(self.warnings[warned], dtype=object))
+        member_warning = np.zeros(count, dtype=np.int64)
+        member_warning[warned] = warning_codes + 1
         return {
             "row": members.row[member_position],
             "member_id": CodedText(member_position, members.member_id),
@@ -219,7 +225,8 @@ class MemberResults:
             "monthly_amount": amount(self.monthly_amount),
             "minimum_topup": amount(self.minimum_topup),
             "guide_id": CodedText(guide_codes, ["", *(g.id for g in self.guides)]),
-            "error": CodedText(error_codes, list(error_texts)),
+            "error": CodedText(error_codes, ["", *error_texts]),
+            "warnings": CodedText(member_warning[member_position], ["", *warning_texts]),
             "readings": CodedText(
                 np.zeros(len(member_position), dtype=np.int64), [self.readings.label()]
             ),
@@ -330,8 +337,11 @@ def evaluate_members(
     no_guide = early.copy()
     no_guide[early] = index_c < 0
     error_mask[:, column_c] = no_guide
-    for position in np.flatnonzero(no_guide):
-        error[position, column_c] = guides.no_guide_message(members.separation_date[position])
+    if no_guide.any():  # one message per distinct date, shared by its rows
+        dates = members.separation_date[no_guide]
+        distinct, inverse = np.unique(dates, return_inverse=True)
+        messages = np.array([guides.no_guide_message(day) for day in distinct], dtype=object)
+        error[no_guide, column_c] = messages[inverse.ravel()]
 
     # The minimum (I-4): payment date = start date, or the later of it and ``as_of``.
     payment = start if as_of is None else np.maximum(start, np.datetime64(as_of, "D"))
@@ -363,6 +373,7 @@ def evaluate_members(
         guide_index=guide_index,
         error=error,
         error_mask=error_mask,
+        warnings=member_warnings(members, as_of),
     )
 
 
@@ -407,6 +418,7 @@ class Evaluation:
     readings: Readings
     clauses: tuple[ClauseResult, ...]
     explanation: tuple[str, ...]
+    warnings: tuple[str, ...] = ()  # data-quality warnings (members.member_warnings)
 
     def clause(self, clause: str) -> ClauseResult:
         return self.clauses[CLAUSES.index(clause)]
@@ -425,6 +437,7 @@ class Evaluation:
                 for result in self.clauses
             ],
             "explanation": list(self.explanation),
+            "warnings": list(self.warnings),
         }
 
 
@@ -479,4 +492,5 @@ def evaluate(
         readings=results.readings,
         clauses=clauses,
         explanation=tuple(explain(results, 0, lang)),
+        warnings=tuple(filter(None, str(results.warnings[0]).split("; "))),
     )

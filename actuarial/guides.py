@@ -21,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from actuarial.shown_text import quoted
+
 __all__ = [
     "DEFAULT_SERIES",
     "SHIPPED_GUIDES",
@@ -52,6 +54,7 @@ REQUIRED_KEYS = (
 )
 OPTIONAL_KEYS = ("adopted_by", "adopted_on", "effective_until", "basis")
 CSV_HEADER = ["age_years", "age_months", "factor"]
+SHOWN_PERIODS = 3  # a "no guide" message lists the periods of at most this many guides
 
 
 def file_sha256(path: Path) -> str:
@@ -218,10 +221,25 @@ class GuideSet:
         return self.guides[index]
 
     def no_guide_message(self, date) -> str:
-        periods = ", ".join(
-            f"'{g.id}' {g.effective_from} to {g.effective_until or 'open end'}" for g in self
+        """Why no guide applies on ``date``: the periods, or the nearest ones when there are
+        many (a short message whatever the number of guides)."""
+
+        def period(guide):
+            until = guide.effective_until or "open end"
+            return f"{quoted(guide.id)} {guide.effective_from} to {until}"
+
+        if len(self.guides) <= SHOWN_PERIODS:
+            periods = ", ".join(period(g) for g in self)
+        else:
+            day = np.datetime64(date, "D")
+            before = [g for g in self if np.datetime64(g.effective_from, "D") <= day]
+            after = [g for g in self if np.datetime64(g.effective_from, "D") > day]
+            nearest = [f"last before: {period(before[-1])}"] if before else []
+            nearest += [f"next after: {period(after[0])}"] if after else []
+            periods = f"{len(self.guides):,} guides; " + "; ".join(nearest)
+        return (
+            f"no Actuarial Guide of series {quoted(self.series)} is in force on {date} ({periods})"
         )
-        return f"no Actuarial Guide of series '{self.series}' is in force on {date} ({periods})"
 
 
 def _line_of_key(text: str, key: str) -> int | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import re
 import shutil
@@ -18,6 +19,7 @@ from actuarial.engine import evaluate_frame
 from actuarial.guides import load_guides
 from actuarial.interpretations import Readings
 from actuarial.members import MEMBER_FIELDS, MemberFileError
+from actuarial.output_files import OutputFileError
 from actuarial.synthetic import generate_members
 
 SAMPLE = "examples/members.csv"
@@ -203,8 +205,8 @@ def test_duplicate_ids_in_different_chunks_are_both_invalid(
     invalid = result[result["error"] != ""]
     assert invalid["row"].tolist() == [2, 18]
     assert invalid["error"].tolist() == [
-        "members.csv row 2 (member 'M-2'): 'member_id' must be unique in the file (got 'M-2')",
-        "members.csv row 18 (member 'M-2'): 'member_id' must be unique in the file (got 'M-2')",
+        "members.csv row 2 (member 'M-2'): 'member_id' must be unique in the file (also on row 18)",
+        "members.csv row 18 (member 'M-2'): 'member_id' must be unique in the file (also on row 2)",
     ]
     assert (summary.members, summary.invalid, summary.output_rows) == (20, 2, 18 * 4 + 2)
 
@@ -293,7 +295,7 @@ def test_a_write_that_fails_in_the_writing_thread_is_raised_and_leaves_nothing(
             def write_table(self, table, *args, **kwargs):
                 writes.append(threading.current_thread().name)
                 if len(writes) == 3:
-                    raise OSError("disk full")
+                    raise OSError(errno.ENOSPC, "No space left on device")
                 return super().write_table(table, *args, **kwargs)
 
         return Failing
@@ -301,7 +303,8 @@ def test_a_write_that_fails_in_the_writing_thread_is_raised_and_leaves_nothing(
     monkeypatch.setattr(batch.pq, "ParquetWriter", failing_on_the_third_write(pq.ParquetWriter))
     monkeypatch.setattr(batch.pa_csv, "CSVWriter", failing_on_the_third_write(pa_csv.CSVWriter))
     out = tmp_path / out_name
-    with pytest.raises(OSError, match="^disk full$"):
+    message = f"{out}: cannot write (No space left on device)"
+    with pytest.raises(OutputFileError, match=exactly(message)):
         run(sample_members, half_percent_guides, out, chunk_rows=50)
     assert len(writes) == 3 and all(name.startswith("actuarial-write") for name in writes)
     assert sorted(path.name for path in tmp_path.iterdir()) == ["members.csv"]
@@ -336,6 +339,7 @@ def test_summary_counts_members_invalid_rows_coverage_and_eligibility(
         "eligible by clause: (a) 1, (b) 0, (c) 1, (d) 1",
         "members lifted by the $500 minimum: 1",
         "clause rows with an error (no guide in force): 0",
+        "members with data-quality warnings: 0",
         "output rows: 13",
     ]
     assert len(pd.read_csv(tmp_path / "out.csv")) == 13

@@ -125,6 +125,7 @@ def _expected_rows(frame: pd.DataFrame, guides) -> pd.DataFrame:
                     "minimum_topup": np.nan,
                     "guide_id": "",
                     "error": message,
+                    "warnings": "",
                     "readings": "defaults",
                 }
             )
@@ -152,6 +153,7 @@ def _expected_rows(frame: pd.DataFrame, guides) -> pd.DataFrame:
                     else clause.minimum_topup,
                     "guide_id": clause.guide_id or "",
                     "error": clause.error or "",
+                    "warnings": "; ".join(result.warnings),
                     "readings": result.readings.label(),
                 }
             )
@@ -160,7 +162,7 @@ def _expected_rows(frame: pd.DataFrame, guides) -> pd.DataFrame:
 
 def _plain(table: pd.DataFrame) -> pd.DataFrame:
     plain = table.copy()
-    for name in ("member_id", "clause", "reason", "guide_id", "error", "readings"):
+    for name in ("member_id", "clause", "reason", "guide_id", "error", "warnings", "readings"):
         plain[name] = plain[name].astype(object).astype(str)
     plain["start_date"] = pd.to_datetime(plain["start_date"]).astype("datetime64[s]")
     plain["eligible"] = plain["eligible"].astype(bool)

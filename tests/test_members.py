@@ -179,12 +179,12 @@ def test_every_row_of_a_duplicated_member_id_is_invalid(half_percent_guides, mem
     errors = table.drop_duplicates("row").set_index("row")["error"]
     assert (
         errors[1] == "members row 1 (member 'A-1'): 'member_id' must be unique in the file "
-        "(got 'A-1')"
+        "(also on row 3)"
     )
     assert errors[2] == ""
     assert (
         errors[3] == "members row 3 (member 'A-1'): 'member_id' must be unique in the file "
-        "(got 'A-1')"
+        "(also on row 1)"
     )
 
 
