@@ -178,7 +178,7 @@ def test_the_id_must_be_the_folder_name(make_guide):
             "effective_from",
             "1990-04-01T00:00:00",
             5,
-            "'effective_from' must be a date YYYY-MM-DD (got datetime.datetime(1990, 4, 1, 0, 0))",
+            "'effective_from' must be a date YYYY-MM-DD (got 1990-04-01 00:00:00)",
         ),
         ("title", '""', 3, "'title' must be a non-empty string (got '')"),
     ],
