@@ -167,21 +167,24 @@ def _arrow_text(series: pd.Series):
     return pc.utf8_trim_whitespace(array)
 
 
-def _timestamp_problem(series: pd.Series) -> tuple[np.ndarray, str] | None:
-    """Rows of a timestamp column that are not calendar dates, and the rule they break.
+_NO_TIME_ZONE = "must be a date without a time zone"
+_NO_TIME_OF_DAY = "must be a date, without a time of day"
+
+
+def _timestamp_problems(series: pd.Series) -> list[tuple[np.ndarray, str]]:
+    """Rows of a column holding timestamps that are not calendar dates, and the rule broken.
 
     A timestamp at midnight without a time zone is a date; a time zone or a time of day
     would be converted silently (to the UTC day, or truncated), so it is an error.
     """
     present = series.notna().to_numpy(dtype=bool)
     if isinstance(series.dtype, pd.DatetimeTZDtype):
-        return present, "must be a date without a time zone"
+        return [(present, _NO_TIME_ZONE)]
     if pd.api.types.is_datetime64_any_dtype(series.dtype):
         values = series.to_numpy()
-        return present & (values != values.astype("datetime64[D]")), (
-            "must be a date, without a time of day"
-        )
+        return [(present & (values != values.astype("datetime64[D]")), _NO_TIME_OF_DAY)]
     if series.dtype == object and len(series):
+
         def kind(value):
             if isinstance(value, dt.datetime | pd.Timestamp):
                 if value.tzinfo is not None:
@@ -190,11 +193,8 @@ def _timestamp_problem(series: pd.Series) -> tuple[np.ndarray, str] | None:
             return 0
 
         kinds = _map_unique(series, kind)
-        if (kinds == 1).any():
-            return kinds > 0, "must be a date without a time zone or time of day"
-        if (kinds == 2).any():
-            return kinds > 0, "must be a date, without a time of day"
-    return None
+        return [(kinds == 1, _NO_TIME_ZONE), (kinds == 2, _NO_TIME_OF_DAY)]
+    return []
 
 
 def _parse_dates(series: pd.Series) -> np.ndarray:
@@ -446,11 +446,10 @@ def parse_members(
         blank = blank_mask(frame[name])
         dates[name] = _parse_dates(frame[name])
         flag(blank, name, "is required")
-        timestamp = _timestamp_problem(frame[name])
         not_date = ~blank & np.isnat(dates[name])
-        if timestamp is not None:
-            flag(timestamp[0] & ~blank, name, timestamp[1], frame[name])
-            not_date &= ~timestamp[0]
+        for mask, rule in _timestamp_problems(frame[name]):
+            flag(mask & ~blank, name, rule, frame[name])
+            not_date &= ~mask
         flag(not_date, name, "must be a date YYYY-MM-DD", frame[name])
         outside = (dates[name] < _DATE_BOUNDS[0]) | (dates[name] > _DATE_BOUNDS[1])
         flag(
