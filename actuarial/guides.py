@@ -302,7 +302,8 @@ def _skip_string(text: str, start: int) -> int:
 
 
 def _toml_shape(text: str) -> tuple[int, int | None, int]:
-    """(deepest nesting, its line, number of keys) of TOML text, without parsing it.
+    """(deepest nesting, the first line nested deeper than :data:`TOML_MAX_DEPTH`, number
+    of keys) of TOML text, without parsing it.
 
     A key's depth is its table's depth plus its dotted parts (``a.b.c = 1`` is 3; a
     table header ``[a.b]`` is 2); an inline table's keys continue from their owner, and
@@ -320,7 +321,9 @@ def _toml_shape(text: str) -> tuple[int, int | None, int]:
     def reached(depth):
         nonlocal deepest, deepest_line
         if depth > deepest:
-            deepest, deepest_line = depth, line
+            deepest = depth
+            if deepest_line is None and depth > TOML_MAX_DEPTH:
+                deepest_line = line
 
     while position < length:
         char = text[position]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import errno
 import json
 import re
@@ -436,3 +437,234 @@ def test_a_separation_date_no_guide_covers_errs_on_that_inciso_c_row_only(
     assert result.loc[("LATER", "c"), "annual_amount"] == 15_120.00
     assert summary.clause_errors == 1
     assert summary.lines()[3] == "clause rows with an error (no guide in force): 1"
+
+
+# ------------------------------------------------- ids, dates and text through the files
+ROUND_TRIP_IDS = [
+    "NA", "N/A", "null", "NaN", "nan", "None", "#N/A", "007", "1e3", "M-1", "m-1",
+    "\uff2d-1", "e\u0301", "\u00e9", "=HYPERLINK(\"http://x\")", "+1", "-5", "@SUM(A1)",
+    "\u00e1rbol", "x" * 100,
+]  # fmt: skip
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+@pytest.mark.parametrize("out_name", ["out.csv", "out.parquet"])
+@pytest.mark.parametrize("in_format", ["csv", "parquet"])
+def test_ids_come_back_exactly_as_read_and_no_token_is_missing(
+    half_percent_guides, member, write_members, tmp_path, in_format, out_name
+):
+    rows = [member(member_id=i) for i in ROUND_TRIP_IDS]
+    source = write_members(rows)
+    if in_format == "parquet":
+        frame = pd.read_csv(source, dtype=str, keep_default_na=False)
+        source = tmp_path / "members.parquet"
+        frame.to_parquet(source)
+    out = tmp_path / out_name
+    summary = run(source, half_percent_guides, out)
+    assert summary.invalid == 0
+    result = read_output(out)
+    ids = result.drop_duplicates("row")["member_id"].tolist()
+    if out.suffix == ".csv":  # a cell a spreadsheet would evaluate is written after an '
+        expected = ["'" + i if i.startswith(FORMULA_START) else i for i in ROUND_TRIP_IDS]
+    else:
+        expected = ROUND_TRIP_IDS
+    assert ids == expected
+
+
+def test_parquet_integer_ids_with_nulls_stay_whole_numbers(half_percent_guides, member, tmp_path):
+    import pyarrow as pa
+
+    ids = [7, None, 2**53, 2**53 + 1, -3, 0]
+    frame = pd.DataFrame([member(member_id="placeholder") for _ in ids])
+    table = pa.Table.from_pandas(frame.drop(columns="member_id"), preserve_index=False)
+    table = table.append_column("member_id", pa.array(ids, type=pa.int64()))
+    source = tmp_path / "members.parquet"
+    pq.write_table(table, source)
+    out = tmp_path / "out.parquet"
+    summary = run(source, half_percent_guides, out)
+    result = read_output(out).drop_duplicates("row")
+    assert result["member_id"].tolist() == [
+        "7", "", "9007199254740992", "9007199254740993", "-3", "0"
+    ]  # fmt: skip
+    assert summary.invalid == 1  # the null: "'member_id' is required", and nothing else
+    assert (
+        result["error"].tolist()[1]
+        == "members.parquet row 2 (no member_id): 'member_id' is required"
+    )
+
+
+@pytest.mark.parametrize(
+    ("kind", "value", "problem"),
+    [
+        ("date32", dt.date(2025, 6, 15), ""),
+        ("timestamp", dt.datetime(2025, 6, 15), ""),
+        (
+            "timestamp",
+            dt.datetime(2025, 6, 14, 21, 30),
+            "'separation_date' must be a date, without a time of day (got 2025-06-14 21:30:00)",
+        ),
+        (
+            "timestamp-tz",
+            dt.datetime(2025, 6, 14, 21, 30),
+            "'separation_date' must be a date without a time zone (got 2025-06-14 21:30:00-04:00)",
+        ),
+        (
+            "timestamp-tz",
+            dt.datetime(2025, 6, 15),
+            "'separation_date' must be a date without a time zone (got 2025-06-15 00:00:00-04:00)",
+        ),
+        (
+            "date32",
+            dt.date(2101, 1, 1),
+            "'separation_date' must be from 1900-01-01 to 2100-12-31 (got 2101-01-01)",
+        ),
+    ],
+)
+def test_parquet_dates_are_calendar_dates_never_converted(
+    half_percent_guides, member, tmp_path, kind, value, problem
+):
+    import pyarrow as pa
+
+    frame = pd.DataFrame([member()]).drop(columns="separation_date")
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    types = {
+        "date32": pa.date32(),
+        "timestamp": pa.timestamp("us"),
+        "timestamp-tz": pa.timestamp("us", tz="America/Puerto_Rico"),
+    }
+    if kind == "timestamp-tz":
+        column = pa.array([pd.Timestamp(value, tz="America/Puerto_Rico")], type=types[kind])
+    else:
+        column = pa.array([value], type=types[kind])
+    source = tmp_path / "members.parquet"
+    pq.write_table(table.append_column("separation_date", column), source)
+    run(source, half_percent_guides, tmp_path / "out.parquet")
+    errors = set(read_output(tmp_path / "out.parquet")["error"])
+    assert errors == {f"members.parquet row 1 (member 'A-1'): {problem}" if problem else ""}
+
+
+@pytest.mark.parametrize("token", ["NA", "N/A", "null", "NULL", "NaN", "None", "#N/A", "nan"])
+def test_a_missing_value_token_is_a_value_not_a_missing_cell(
+    half_percent_guides, member, write_members, tmp_path, token
+):
+    source = write_members([member(group=token)])
+    run(source, half_percent_guides, tmp_path / "out.csv")
+    error = read_output(tmp_path / "out.csv")["error"].tolist()
+    rule = "'group' must be in ['general', 'police', 'firefighter']"
+    assert error == [f"members.csv row 1 (member 'A-1'): {rule} (got {token!r})"]
+
+
+@pytest.mark.parametrize("start", [*FORMULA_START, "'", " ", "a", "1", "(", "%"])
+def test_csv_output_defuses_cells_a_spreadsheet_would_evaluate(
+    half_percent_guides, member, write_members, tmp_path, start
+):
+    member_id = start + "cmd|' /C calc'!A0"
+    frame = pd.DataFrame([member(member_id=member_id)])
+    source = tmp_path / "members.parquet"
+    frame.to_parquet(source)
+    run(source, half_percent_guides, tmp_path / "out.csv")
+    run(source, half_percent_guides, tmp_path / "out.parquet")
+    with (tmp_path / "out.csv").open(newline="", encoding="utf-8") as handle:
+        import csv
+
+        cells = {row["member_id"] for row in csv.DictReader(handle)}
+    defused = start in FORMULA_START
+    expected = "'" + member_id if defused else member_id
+    assert cells == {expected}
+    if start not in ("\t", "\r"):  # white space: an error row, with the id as read
+        assert set(read_output(tmp_path / "out.parquet")["member_id"]) == {member_id}
+
+
+def test_every_text_column_is_defused_in_csv(half_percent_guides, member, tmp_path):
+    """An error message begins with the member file's name: a file named '=x.csv'."""
+    source = tmp_path / "=x.csv"
+    pd.DataFrame([member(group="teacher")]).to_csv(source, index=False)
+    run(source, half_percent_guides, tmp_path / "out.csv")
+    error = pd.read_csv(tmp_path / "out.csv", dtype=str)["error"].iloc[0]
+    assert error.startswith("'=x.csv row 1")
+
+
+def test_a_long_field_is_cut_in_messages_and_memory_stays_small(
+    half_percent_guides, member, tmp_path
+):
+    """A 200,000-character id and 2,500 rows of an unknown group: short messages, few texts."""
+    rows = [member(member_id="x" * 200_000, group="teacher")]
+    rows += [member(member_id=f"M-{n}", group="t" * 1000 + str(n)) for n in range(2500)]
+    source = tmp_path / "members.parquet"
+    pd.DataFrame(rows).to_parquet(source)
+    out = tmp_path / "out.parquet"
+    summary = run(source, half_percent_guides, out)
+    assert summary.invalid == 2501
+    errors = pq.read_table(out, columns=["error"]).column(0).to_pylist()
+    assert max(len(error) for error in errors) < 400
+    assert errors[0].startswith(f"members.parquet row 1 (member '{'x' * 80}…'): ")
+
+
+# ------------------------------------------------------------- accounting, by property
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from actuarial.statute import CLAUSES  # noqa: E402
+
+CORRUPTIONS = {
+    "member_id": ["", " ", " M", "M ", "x" * 101, "\x1b", "DUP"],
+    "birth_date": ["", "NA", "1960-02-30", "0000-01-01", "1960/01/01", "2200-01-01", "x" * 500],
+    "entry_date": ["", "null", "1995-13-01", "1899-12-31", "2030-01-01"],
+    "separation_date": ["", "N/A", "1994-01-01", "2101-01-01", "20250615"],
+    "credited_service": ["", "NaN", "inf", "-1", "abc", "1e400", "200"],
+    "average_compensation": ["", "0", "-5", "1e308", "inf", "$1", "10000000.5"],
+    "group": ["", "teacher", "NA", "x" * 10_000],
+    "refunded": ["", "maybe", "2", "NA"],
+}
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    seed=st.integers(0, 10_000),
+    corruptions=st.lists(
+        st.tuples(
+            st.integers(0, 59),
+            st.sampled_from(sorted(CORRUPTIONS)),
+            st.integers(0, 10),
+        ),
+        max_size=30,
+    ),
+    chunk_rows=st.integers(1, 70),
+    out_name=st.sampled_from(["out.csv", "out.parquet"]),
+)
+def test_every_row_is_accounted_for_whatever_is_corrupted(
+    half_percent_guides, tmp_path_factory, seed, corruptions, chunk_rows, out_name
+):
+    folder = tmp_path_factory.mktemp("property")
+    frame = as_text(generate_members(60, seed=seed))
+    for row, name, pick in corruptions:
+        choices = CORRUPTIONS[name]
+        frame.loc[row, name] = choices[pick % len(choices)]
+    source = folder / "members.csv"
+    frame.to_csv(source, index=False)
+    out = folder / out_name
+    summary = run(source, half_percent_guides, out, chunk_rows=chunk_rows)
+    result = read_output(out)
+    per_row = result.groupby("row")
+    # Every input row exactly once: one row per clause, or one error row.
+    assert sorted(per_row.groups) == list(range(1, len(frame) + 1))
+    sizes = per_row.size()
+    invalid_rows = set(result.loc[result["clause"] == "", "row"])
+    assert all(sizes[r] == 1 for r in invalid_rows)
+    assert all(sizes[r] == len(CLAUSES) for r in set(sizes.index) - invalid_rows)
+    assert summary.invalid == len(invalid_rows)
+    assert summary.output_rows == len(result)
+    valid = result[~result["row"].isin(invalid_rows)]
+    for r, clauses in valid.groupby("row")["clause"]:
+        assert clauses.tolist() == list(CLAUSES), r
+    # The valid rows alone give the same results.
+    alone_source = folder / "valid.csv"
+    frame.iloc[sorted(r - 1 for r in set(valid["row"]))].to_csv(alone_source, index=False)
+    run(alone_source, half_percent_guides, folder / ("alone" + out.suffix))
+    alone = read_output(folder / ("alone" + out.suffix))
+    columns = [c for c in alone.columns if c != "row"]
+    pd.testing.assert_frame_equal(
+        valid[columns].reset_index(drop=True), alone[columns].reset_index(drop=True)
+    )
