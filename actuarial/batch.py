@@ -248,7 +248,7 @@ def _reading(path: Path, chunks: Iterator) -> Iterator:
         ) from error
 
 
-def _duplicates_in_file(path: Path, fmt: str, chunk_rows: int) -> DuplicateIds:
+def _duplicated_in_file(path: Path, fmt: str, chunk_rows: int) -> DuplicateIds:
     """The first pass: rows whose member_id occurs more than once in the whole file."""
     return find_duplicates(
         lambda: _reading(path, _id_chunks(path, fmt, chunk_rows)), MEMBER_ID_MAX_LENGTH
@@ -333,7 +333,7 @@ def run_batch(
     out_fmt = _format(out_path, "the output file")
     check_output(out_path, [members_path])  # before anything is read
     _check_readable(members_path, fmt)
-    duplicates = _duplicates_in_file(members_path, fmt, chunk_rows)
+    duplicates = _duplicated_in_file(members_path, fmt, chunk_rows)
     total = len(duplicates)
 
     metadata = {

@@ -340,7 +340,7 @@ def evaluate_members(
     if no_guide.any():  # one message per distinct date, shared by its rows
         dates = members.separation_date[no_guide]
         distinct, inverse = np.unique(dates, return_inverse=True)
-        messages = np.array([guides.no_guide_message(day) for day in distinct], dtype=object)
+        messages = np.array(guides.no_guide_messages(distinct), dtype=object)
         error[no_guide, column_c] = messages[inverse.ravel()]
 
     # The minimum (I-4): payment date = start date, or the later of it and ``as_of``.

@@ -235,23 +235,30 @@ class GuideSet:
     def no_guide_message(self, date) -> str:
         """Why no guide applies on ``date``: the periods, or the nearest ones when there are
         many (a short message whatever the number of guides)."""
+        return self.no_guide_messages(np.array([date], dtype="datetime64[D]"))[0]
+
+    def no_guide_messages(self, dates) -> list[str]:
+        """:meth:`no_guide_message` for each date, the guides' periods prepared once."""
 
         def period(guide):
             until = guide.effective_until or "open end"
             return f"{quoted(guide.id)} {guide.effective_from} to {until}"
 
+        head = f"no Actuarial Guide of series {quoted(self.series)} is in force on"
+        dates = np.asarray(dates, dtype="datetime64[D]")
         if len(self.guides) <= SHOWN_PERIODS:
             periods = ", ".join(period(g) for g in self)
-        else:
-            day = np.datetime64(date, "D")
-            before = [g for g in self if np.datetime64(g.effective_from, "D") <= day]
-            after = [g for g in self if np.datetime64(g.effective_from, "D") > day]
-            nearest = [f"last before: {period(before[-1])}"] if before else []
-            nearest += [f"next after: {period(after[0])}"] if after else []
-            periods = f"{len(self.guides):,} guides; " + "; ".join(nearest)
-        return (
-            f"no Actuarial Guide of series {quoted(self.series)} is in force on {date} ({periods})"
-        )
+            return [f"{head} {day} ({periods})" for day in dates]
+        starts = np.array([g.effective_from for g in self.guides], dtype="datetime64[D]")
+        before = np.searchsorted(starts, dates, side="right") - 1
+        messages = []
+        for day, last in zip(dates, before, strict=True):
+            nearest = [f"last before: {period(self.guides[last])}"] if last >= 0 else []
+            if last + 1 < len(self.guides):
+                nearest.append(f"next after: {period(self.guides[last + 1])}")
+            summary = f"{len(self.guides):,} guides; " + "; ".join(nearest)
+            messages.append(f"{head} {day} ({summary})")
+        return messages
 
 
 def _read_guide_file(path: Path, problems: list[Problem]) -> str | None:

@@ -19,6 +19,7 @@ import bench_batch
 import bench_engine
 import bench_grids
 import bench_scaling
+import bench_stress
 from support import (
     BENCHMARKS,
     CheckFailed,
@@ -38,18 +39,21 @@ FULL = {
         "frame_up_to": 1_000_000,
         "repeat": 3,
     },
+    "stress": {"members_count": 1_000_000},
 }
 QUICK = {
     "engine": {"members_count": 100_000, "sample_size": 300, "repeat": 3},
     "batch": {"members_count": 100_000, "repeat": 3, "pandas_to_csv": False},
     "grids": {"repeat": 3, "reference_rates": 3},
     "scaling": {"sizes": (1_000, 10_000, 100_000), "frame_up_to": 100_000, "repeat": 3},
+    "stress": {"members_count": 100_000},
 }
 BENCHMARKS_BY_NAME = {
     "engine": bench_engine.run,
     "batch": bench_batch.run,
     "grids": bench_grids.run,
     "scaling": bench_scaling.run,
+    "stress": bench_stress.run,
 }
 VERDICT = {True: "met", False: "NOT met", None: "not assessed at these sizes"}
 
