@@ -281,8 +281,6 @@ def _check_readable(path: Path, fmt: str) -> None:
 
 def _spreadsheet_safe(texts: pa.Array) -> pa.Array:
     """Text cells a spreadsheet would evaluate, after an apostrophe (``=1+2`` -> ``'=1+2``)."""
-    if isinstance(texts, pa.DictionaryArray):
-        return pa.DictionaryArray.from_arrays(texts.indices, _spreadsheet_safe(texts.dictionary))
     risky = pc.fill_null(pc.match_substring_regex(texts, SPREADSHEET_FORMULA_START), False)
     if not pc.any(risky).as_py():
         return texts
@@ -297,13 +295,13 @@ def _arrow_table(results: MemberResults, for_spreadsheets: bool = False) -> pa.T
         kind = WRITE_SCHEMA.field(name).type
         if isinstance(values, CodedText):
             texts = pa.array(values.texts, type=pa.string(), from_pandas=True)
+            if for_spreadsheets:  # on the distinct texts (a member's id once, not per clause)
+                texts = _spreadsheet_safe(texts)
             if name == "member_id":  # one id per row
                 columns[name] = texts.take(values.codes)
             else:
                 codes = pa.array(values.codes, type=kind.index_type)
                 columns[name] = pa.DictionaryArray.from_arrays(codes, texts)
-            if for_spreadsheets:
-                columns[name] = _spreadsheet_safe(columns[name])
         else:  # NaN amounts and NaT dates become missing values
             columns[name] = pa.array(values, type=kind, from_pandas=True)
     return pa.table(columns, schema=WRITE_SCHEMA)
