@@ -16,6 +16,7 @@ Parquet output keeps every value as read.
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import csv
 import datetime as dt
@@ -86,6 +87,7 @@ DEFAULT_CHUNK_ROWS = 250_000
 # ...and of bytes of text: a chunk ends early when its cells hold more, so long fields never
 # make a chunk larger than this (a Parquet chunk is sized from the row groups' bytes).
 CHUNK_BYTES = 64 << 20
+HEADER_BYTES = 1 << 20  # a CSV header line longer than this is not read whole
 # A text cell beginning so is a formula to a spreadsheet: written after an apostrophe in CSV.
 SPREADSHEET_FORMULA_START = r"^[=+\-@\t\r]"
 PROGRESS_FROM_ROWS = 100_000  # smaller files finish before a bar is worth drawing
@@ -154,9 +156,18 @@ def _csv_reader(path: Path, columns, block_size=1 << 24):
 def _columns(path: Path, fmt: str) -> list[str]:
     if fmt == "parquet":
         return list(pq.read_schema(path).names)
-    # csv.reader: header names may be quoted; utf-8-sig: a spreadsheet's byte order mark.
-    with path.open(newline="", encoding="utf-8-sig") as handle:
-        return [name.strip() for name in next(csv.reader(handle), [])]
+    # The header line alone (bounded), then csv.reader: header names may be quoted;
+    # utf-8-sig: a spreadsheet's byte order mark.
+    with path.open("rb") as handle:
+        header = handle.readline(HEADER_BYTES)
+    try:
+        text = header.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise MemberFileError(
+            f"{path}: line 1 is not UTF-8 text (byte 0x{header[error.start]:02x}); "
+            "save the file as UTF-8"
+        ) from error
+    return [name.strip() for name in next(csv.reader([text]), [])]
 
 
 def _parquet_reader(path: Path) -> pq.ParquetFile:
@@ -238,11 +249,32 @@ def _id_chunks(path: Path, fmt: str, chunk_rows: int) -> Iterator[pa.Array]:
         yield batch.column(0)
 
 
+def _first_non_utf8(path: Path) -> tuple[int, int] | None:
+    """(line, byte) of the first byte of ``path`` that is not UTF-8 text, read in blocks."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    line = 1
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            try:
+                decoder.decode(block)
+            except UnicodeDecodeError as error:
+                start = max(error.start, 0)
+                return line + block.count(b"\n", 0, start), block[start]
+            line += block.count(b"\n")
+    return None
+
+
 def _reading(path: Path, chunks: Iterator) -> Iterator:
     """``chunks`` with any failure to read them as a :class:`MemberFileError` naming ``path``."""
     try:
         yield from chunks
     except (OSError, pa.ArrowException, UnicodeDecodeError) as error:
+        where = _first_non_utf8(path) if "UTF8" in str(error) else None
+        if where is not None:
+            raise MemberFileError(
+                f"{path}: line {where[0]:,} is not UTF-8 text (byte 0x{where[1]:02x}); "
+                "save the file as UTF-8"
+            ) from error
         raise MemberFileError(
             f"{path}: cannot read the member file ({shortened(str(error), 200)})"
         ) from error

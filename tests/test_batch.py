@@ -8,6 +8,7 @@ import json
 import re
 import shutil
 import threading
+from pathlib import Path
 
 import pandas as pd
 import pyarrow.csv as pa_csv
@@ -247,7 +248,7 @@ def test_a_missing_column_in_parquet_is_reported_before_anything_is_written(
         (
             "latin1.csv",
             "member_id\xe9,birth_date\n".encode("latin-1"),
-            "cannot read the member file",
+            "line 1 is not UTF-8 text (byte 0xe9); save the file as UTF-8",
         ),
         ("garbage.parquet", b"not a parquet file", "cannot read the member file"),
     ],
@@ -668,3 +669,49 @@ def test_every_row_is_accounted_for_whatever_is_corrupted(
     pd.testing.assert_frame_equal(
         valid[columns].reset_index(drop=True), alone[columns].reset_index(drop=True)
     )
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda b: b.replace(b"member_id", b"m\xe9mber_id", 1),
+            "{path}: line 1 is not UTF-8 text (byte 0xe9); save the file as UTF-8",
+        ),
+        (
+            lambda b: b.replace(b"general", b"g\xe9n\xe9ral", 1),
+            "{path}: line {line} is not UTF-8 text (byte 0xe9); save the file as UTF-8",
+        ),
+        (
+            lambda b: b.replace(b"police", b"polic\xff", 1),
+            "{path}: line {line} is not UTF-8 text (byte 0xff); save the file as UTF-8",
+        ),
+        (
+            lambda b: b.replace(b"general", b"general,extra", 1),
+            "{path}: cannot read the member file (CSV parse error: Expected 8 columns, got 9: ",
+        ),
+    ],
+)
+def test_an_unreadable_member_file_is_one_error_naming_file_and_line(
+    half_percent_guides, tmp_path, change, message
+):
+    source = tmp_path / "members.csv"
+    sample = Path(SAMPLE).read_bytes()
+    data = change(sample)
+    source.write_bytes(data)
+    changed = next(i for i, (a, b) in enumerate(zip(data, sample, strict=False)) if a != b)
+    line = data.count(b"\n", 0, changed) + 1
+    with pytest.raises(MemberFileError) as raised:
+        run(source, half_percent_guides, tmp_path / "out.csv")
+    assert str(raised.value).startswith(message.format(path=source, line=line))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["members.csv"]
+
+
+def test_a_member_file_that_is_a_folder_is_one_error(half_percent_guides, tmp_path):
+    source = tmp_path / "members.csv"
+    source.mkdir()
+    with pytest.raises(
+        MemberFileError,
+        match=exactly(f"{source}: cannot read the member file (a folder, not a file)"),
+    ):
+        run(source, half_percent_guides, tmp_path / "out.csv")
