@@ -520,6 +520,7 @@ def guides_subsidy(guide, mortality, interest, m):
 @click.option("--progress/--no-progress", default=True, show_default=True)
 @guide_options
 @reading_options
+@_writing_command
 def report(members_path, out_dir, progress, guides_path, series, readings):
     """Run every notebook on these inputs and render them to HTML with their provenance."""
     from actuarial.report import ReportError, build_report

@@ -32,6 +32,7 @@ import actuarial
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, GuideSet, file_sha256, load_guides
 from actuarial.interpretations import Readings
 from actuarial.members import MemberFileError
+from actuarial.output_files import check_output, writing
 from actuarial.review import guides_in
 
 __all__ = [
@@ -433,6 +434,7 @@ def build_report(
         "guides_path": _shown_path(guides_path, notebooks_dir),
         "members_path": _shown_path(members_path, notebooks_dir),
     }
+    check_output(out_dir, kind="folder")  # a file there is an error, not a traceback
     out_dir.mkdir(parents=True, exist_ok=True)
     _copy_mathjax(out_dir)
     entries, failures = [], []
@@ -462,12 +464,16 @@ def build_report(
             _show_parameters(notebook, {key: shown[key] for key in parameters})
             title = notebook_title(notebook) or path.stem
             page = path.with_suffix(".html").name
-            (out_dir / page).write_text(
-                _page(_render(normalize_notebook(notebook), title), footer), encoding="utf-8"
-            )
+            # Each page through a temporary file (actuarial.output_files): never half-written,
+            # never over the member file.
+            with writing(out_dir / page, [members_path]) as partial:
+                partial.write_text(
+                    _page(_render(normalize_notebook(notebook), title), footer), encoding="utf-8"
+                )
             entries.append((path.name, title, page))
     index = out_dir / "index.html"
-    index.write_text(_index(entries, footer), encoding="utf-8")
+    with writing(index, [members_path]) as partial:
+        partial.write_text(_index(entries, footer), encoding="utf-8")
     if failures:
         raise ReportError(
             f"{len(failures)} notebook(s) failed (pages written to {out_dir}):\n"

@@ -284,3 +284,13 @@ def test_report_command_fails_with_the_guide_problem_and_exit_status_1(tmp_path)
     )
     assert result.exit_code == 1
     assert "no guide found" in result.output
+
+
+def test_report_refuses_an_output_that_is_a_file(notebooks, tmp_path):
+    from actuarial.output_files import OutputFileError
+
+    out = tmp_path / "report"
+    out.write_text("a file")
+    with pytest.raises(OutputFileError, match="the output is a file; a folder is expected$"):
+        build_report(out, notebooks_dir=notebooks, progress=False)
+    assert out.read_text() == "a file"
