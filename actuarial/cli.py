@@ -76,7 +76,7 @@ def _writing_command(command):
         try:
             return command(*args, **kwargs)
         except KeyboardInterrupt:
-            _echo("error: interrupted; the previous output is left as it was", err=True)
+            _echo("error: interrupted", err=True)
             sys.exit(130)
         except OSError as error:
             where = error.filename or "file system"

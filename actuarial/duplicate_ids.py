@@ -93,12 +93,15 @@ class DuplicateIds:
     def __len__(self) -> int:
         return len(self.mask)
 
-    def other_rows(self, row: int) -> np.ndarray:
-        """The other rows (0-based) holding the id of ``row``."""
+    def other_rows(self, row: int, limit: int | None = None) -> tuple[np.ndarray, int]:
+        """The first ``limit`` other rows (0-based) holding the id of ``row``, and how many
+        there are in all (without reading them all: an id may repeat a million times)."""
         if self.group[row] < 0:
-            return np.zeros(0, np.int64)
+            return np.zeros(0, np.int64), 0
         rows = self.groups[self.group[row]]
-        return rows[rows != row]
+        first = rows if limit is None else rows[: limit + 1]
+        first = first[first != row]
+        return (first if limit is None else first[:limit]), len(rows) - 1
 
 
 def duplicated_ids(read_chunks: Callable[[], Iterable]) -> np.ndarray:

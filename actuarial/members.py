@@ -336,6 +336,18 @@ def _at(values, index):
     return None if value is pd.NA else value
 
 
+def _rows_of(values, rows: np.ndarray) -> list:
+    """The values at ``rows`` as Python objects (pandas timestamps kept, NA as None)."""
+    if isinstance(values, pd.Series):
+        picked = values.iloc[rows]
+        if picked.dtype == object or isinstance(picked.dtype, pd.DatetimeTZDtype):
+            return [None if v is pd.NA else v for v in picked.tolist()]
+        if pd.api.types.is_datetime64_any_dtype(picked.dtype):
+            return list(picked)  # Timestamps, as a message shows them
+        return [None if v is pd.NA else v for v in picked.astype(object).tolist()]
+    return list(values[rows])
+
+
 def _shown(value) -> str:
     """A value as a message quotes it: at most QUOTE_LIMIT characters, then an ellipsis."""
     if isinstance(value, _Literal):
@@ -376,10 +388,10 @@ class _OtherRows:
         self.duplicates, self.offset, self.first_row = duplicates, offset, first_row
 
     def __getitem__(self, index):
-        others = self.duplicates.other_rows(self.offset + index) + 1
-        shown = ", ".join(f"{row:,}" for row in others[: self.SHOWN])
-        more = f" and {len(others) - self.SHOWN:,} more" if len(others) > self.SHOWN else ""
-        rows = "row" if len(others) == 1 else "rows"
+        others, total = self.duplicates.other_rows(self.offset + index, self.SHOWN)
+        shown = ", ".join(f"{row + 1:,}" for row in others.tolist())
+        more = f" and {total - len(others):,} more" if total > len(others) else ""
+        rows = "row" if total == 1 else "rows"
         return _Note(f"also on {rows} {shown}{more}")
 
 
@@ -515,19 +527,33 @@ def parse_members(
     bad = np.zeros(count, dtype=bool)
     for mask, *_ in problems:
         bad |= mask
-    for index in np.flatnonzero(bad):
-        messages = [
-            f"'{field}' {rule}{_value_note(values, index)}"
-            for mask, field, rule, values in problems
-            if mask[index]
+    bad_rows = np.flatnonzero(bad)
+    if bad_rows.size:
+        # Per invalid row, the problems it has; the values of those rows as Python objects
+        # (one conversion per column, not one pandas lookup per cell).
+        hits = np.array([mask[bad_rows] for mask, *_ in problems], dtype=bool).T
+        shown_values = [
+            _rows_of(values, bad_rows) if isinstance(values, pd.Series | np.ndarray) else values
+            for *_, values in problems
         ]
-        if id_blank[index]:
-            who = "no member_id"
-        elif decimal[index]:
-            who = f"member {_shown(_at(frame['member_id'], index))}"
-        else:
-            who = f"member {quoted(id_text.iloc[index])}"
-        error[index] = f"{source} row {rows[index]} ({who}): " + "; ".join(messages)
+        ids = id_text.to_numpy(dtype=object)[bad_rows]
+        raw_ids = _rows_of(frame["member_id"], bad_rows)
+        for position, index in enumerate(bad_rows):
+            messages = []
+            for number in np.flatnonzero(hits[position]):
+                _, field, rule, values = problems[number]
+                if isinstance(values, pd.Series | np.ndarray):
+                    note = _value_note(shown_values[number], position)
+                else:
+                    note = _value_note(values, index)
+                messages.append(f"'{field}' {rule}{note}")
+            if id_blank[index]:
+                who = "no member_id"
+            elif decimal[index]:
+                who = f"member {_shown(raw_ids[position])}"
+            else:
+                who = f"member {quoted(ids[position])}"
+            error[index] = f"{source} row {rows[index]} ({who}): " + "; ".join(messages)
     return MemberArrays(
         row=rows,
         member_id=id_text.reset_index(drop=True),
