@@ -88,7 +88,7 @@ def _writing_command(command):
 
 
 def reading_options(command):
-    """The switches of the interpretations I-1 to I-6 (see CLAUSES.md)."""
+    """The switches of the interpretations I-1 to I-6 (see docs/readings.md)."""
     defaults = Readings()
     options = [
         click.option(
