@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import shutil
 import subprocess
 import sys
 import time
@@ -352,6 +353,7 @@ def run(members_count: int = 1_000_000, guide_days: int = 2_000, guide_members: 
     ]
     for path in (DATA / "long.parquet", DATA / "many-guides.parquet", corrupt):
         path.unlink(missing_ok=True)
+    shutil.rmtree(DATA / "hostile-guides", ignore_errors=True)  # 50 MB, and not UTF-8
     return section
 
 
