@@ -361,7 +361,14 @@ def run_batch(
     members_path, out_path = Path(members_path), Path(out_path)
     fmt = _format(members_path, "a member file")
     out_fmt = _format(out_path, "the output file")
-    check_output(out_path, [members_path])  # before anything is read
+    # Every file the run reads: the member file and the guides' files.
+    inputs = [members_path] + [
+        guide.path / name
+        for guide in guides
+        if guide.path is not None
+        for name in ("guide.toml", "reduction.csv")
+    ]
+    check_output(out_path, inputs)  # before anything is read
     _check_readable(members_path, fmt)
     duplicates = _duplicated_in_file(members_path, fmt, chunk_rows)
     total = len(duplicates)
@@ -374,7 +381,7 @@ def run_batch(
         b"actuarial.members": str(members_path.name).encode(),
     }
     summary = BatchSummary()
-    with writing(out_path, [members_path]) as partial:
+    with writing(out_path, inputs) as partial:
         if out_fmt == "parquet":
             # The Arrow schema (dictionaries) is not stored: the file's types are OUTPUT_SCHEMA's.
             writer = pq.ParquetWriter(partial, WRITE_SCHEMA, store_schema=False)

@@ -104,6 +104,18 @@ def test_an_output_that_is_the_parquet_input_is_refused(half_percent_guides, tmp
     assert source.read_bytes() == before
 
 
+def test_an_output_that_is_a_guide_file_is_refused(make_guide, tmp_path):
+    from actuarial.guides import load_guides
+
+    folder = make_guide()
+    guides = load_guides(folder)
+    table = folder / "reduction.csv"
+    before = table.read_bytes()
+    with pytest.raises(OutputFileError, match="the output is the input"):
+        run(SAMPLE, guides, table)
+    assert table.read_bytes() == before
+
+
 def test_cli_refuses_to_replace_the_member_file(tmp_path):
     source = tmp_path / "m.csv"
     shutil.copy(SAMPLE, source)
