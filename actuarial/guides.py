@@ -10,7 +10,8 @@ reported at once, with file and line, and nothing from a broken set is used.
 The files are read with the care of member files, before any parsing: UTF-8 (a byte-order
 mark accepted), at most :data:`GUIDE_FILE_LIMITS` bytes, and a ``guide.toml`` of bounded
 nesting depth (a dotted key counts one level per part: ``a.b.c = 1`` is depth 3; each
-array one more) and number of keys, so any file is accepted or refused at once.
+array or inline table one more) and number of keys, so any file is accepted or refused at
+once.
 """
 
 from __future__ import annotations
@@ -312,15 +313,16 @@ def _toml_shape(text: str) -> tuple[int, int | None, int]:
     """(deepest nesting, the first line nested deeper than :data:`TOML_MAX_DEPTH`, number
     of keys) of TOML text, without parsing it.
 
-    A key's depth is its table's depth plus its dotted parts (``a.b.c = 1`` is 3; a
-    table header ``[a.b]`` is 2); an inline table's keys continue from their owner, and
-    every array adds one level. Strings and comments are skipped; malformed text is only
-    measured (the parser reports it).
+    The depth is that of the tables and arrays the text builds, the document being level
+    1: a dotted key counts one level a part, its table header's parts included
+    (``a.b.c = 1`` is 3; ``k = 1`` under ``[a.b]`` is 3, under ``[[a.b]]`` 4), and every
+    array or inline table one more. Strings and comments are skipped; malformed text is
+    only measured (the parser reports it).
     """
-    deepest, deepest_line, keys = 0, None, 0
-    table_depth = 0
-    stack: list[tuple[str, int]] = []  # open brackets of values: (kind, owner's depth)
-    value_depth = 0
+    deepest, deepest_line, keys = 1, None, 0
+    table_level = 1  # the level of the table that keys outside brackets belong to
+    stack: list[tuple[str, int]] = []  # open brackets of values: (kind, level)
+    next_level = 2  # the level of a bracket opened now
     expect_key = True
     line = 1
     position, length = 0, len(text)
@@ -331,6 +333,16 @@ def _toml_shape(text: str) -> tuple[int, int | None, int]:
             deepest = depth
             if deepest_line is None and depth > TOML_MAX_DEPTH:
                 deepest_line = line
+
+    def dotted_parts(end: int, stops: str) -> tuple[int, int]:
+        parts = 1
+        while end < length and text[end] not in stops:
+            if text[end] in "\"'":
+                end = _skip_string(text, end)
+                continue
+            parts += text[end] == "."
+            end += 1
+        return end, parts
 
     while position < length:
         char = text[position]
@@ -347,31 +359,19 @@ def _toml_shape(text: str) -> tuple[int, int | None, int]:
             position = length if end < 0 else end
             continue
         if expect_key and not stack and char == "[":  # a table header: [a.b] or [[a.b]]
-            end, parts = position, 1
-            while end < length and text[end] not in "]\n":
-                if text[end] in "\"'":
-                    end = _skip_string(text, end)
-                    continue
-                parts += text[end] == "."
-                end += 1
-            table_depth = value_depth = parts
+            end, parts = dotted_parts(position, "]\n")
+            table_level = 1 + parts + text.startswith("[[", position)
             keys += 1
-            reached(parts)
+            reached(table_level)
             expect_key = False
             position = end
             continue
         if expect_key and char not in "[]{},":  # a key, perhaps dotted, up to "="
-            end, parts = position, 1
-            while end < length and text[end] not in "=\n}":
-                if text[end] in "\"'":
-                    end = _skip_string(text, end)
-                    continue
-                parts += text[end] == "."
-                end += 1
-            owner = stack[-1][1] if stack else table_depth
-            value_depth = owner + parts
+            end, parts = dotted_parts(position, "=\n}")
+            owner = stack[-1][1] if stack else table_level
             keys += 1
-            reached(value_depth)
+            reached(owner + parts - 1)
+            next_level = owner + parts
             expect_key = False
             position = end + 1 if end < length and text[end] == "=" else end
             continue
@@ -380,13 +380,16 @@ def _toml_shape(text: str) -> tuple[int, int | None, int]:
             position = end
             continue
         if char in "[{":
-            stack.append((char, value_depth))
+            stack.append((char, next_level))
+            reached(next_level)
             if char == "[":
-                value_depth += 1
-                reached(value_depth)
+                next_level += 1
             expect_key = char == "{"
         elif char in "]}" and stack:
-            value_depth = stack.pop()[1]
+            stack.pop()
+            expect_key = False  # a value ended: a key comes after "," or a newline
+            if stack and stack[-1][0] == "[":
+                next_level = stack[-1][1] + 1
         elif char == "," and stack and stack[-1][0] == "{":
             expect_key = True
         position += 1

@@ -12,6 +12,8 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from actuarial.engine import evaluate, evaluate_frame
 from actuarial.guides import (
@@ -710,3 +712,59 @@ def test_no_guide_message_stays_short_with_two_thousand_guides():
         "guides; last before: 'day-0' 2000-01-01 to 2000-01-01; next after: 'day-1' "
         "2000-01-03 to 2000-01-03)"
     )
+
+
+# The pre-parse measure of nesting equals the depth of what the parser builds.
+def _parsed_depth(value) -> int:
+    if isinstance(value, dict):
+        return 1 + max((_parsed_depth(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((_parsed_depth(v) for v in value), default=0)
+    return 0
+
+
+_toml_keys = st.sampled_from(["a", "b", "c", '"q.d"', "'l.t'"])
+_toml_values = st.recursive(
+    st.sampled_from(["1", '"s[{"', "'x]}'", "true", "1979-05-27", '"""m\n[["""']),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3).map(lambda items: "[" + ", ".join(items) + "]"),
+        st.dictionaries(_toml_keys, inner, max_size=3).map(
+            lambda table: "{" + ", ".join(f"{k} = {v}" for k, v in table.items()) + "}"
+        ),
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    header=st.lists(st.sampled_from(["t", "u", '"v.w"']), max_size=3),
+    array_of_tables=st.booleans(),
+    entries=st.dictionaries(
+        st.lists(st.sampled_from(["k", "m", "'n.o'"]), min_size=1, max_size=3).map(".".join),
+        _toml_values,
+        min_size=1,
+        max_size=4,
+    ),
+    comment=st.booleans(),
+)
+def test_the_nesting_measured_before_parsing_is_the_parsed_depth(
+    header, array_of_tables, entries, comment
+):
+    import tomllib
+
+    from actuarial.guides import _toml_shape
+
+    lines = []
+    if header:
+        name = ".".join(header)
+        lines.append(f"[[{name}]]" if array_of_tables else f"[{name}]")
+    lines += [
+        f"{key} = {value}" + (" # [[[{{{" if comment else "") for key, value in entries.items()
+    ]
+    text = "\n".join(lines) + "\n"
+    try:
+        parsed = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return  # e.g. a key defined twice by two dotted keys; the parser reports it
+    assert _toml_shape(text)[0] == _parsed_depth(parsed)
