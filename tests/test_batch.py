@@ -634,17 +634,21 @@ CORRUPTIONS = {
     ),
     chunk_rows=st.integers(1, 70),
     out_name=st.sampled_from(["out.csv", "out.parquet"]),
+    in_format=st.sampled_from(["csv", "parquet"]),
 )
 def test_every_row_is_accounted_for_whatever_is_corrupted(
-    half_percent_guides, tmp_path_factory, seed, corruptions, chunk_rows, out_name
+    half_percent_guides, tmp_path_factory, seed, corruptions, chunk_rows, out_name, in_format
 ):
     folder = tmp_path_factory.mktemp("property")
     frame = as_text(generate_members(60, seed=seed))
     for row, name, pick in corruptions:
         choices = CORRUPTIONS[name]
         frame.loc[row, name] = choices[pick % len(choices)]
-    source = folder / "members.csv"
-    frame.to_csv(source, index=False)
+    source = folder / f"members.{in_format}"
+    if in_format == "csv":
+        frame.to_csv(source, index=False)
+    else:  # every column text, as a spreadsheet export would hold it
+        frame.astype(str).to_parquet(source)
     out = folder / out_name
     summary = run(source, half_percent_guides, out, chunk_rows=chunk_rows)
     result = read_output(out)
@@ -661,8 +665,12 @@ def test_every_row_is_accounted_for_whatever_is_corrupted(
     for r, clauses in valid.groupby("row")["clause"]:
         assert clauses.tolist() == list(CLAUSES), r
     # The valid rows alone give the same results.
-    alone_source = folder / "valid.csv"
-    frame.iloc[sorted(r - 1 for r in set(valid["row"]))].to_csv(alone_source, index=False)
+    alone_source = folder / f"valid.{in_format}"
+    alone_frame = frame.iloc[sorted(r - 1 for r in set(valid["row"]))]
+    if in_format == "csv":
+        alone_frame.to_csv(alone_source, index=False)
+    else:
+        alone_frame.astype(str).to_parquet(alone_source)
     run(alone_source, half_percent_guides, folder / ("alone" + out.suffix))
     alone = read_output(folder / ("alone" + out.suffix))
     columns = [c for c in alone.columns if c != "row"]
