@@ -191,11 +191,13 @@ def _parquet_chunk_rows(reader: pq.ParquetFile, chunk_rows: int) -> int:
 
 def _ids_as_text(batch: pa.RecordBatch) -> pa.RecordBatch:
     """A Parquet batch whose integer member ids are text: their digits, exactly (an integer
-    column with nulls would otherwise reach pandas as floats: 7 -> 7.0)."""
+    column with nulls would otherwise reach pandas as floats: 7 -> 7.0); binary ids are
+    read as UTF-8 text (a byte that is not makes the file unreadable, never a changed id)."""
     position = batch.schema.get_field_index("member_id")
     kind = batch.schema.field(position).type
     value_kind = kind.value_type if pa.types.is_dictionary(kind) else kind
-    if pa.types.is_integer(value_kind) or pa.types.is_dictionary(kind):
+    textual = pa.types.is_binary(value_kind) or pa.types.is_large_binary(value_kind)
+    if pa.types.is_integer(value_kind) or pa.types.is_dictionary(kind) or textual:
         column = batch.column(position)
         if pa.types.is_dictionary(kind):
             column = column.dictionary_decode()

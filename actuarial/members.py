@@ -199,7 +199,7 @@ def _timestamp_problems(series: pd.Series) -> list[tuple[np.ndarray, str]]:
 
 def _parse_dates(series: pd.Series) -> np.ndarray:
     """ISO dates (YYYY-MM-DD) as datetime64[D]; NaT where missing or unparseable, or a
-    timestamp with a time zone or a time of day (see :func:`_timestamp_problem`)."""
+    timestamp with a time zone or a time of day (see :func:`_timestamp_problems`)."""
     if isinstance(series.dtype, pd.DatetimeTZDtype):
         return np.full(len(series), np.datetime64("NaT"), "datetime64[D]")
     if pd.api.types.is_datetime64_any_dtype(series.dtype):

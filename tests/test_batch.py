@@ -723,3 +723,37 @@ def test_a_member_file_that_is_a_folder_is_one_error(half_percent_guides, tmp_pa
         match=exactly(f"{source}: cannot read the member file (a folder, not a file)"),
     ):
         run(source, half_percent_guides, tmp_path / "out.csv")
+
+
+@pytest.mark.parametrize(
+    ("kind", "ids", "expected"),
+    [
+        ("int32", [1, None, -2], ["1", "", "-2"]),
+        ("uint64", [2**64 - 1, 0, None], ["18446744073709551615", "0", ""]),
+        ("binary", [b"M-1", b"\xc3\xa9", None], ["M-1", "\u00e9", ""]),
+        ("dictionary", ["M-1", "M-2", None], ["M-1", "M-2", ""]),
+        ("large_string", ["M-1", "NA", None], ["M-1", "NA", ""]),
+    ],
+)
+def test_parquet_ids_of_every_type_are_read_as_their_text(
+    half_percent_guides, member, tmp_path, kind, ids, expected
+):
+    import pyarrow as pa
+
+    frame = pd.DataFrame([member() for _ in ids]).drop(columns="member_id")
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    types = {
+        "int32": pa.int32(),
+        "uint64": pa.uint64(),
+        "binary": pa.binary(),
+        "large_string": pa.large_string(),
+    }
+    if kind == "dictionary":
+        column = pa.array(ids, type=pa.string()).dictionary_encode()
+    else:
+        column = pa.array(ids, type=types[kind])
+    source = tmp_path / "members.parquet"
+    pq.write_table(table.append_column("member_id", column), source)
+    run(source, half_percent_guides, tmp_path / "out.parquet")
+    result = read_output(tmp_path / "out.parquet").drop_duplicates("row")
+    assert result["member_id"].tolist() == expected
