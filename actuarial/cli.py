@@ -72,7 +72,10 @@ def _writing_command(command):
 
     @functools.wraps(command)
     def wrapper(*args, **kwargs):
-        previous = signal.signal(signal.SIGTERM, _terminated)
+        try:
+            previous, handled = signal.signal(signal.SIGTERM, _terminated), True
+        except ValueError:  # not the main thread: SIGTERM keeps its handler
+            previous, handled = None, False
         try:
             return command(*args, **kwargs)
         except KeyboardInterrupt:
@@ -82,7 +85,8 @@ def _writing_command(command):
             where = error.filename or "file system"
             _fail(f"{where}: {error.strerror or error}")
         finally:
-            signal.signal(signal.SIGTERM, previous)
+            if handled:
+                signal.signal(signal.SIGTERM, previous or signal.SIG_DFL)
 
     return wrapper
 
