@@ -85,8 +85,10 @@ FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 # make a larger file).
 DEFAULT_CHUNK_ROWS = 250_000
 # ...and of bytes of text: a chunk ends early when its cells hold more, so long fields never
-# make a chunk larger than this (a Parquet chunk is sized from the row groups' bytes).
-CHUNK_BYTES = 64 << 20
+# make a chunk much larger than this (250,000 generated members hold 22 MB).
+CHUNK_BYTES = 32 << 20
+PARQUET_BATCH_ROWS = 1_024  # Parquet rows decoded at a time: a row group of 20,000 rows of
+# 40,000 characters peaked at 1.1 GB read 4,096 rows at a time, 0.6 GB 1,024 at a time.
 HEADER_BYTES = 1 << 20  # a CSV header line longer than this is not read whole
 # A text cell beginning so is a formula to a spreadsheet: written after an apostrophe in CSV.
 SPREADSHEET_FORMULA_START = r"^[=+\-@\t\r]"
@@ -140,7 +142,13 @@ def _format(path: Path, what: str) -> str:
     return fmt
 
 
-def _csv_reader(path: Path, columns, block_size=1 << 24):
+# Bytes of CSV parsed at a time. Arrow's streaming reader reads up to 32 blocks ahead of
+# the consumer whatever it does, so the block bounds that memory: 16 MB blocks held 600 MB
+# of a wide file while a chunk was computed; 1 MB blocks hold 40 MB, at the same speed.
+CSV_BLOCK_BYTES = 1 << 20
+
+
+def _csv_reader(path: Path, columns, block_size=CSV_BLOCK_BYTES):
     return pa_csv.open_csv(
         path,
         read_options=pa_csv.ReadOptions(block_size=block_size),
@@ -176,19 +184,6 @@ def _parquet_reader(path: Path) -> pq.ParquetFile:
     return pq.ParquetFile(path, pre_buffer=False)
 
 
-def _parquet_chunk_rows(reader: pq.ParquetFile, chunk_rows: int) -> int:
-    """``chunk_rows``, or fewer when the row groups' rows are long (bounded bytes a chunk)."""
-    metadata = reader.metadata
-    widest = max(
-        (
-            metadata.row_group(i).total_byte_size / max(metadata.row_group(i).num_rows, 1)
-            for i in range(metadata.num_row_groups)
-        ),
-        default=0,
-    )
-    return max(1, min(chunk_rows, int(CHUNK_BYTES // max(widest, 1))))
-
-
 def _ids_as_text(batch: pa.RecordBatch) -> pa.RecordBatch:
     """A Parquet batch whose integer member ids are text: their digits, exactly (an integer
     column with nulls would otherwise reach pandas as floats: 7 -> 7.0); binary ids are
@@ -205,49 +200,51 @@ def _ids_as_text(batch: pa.RecordBatch) -> pa.RecordBatch:
     return batch
 
 
+def _record_batches(path: Path, fmt: str, columns) -> Iterator[pa.RecordBatch]:
+    """The file's columns in small record batches (1 MB of CSV, or PARQUET_BATCH_ROWS rows
+    of Parquet, ids as text), so that no long text is read far ahead of its chunk."""
+    if fmt == "parquet":
+        for batch in _parquet_reader(path).iter_batches(PARQUET_BATCH_ROWS, columns=columns):
+            yield _ids_as_text(batch) if "member_id" in columns else batch
+        return
+    yield from _csv_reader(path, columns)
+
+
 def _batches(
     path: Path, fmt: str, chunk_rows: int, date_as_object: bool = True
 ) -> Iterator[pd.DataFrame]:
-    """The member file in frames of about ``chunk_rows`` rows (required columns only), and
-    of at most about :data:`CHUNK_BYTES` of text.
+    """The member file in frames of ``chunk_rows`` rows (required columns only), or fewer
+    when their cells hold more than about :data:`CHUNK_BYTES`.
 
     ``date_as_object=False``: Parquet date columns as datetime64, the engine's form, rather
     than a Python object per cell to build and convert back.
     """
-    if fmt == "parquet":
-        reader = _parquet_reader(path)
-        rows = _parquet_chunk_rows(reader, chunk_rows)
-        for batch in reader.iter_batches(rows, columns=list(MEMBER_FIELDS)):
-            yield _ids_as_text(batch).to_pandas(date_as_object=date_as_object)
-        return
+
+    def frame(batches) -> pd.DataFrame:
+        return pa.Table.from_batches(batches).to_pandas(date_as_object=date_as_object)
+
     pending: list[pa.RecordBatch] = []
     size = nbytes = 0
-    for batch in _csv_reader(path, MEMBER_FIELDS):
+    for batch in _record_batches(path, fmt, list(MEMBER_FIELDS)):
         pending.append(batch)
         size += batch.num_rows
         nbytes += batch.nbytes
         while size >= chunk_rows:  # a block read may hold many chunks
             table = pa.Table.from_batches(pending)
-            yield table.slice(0, chunk_rows).to_pandas()
+            yield table.slice(0, chunk_rows).to_pandas(date_as_object=date_as_object)
             rest = table.slice(chunk_rows)
             pending, size = rest.to_batches(), rest.num_rows
             nbytes = sum(part.nbytes for part in pending)
         if nbytes >= CHUNK_BYTES and size:  # long fields: a chunk of fewer rows
-            yield pa.Table.from_batches(pending).to_pandas()
+            yield frame(pending)
             pending, size, nbytes = [], 0, 0
     if pending:
-        yield pa.Table.from_batches(pending).to_pandas()
+        yield frame(pending)
 
 
 def _id_chunks(path: Path, fmt: str, chunk_rows: int) -> Iterator[pa.Array]:
-    """The member_id column alone, in chunks, as stored (ids may be stored as numbers)."""
-    if fmt == "parquet":
-        reader = _parquet_reader(path)
-        rows = _parquet_chunk_rows(reader, chunk_rows)
-        for batch in reader.iter_batches(rows, columns=["member_id"]):
-            yield _ids_as_text(batch).column(0)
-        return
-    for batch in _csv_reader(path, ["member_id"]):
+    """The member_id column alone, in chunks, as text (integer ids as their digits)."""
+    for batch in _record_batches(path, fmt, ["member_id"]):
         yield batch.column(0)
 
 
