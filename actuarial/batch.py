@@ -299,7 +299,12 @@ def read_members(path) -> pd.DataFrame:
 
 def _check_readable(path: Path, fmt: str) -> None:
     if not path.is_file():
-        reason = "a folder, not a file" if path.is_dir() else "no such file"
+        if path.is_dir():
+            reason = "a folder, not a file"
+        elif path.exists():
+            reason = "not a regular file"  # a pipe or a device: never waited on
+        else:
+            reason = "no such file"
         raise MemberFileError(f"{path}: cannot read the member file ({reason})")
     try:
         columns = _columns(path, fmt)

@@ -663,13 +663,18 @@ def load_every_guide(path) -> list[Guide]:
     path = Path(path)
     if not path.is_dir():
         raise GuideError([Problem(str(path), None, "not a folder of Actuarial Guides")])
-    folders = (
-        [path]
-        if (path / "guide.toml").exists()
-        else sorted(
-            child for child in path.iterdir() if child.is_dir() and not child.name.startswith(".")
+    try:
+        folders = (
+            [path]
+            if (path / "guide.toml").exists()
+            else sorted(
+                child
+                for child in path.iterdir()
+                if child.is_dir() and not child.name.startswith(".")
+            )
         )
-    )
+    except OSError as error:
+        raise GuideError([Problem(str(path), None, f"cannot read ({error.strerror})")]) from error
     problems: list[Problem] = []
     guides = [guide for folder in folders if (guide := _check_guide(folder, problems))]
     if problems:

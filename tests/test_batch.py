@@ -757,3 +757,13 @@ def test_parquet_ids_of_every_type_are_read_as_their_text(
     run(source, half_percent_guides, tmp_path / "out.parquet")
     result = read_output(tmp_path / "out.parquet").drop_duplicates("row")
     assert result["member_id"].tolist() == expected
+
+
+def test_a_member_file_that_is_a_pipe_is_refused_without_waiting(half_percent_guides, tmp_path):
+    import os
+
+    source = tmp_path / "members.csv"
+    os.mkfifo(source)
+    message = f"{source}: cannot read the member file (not a regular file)"
+    with pytest.raises(MemberFileError, match=exactly(message)):
+        run(source, half_percent_guides, tmp_path / "out.csv")

@@ -768,3 +768,14 @@ def test_the_nesting_measured_before_parsing_is_the_parsed_depth(
     except tomllib.TOMLDecodeError:
         return  # e.g. a key defined twice by two dotted keys; the parser reports it
     assert _toml_shape(text)[0] == _parsed_depth(parsed)
+
+
+def test_a_folder_that_cannot_be_listed_is_a_problem_not_a_traceback(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    def refuse(self):
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "iterdir", refuse)
+    with pytest.raises(GuideError, match=exactly(f"{tmp_path}: cannot read (Permission denied)")):
+        load_guides(tmp_path)
