@@ -21,11 +21,13 @@ import contextlib
 import csv
 import datetime as dt
 import json
+import sys
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -33,9 +35,11 @@ import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
 from actuarial.duplicate_ids import DuplicateIds, find_duplicates
-from actuarial.engine import CodedText, MemberResults, evaluate_members
+from actuarial.engine import COLUMNS, CodedText, MemberResults, evaluate_members
 from actuarial.guides import GuideSet
 from actuarial.interpretations import Readings
+from actuarial.law.clauses import CLAUSES
+from actuarial.law.parameters import law_in_force, resolve_as_of
 from actuarial.members import (
     MEMBER_FIELDS,
     MEMBER_ID_MAX_LENGTH,
@@ -45,33 +49,15 @@ from actuarial.members import (
 )
 from actuarial.output_files import check_output, writing
 from actuarial.shown_text import shortened
-from actuarial.statute import CLAUSES
 
 __all__ = ["OUTPUT_SCHEMA", "BatchSummary", "read_members", "run_batch"]
 
-OUTPUT_SCHEMA = pa.schema(
-    [
-        ("row", pa.int64()),
-        ("member_id", pa.string()),
-        ("clause", pa.string()),
-        ("eligible", pa.bool_()),
-        ("reason", pa.string()),
-        ("start_date", pa.date32()),
-        ("reduction_factor", pa.float64()),
-        ("annual_amount", pa.float64()),
-        ("monthly_amount", pa.float64()),
-        ("minimum_topup", pa.float64()),
-        ("guide_id", pa.string()),
-        ("error", pa.string()),
-        ("warnings", pa.string()),
-        ("readings", pa.string()),
-    ]
-)
+OUTPUT_SCHEMA = pa.schema([(column.name, column.arrow_type) for column in COLUMNS])
 # The text columns reach the writers as dictionaries (the codes and distinct texts of the
 # categorical results): the CSV writer expands them a block at a time, and Parquet stores
 # text dictionary-encoded anyway, so millions of strings are never built nor hashed.
 # The files hold OUTPUT_SCHEMA's types: strings.
-TEXT_COLUMNS = ("clause", "reason", "guide_id", "error", "warnings", "readings")
+TEXT_COLUMNS = tuple(column.name for column in COLUMNS if column.coded)
 WRITE_SCHEMA = pa.schema(
     [
         pa.field(f.name, pa.dictionary(pa.int32(), f.type)) if f.name in TEXT_COLUMNS else f
@@ -107,18 +93,29 @@ class BatchSummary:
     clause_errors: int = 0
     with_warnings: int = 0
     output_rows: int = 0
+    as_of: dt.date | None = None
+    law_files: list = field(default_factory=list)  # {"file", "sha256"} in the order applied
+    guides_used: dict = field(default_factory=dict)  # guide id -> status, for reduced rows
 
     def add(self, results) -> None:
         valid = results.members.valid
         self.members += len(valid)
         self.invalid += int((~valid).sum())
         self.not_covered += int((valid & ~results.covered).sum())
-        for column, clause in enumerate(CLAUSES):
-            self.eligible[clause] += int(results.eligible[:, column].sum())
+        for column, clause in enumerate(results.clause_ids):
+            self.eligible[clause] = self.eligible.get(clause, 0) + int(
+                results.eligible[:, column].sum()
+            )
         self.lifted_by_minimum += int((results.minimum_topup > 0).any(axis=1).sum())
         self.clause_errors += int(results.error_mask.sum())
         self.with_warnings += int((results.warnings != "").sum())
-        self.output_rows += int(len(CLAUSES) * valid.sum() + (~valid).sum())
+        self.output_rows += int(len(results.clauses) * valid.sum() + (~valid).sum())
+        self.as_of = results.as_of
+        self.law_files = results.law.provenance()
+        used = np.unique(results.guide_index[results.guide_index >= 0])
+        for index in used:
+            guide = results.guides.guides[index]
+            self.guides_used[guide.id] = guide.status
 
     def lines(self) -> list[str]:
         eligible = ", ".join(f"({c}) {n:,}" for c, n in self.eligible.items())
@@ -126,10 +123,18 @@ class BatchSummary:
             f"members: {self.members:,} (invalid rows: {self.invalid:,}; "
             f"not covered, I-1: {self.not_covered:,})",
             f"eligible by clause: {eligible}",
-            f"members lifted by the $500 minimum: {self.lifted_by_minimum:,}",
-            f"clause rows with an error (no guide in force): {self.clause_errors:,}",
+            f"members lifted by the monthly minimum: {self.lifted_by_minimum:,}",
+            f"clause rows with an error (no guide factor): {self.clause_errors:,}",
             f"members with data-quality warnings: {self.with_warnings:,}",
             f"output rows: {self.output_rows:,}",
+            f"payment date: the later of {self.as_of} (as of) and each annuity's start date",
+            *(f"law: {f['file']} sha256 {f['sha256']}" for f in self.law_files),
+            *(
+                f"note: guide '{guide}' is {status}, not adopted by the Junta de Síndicos: "
+                "its reductions are illustrations, not the Board's"
+                for guide, status in self.guides_used.items()
+                if status != "adopted"
+            ),
         ]
 
 
@@ -291,7 +296,7 @@ def read_members(path) -> pd.DataFrame:
     path = Path(path)
     fmt = _format(path, "a member file")
     _check_readable(path, fmt)
-    frames = list(_reading(path, _batches(path, fmt, 1 << 30)))
+    frames = list(_reading(path, _batches(path, fmt, sys.maxsize)))  # in chunks of bytes
     if len(frames) > 1:
         return pd.concat(frames, ignore_index=True)
     return frames[0] if frames else pd.DataFrame(columns=list(MEMBER_FIELDS))
@@ -338,6 +343,8 @@ def _arrow_table(results: MemberResults, for_spreadsheets: bool = False) -> pa.T
             else:
                 codes = pa.array(values.codes, type=kind.index_type)
                 columns[name] = pa.DictionaryArray.from_arrays(codes, texts)
+        elif isinstance(values, pa.Array):
+            columns[name] = values
         else:  # NaN amounts and NaT dates become missing values
             columns[name] = pa.array(values, type=kind, from_pandas=True)
     return pa.table(columns, schema=WRITE_SCHEMA)
@@ -351,6 +358,7 @@ def run_batch(
     readings: Readings | None = None,
     chunk_rows: int = DEFAULT_CHUNK_ROWS,
     progress: bool = True,
+    law=None,
 ) -> BatchSummary:
     """Evaluate a member file into ``out_path``; every input row is in the output.
 
@@ -362,16 +370,19 @@ def run_batch(
     from tqdm import tqdm
 
     readings = readings or Readings()
+    law = law_in_force(law)
+    as_of = resolve_as_of(as_of)
     members_path, out_path = Path(members_path), Path(out_path)
     fmt = _format(members_path, "a member file")
     out_fmt = _format(out_path, "the output file")
-    # Every file the run reads: the member file and the guides' files.
+    # Every file the run reads: the member file, the guides' files and the law's files.
     inputs = [members_path] + [
         guide.path / name
         for guide in guides
         if guide.path is not None
         for name in ("guide.toml", "reduction.csv")
     ]
+    inputs += [Path(entry["file"]) for entry in law.provenance()]
     check_output(out_path, inputs)  # before anything is read
     _check_readable(members_path, fmt)
     duplicates = _duplicated_in_file(members_path, fmt, chunk_rows)
@@ -383,8 +394,10 @@ def run_batch(
             {g.id: g.sha256() for g in guides}, sort_keys=True
         ).encode(),
         b"actuarial.members": str(members_path.name).encode(),
+        b"actuarial.law": json.dumps(law.provenance()).encode(),
+        b"actuarial.as_of": as_of.isoformat().encode(),
     }
-    summary = BatchSummary()
+    summary = BatchSummary(as_of=as_of, law_files=law.provenance())
     with writing(out_path, inputs) as partial:
         if out_fmt == "parquet":
             # The Arrow schema (dictionaries) is not stored: the file's types are OUTPUT_SCHEMA's.
@@ -414,7 +427,7 @@ def run_batch(
                         first_row=first_row,
                         duplicates=duplicates,
                     )
-                    results = evaluate_members(members, guides, as_of, readings)
+                    results = evaluate_members(members, guides, as_of, readings, law)
                     summary.add(results)
                     table = _arrow_table(results, for_spreadsheets=out_fmt == "csv")
                     del members, results

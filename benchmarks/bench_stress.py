@@ -46,8 +46,8 @@ from support import (
 )
 
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES
+from actuarial.law.clauses import CLAUSES
 from actuarial.members import MEMBER_FIELDS
-from actuarial.statute import CLAUSES
 
 BENCHMARKS = Path(__file__).resolve().parent
 RATIO = 1.25  # peak memory of the corrupt run against the clean run

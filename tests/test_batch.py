@@ -19,7 +19,8 @@ from actuarial import batch
 from actuarial.batch import OUTPUT_SCHEMA, read_members, run_batch
 from actuarial.engine import evaluate_frame
 from actuarial.guides import load_guides
-from actuarial.interpretations import Readings
+from actuarial.law.parameters import shipped_law
+from actuarial.law.readings import Readings
 from actuarial.members import MEMBER_FIELDS, MemberFileError
 from actuarial.output_files import OutputFileError
 from actuarial.synthetic import generate_members
@@ -70,7 +71,11 @@ def sample_members(tmp_path):
     return path
 
 
+AS_OF = dt.date(2026, 6, 1)  # the fixed date the results are asked for
+
+
 def run(members_path, guides, out_path, **options):
+    options.setdefault("as_of", AS_OF)
     return run_batch(members_path, guides, out_path, progress=False, **options)
 
 
@@ -339,10 +344,14 @@ def test_summary_counts_members_invalid_rows_coverage_and_eligibility(
     assert summary.lines() == [
         "members: 4 (invalid rows: 1; not covered, I-1: 1)",
         "eligible by clause: (a) 1, (b) 0, (c) 1, (d) 1",
-        "members lifted by the $500 minimum: 1",
-        "clause rows with an error (no guide in force): 0",
+        "members lifted by the monthly minimum: 1",
+        "clause rows with an error (no guide factor): 0",
         "members with data-quality warnings: 0",
         "output rows: 13",
+        "payment date: the later of 2026-06-01 (as of) and each annuity's start date",
+        f"law: actuarial/law/law.toml sha256 {shipped_law().files[0].sha256}",
+        "note: guide 'illustrative-half-percent-per-month' is illustrative, not adopted by the "
+        "Junta de Síndicos: its reductions are illustrations, not the Board's",
     ]
     assert len(pd.read_csv(tmp_path / "out.csv")) == 13
 
@@ -437,7 +446,7 @@ def test_a_separation_date_no_guide_covers_errs_on_that_inciso_c_row_only(
     assert result.loc[("EARLY", "d"), "annual_amount"] == 20_880.00
     assert result.loc[("LATER", "c"), "annual_amount"] == 15_120.00
     assert summary.clause_errors == 1
-    assert summary.lines()[3] == "clause rows with an error (no guide in force): 1"
+    assert summary.lines()[3] == "clause rows with an error (no guide factor): 1"
 
 
 # ------------------------------------------------- ids, dates and text through the files
@@ -605,7 +614,10 @@ def test_a_long_field_is_cut_in_messages_and_memory_stays_small(
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from actuarial.statute import CLAUSES  # noqa: E402
+from actuarial.law.clauses import CLAUSES  # noqa: E402
+
+CLAUSE_IDS = tuple(CLAUSES)  # the registry: ids of the clauses, in order
+
 
 CORRUPTIONS = {
     "member_id": ["", " ", " M", "M ", "x" * 101, "\x1b", "DUP"],
@@ -658,12 +670,12 @@ def test_every_row_is_accounted_for_whatever_is_corrupted(
     sizes = per_row.size()
     invalid_rows = set(result.loc[result["clause"] == "", "row"])
     assert all(sizes[r] == 1 for r in invalid_rows)
-    assert all(sizes[r] == len(CLAUSES) for r in set(sizes.index) - invalid_rows)
+    assert all(sizes[r] == len(CLAUSE_IDS) for r in set(sizes.index) - invalid_rows)
     assert summary.invalid == len(invalid_rows)
     assert summary.output_rows == len(result)
     valid = result[~result["row"].isin(invalid_rows)]
     for r, clauses in valid.groupby("row")["clause"]:
-        assert clauses.tolist() == list(CLAUSES), r
+        assert clauses.tolist() == list(CLAUSE_IDS), r
     # The valid rows alone give the same results.
     alone_source = folder / f"valid.{in_format}"
     alone_frame = frame.iloc[sorted(r - 1 for r in set(valid["row"]))]
