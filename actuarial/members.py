@@ -612,7 +612,7 @@ def member_warnings(members: MemberArrays, payment_date: dt.date | None = None) 
         found.append(
             (
                 members.separation_date > payment,
-                lambda i: f"'separation_date' is after the payment date {payment} "
+                lambda i: f"'separation_date' is after the payment date (as_of) {payment} "
                 f"(got {members.separation_date[i]})",
             )
         )

@@ -492,7 +492,7 @@ def test_ids_differing_only_by_white_space_are_errors_not_three_members(
         ({"credited_service": 30.09}, None, "'credited_service' is longer than the 30.00 years "
          "from 'entry_date' to 'separation_date' (got 30.09, purchased service?)"),
         ({"credited_service": 30.08}, None, ""),
-        ({}, dt.date(2025, 6, 14), "'separation_date' is after the payment date 2025-06-14 "
+        ({}, dt.date(2025, 6, 14), "'separation_date' is after the payment date (as_of) 2025-06-14 "
          "(got 2025-06-15)"),
         ({}, dt.date(2025, 6, 15), ""),
         ({"average_compensation": 999.99}, None, "'average_compensation' is below 1,000 a year, "
