@@ -1,4 +1,4 @@
-"""5. Hostile input: memory and time bounded whatever the text, and nothing lost.
+"""7. Hostile input: memory and time bounded whatever the text, and nothing lost.
 
 Each batch runs in a new process (``python benchmarks/bench_stress.py --child ...``) that
 reports its own peak memory (VmHWM), as ``child.py`` does:
@@ -242,7 +242,7 @@ def accounting(out: Path, members: int) -> tuple[int, np.ndarray]:
 
 # ------------------------------------------------------------------ the benchmark
 def run(members_count: int = 1_000_000, guide_days: int = 2_000, guide_members: int = 20_000):
-    section = Section(f"5. Hostile input ({count(members_count)} members)")
+    section = Section(f"7. Hostile input ({count(members_count)} members)")
     clean = members_file(members_count, "csv")
     say(f"stress: corrupting {clean.name}")
     corrupt, corrupted_rows = corrupt_file(clean, members_count)
