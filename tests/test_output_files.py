@@ -313,7 +313,7 @@ def large_members(tmp_path_factory):
     paths = []
     for seed in (1, 2):
         path = folder / f"members-{seed}.csv"
-        frame = generate_members(60_000, seed=seed, invalid_fraction=0.01)
+        frame = generate_members(200_000, seed=seed, invalid_fraction=0.01)
         frame.to_csv(path, index=False, date_format="%Y-%m-%d")
         paths.append(path)
     return paths
@@ -330,11 +330,11 @@ def test_two_runs_on_one_output_give_one_complete_run(large_members, tmp_path, o
     for number, members in enumerate(large_members):
         reference = tmp_path / f"reference-{number}{out.suffix}"
         subprocess.run(
-            _batch(members, reference, "--chunk-rows", "5000"), check=True, capture_output=True
+            _batch(members, reference, "--chunk-rows", "20000"), check=True, capture_output=True
         )
         references.append(reference.read_bytes())
     runs = [
-        subprocess.Popen(_batch(m, out, "--chunk-rows", "5000"), stdout=subprocess.DEVNULL)
+        subprocess.Popen(_batch(m, out, "--chunk-rows", "20000"), stdout=subprocess.DEVNULL)
         for m in large_members
     ]
     started = time.monotonic()
@@ -354,7 +354,7 @@ def _start_and_wait_for_temporary(command, out, timeout=120):
             process.kill()
             pytest.fail("the run ended before its temporary file was seen")
         time.sleep(0.01)
-    time.sleep(0.3)  # well into writing
+    time.sleep(0.05)  # into the chunks: 2,000 of them to go, seconds of work
     return process
 
 
@@ -367,7 +367,7 @@ def test_an_interrupted_run_leaves_the_previous_output_and_nothing_else(
     subprocess.run(_batch(SAMPLE, out), check=True, capture_output=True)
     previous = out.read_bytes()
     process = _start_and_wait_for_temporary(
-        _batch(large_members[0], out, "--chunk-rows", "2000"), out
+        _batch(large_members[0], out, "--chunk-rows", "100"), out
     )
     process.send_signal(sent)
     _, error = process.communicate(timeout=120)
@@ -385,7 +385,7 @@ def test_a_killed_run_leaves_the_previous_output_and_the_next_run_cleans_up(
     subprocess.run(_batch(SAMPLE, out), check=True, capture_output=True)
     previous = out.read_bytes()
     process = _start_and_wait_for_temporary(
-        _batch(large_members[0], out, "--chunk-rows", "2000"), out
+        _batch(large_members[0], out, "--chunk-rows", "100"), out
     )
     process.kill()
     process.wait(timeout=60)
