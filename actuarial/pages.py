@@ -10,7 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-__all__ = ["expect_error", "show_error"]
+__all__ = ["expect_error", "show_error", "use_plot_style"]
+
+# Series told apart without colour: each line its own dash pattern and marker.
+LINE_STYLES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1, 1, 1)))
+MARKERS = ("o", "s", "^", "D", "v")
+COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e")
 
 
 def expect_error(error_type: type[BaseException], pattern: str, function: Callable, *args, **kw):
@@ -40,3 +45,30 @@ def show_error(error_type: type[BaseException], pattern: str, function: Callable
     ``ErrorType: message``."""
     error = expect_error(error_type, pattern, function, *args, **kwargs)
     print(f"{type(error).__name__}: {error}")
+
+
+def use_plot_style() -> None:
+    """Plots of every page: sized to read, series told apart by line style and marker as well
+    as colour, a light grid, and text drawn as written (matplotlib's mathtext never parses a
+    ``$`` in a title or label, so a guide id or file name from data shows literally)."""
+    import matplotlib as mpl
+    from cycler import cycler
+
+    mpl.rcParams.update(
+        {
+            "text.parse_math": False,
+            "figure.figsize": (9.0, 4.8),
+            "figure.dpi": 100,
+            "font.size": 11,
+            "axes.titlesize": 12,
+            "axes.grid": True,
+            "grid.alpha": 0.3,
+            "legend.framealpha": 0.9,
+            "lines.linewidth": 1.8,
+            "lines.markersize": 5,
+            "axes.prop_cycle": cycler(color=COLOURS)
+            + cycler(linestyle=LINE_STYLES)
+            + cycler(marker=MARKERS)
+            + cycler(markevery=[0.08] * len(MARKERS)),  # a marker every 8% of the axes' width
+        }
+    )

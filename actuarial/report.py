@@ -298,6 +298,25 @@ def _index(entries: Iterable[tuple[str, str, str]], footer: str) -> str:
 
 MATHJAX_FOLDER = "mathjax"
 MATHJAX_URL = f"{MATHJAX_FOLDER}/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"
+# What MathJax typesets: formulas between \( \) inline and \[ \] displayed, never text between
+# dollar signs (amounts are dollars), and nothing inside an output, the inputs box or the
+# footer (text from data). The copied MathJax has the STIX-Web fonts only: asked for by name,
+# so that accents sit on their letters (the TeX fonts it would look for are not there).
+MATHJAX_CONFIG = r"""MathJax.Hub.Config({
+    tex2jax: {
+        inlineMath: [["\\(", "\\)"]],
+        displayMath: [["\\[", "\\]"]],
+        processEscapes: false,
+        processEnvironments: true,
+        ignoreClass: "tex2jax_ignore|jp-OutputArea|report-inputs|provenance"
+    },
+    "HTML-CSS": {
+        availableFonts: ["STIX-Web"], preferredFont: "STIX-Web", webFont: "STIX-Web",
+        imageFont: null
+    },
+    displayAlign: "center",
+    messageStyle: "none"
+});"""
 
 
 def _copy_mathjax(out_dir: Path) -> None:
@@ -309,17 +328,68 @@ def _copy_mathjax(out_dir: Path) -> None:
         shutil.copytree(source, out_dir / MATHJAX_FOLDER, dirs_exist_ok=True)
 
 
-# nbconvert's lab page, without the require.js it fetches from a CDN for widgets (none here).
-PAGE_TEMPLATE = """{%- extends 'index.html.j2' -%}
+# nbconvert's lab page, without the require.js it fetches from a CDN for widgets (none here),
+# and with our MathJax configuration instead of nbconvert's (which takes $ as a delimiter).
+PAGE_TEMPLATE = (
+    """{%- extends 'index.html.j2' -%}
 {%- block html_head_js_requirejs -%}{%- endblock html_head_js_requirejs -%}
+{%- block html_head_js_mathjax -%}
+<script type="text/x-mathjax-config">
 """
+    + MATHJAX_CONFIG
+    + """
+</script>
+<script src="{{ resources.mathjax_url }}"></script>
+{%- endblock html_head_js_mathjax -%}
+"""
+)
 
 
-def _render(notebook, title: str) -> str:
-    from jinja2 import DictLoader
+def _markdown_to_html(source: str, renderer) -> str:
+    r"""Markdown cells to HTML, formulas delimited for :data:`MATHJAX_CONFIG`.
+
+    nbconvert's parser reads ``$...$`` as a formula and writes every formula back between
+    dollar signs; here text between single dollar signs stays text (``\$`` and ``$`` both
+    give a dollar sign), and the formulas written ``\\(...\\)``, ``\\[...\\]`` or ``$$...$$``
+    in a notebook are written ``\(...\)`` or ``\[...\]`` for MathJax.
+    """
+    from nbconvert.filters.markdown_mistune import MarkdownWithMath, MathInlineParser
+
+    class Inline(MathInlineParser):
+        DEFAULT_RULES = tuple(rule for rule in MathInlineParser.DEFAULT_RULES
+                              if rule != "inline_math_tex")
+
+    return MarkdownWithMath(renderer=renderer, inline=Inline(hard_wrap=False)).render(source)
+
+
+def _exporter():
+    from jinja2 import DictLoader, pass_context
     from nbconvert import HTMLExporter
+    from nbconvert.filters.markdown_mistune import IPythonRenderer
 
-    exporter = HTMLExporter(
+    class Renderer(IPythonRenderer):
+        def inline_math(self, body: str) -> str:
+            return rf"\({self.escape_html(body)}\)"
+
+        def block_math(self, body: str) -> str:
+            return rf"\[{self.escape_html(body)}\]"
+
+    class Exporter(HTMLExporter):
+        @pass_context
+        def markdown2html(self, context, source):
+            cell = context.get("cell", {})
+            renderer = Renderer(
+                escape=False,
+                attachments=cell.get("attachments", {}),
+                embed_images=self.embed_images,
+                path=context.get("resources", {}).get("metadata", {}).get("path", ""),
+                anchor_link_text=self.anchor_link_text,
+                exclude_anchor_links=self.exclude_anchor_links,
+                **self.lexer_options,
+            )
+            return _markdown_to_html(source, renderer)
+
+    return Exporter(
         template_name="lab",
         extra_loaders=[DictLoader({"actuarial_page.html.j2": PAGE_TEMPLATE})],
         template_file="actuarial_page.html.j2",
@@ -327,7 +397,10 @@ def _render(notebook, title: str) -> str:
         exclude_output_prompt=True,
         mathjax_url=MATHJAX_URL,
     )
-    body, _ = exporter.from_notebook_node(notebook, resources={"metadata": {"name": title}})
+
+
+def _render(notebook, title: str) -> str:
+    body, _ = _exporter().from_notebook_node(notebook, resources={"metadata": {"name": title}})
     return body
 
 

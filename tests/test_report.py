@@ -284,3 +284,27 @@ def test_report_command_fails_with_the_guide_problem_and_exit_status_1(tmp_path)
     )
     assert result.exit_code == 1
     assert "no guide found" in result.output
+
+
+# ----------------------------------------------------------------- formulas and dollars
+def test_dollar_amounts_stay_text_and_formulas_get_mathjax_delimiters():
+    notebook = new_notebook(
+        cells=[
+            new_markdown_cell(
+                "# Page\n\nde quinientos dólares ($500) mensuales, efectivo el, 1ro de julio "
+                "de 2013 ... de quinientos dólares (\\$500).\n\n"
+                "With 48,000 and 25 years the annuity is $18,000.00; \\\\(AC \\times S\\\\).\n\n"
+                "$$\nf(x) = \\ddot{a}^{(12)}_x\n$$"
+            )
+        ]
+    )
+    page = report._render(notebook, "Page")
+    assert (
+        "de quinientos dólares ($500) mensuales, efectivo el, 1ro de julio de 2013 ... "
+        "de quinientos dólares ($500)." in page
+    )
+    assert "With 48,000 and 25 years the annuity is $18,000.00; \\(AC \\times S\\)." in page
+    assert "\\[\nf(x) = \\ddot{a}^{(12)}_x\n\\]" in page
+    config = report.MATHJAX_CONFIG
+    assert 'inlineMath: [["\\\\(", "\\\\)"]]' in config and "'$'" not in config
+    assert '"$"' not in config and "$$" not in config
