@@ -9,6 +9,7 @@ Nothing here applies the law: the numbers come from the engine, the guides and
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -17,7 +18,7 @@ import pandas as pd
 
 from actuarial.dates import format_age
 from actuarial.equivalence import early_retirement_factor, fit_interest
-from actuarial.guides import Guide, GuideError, load_every_guide
+from actuarial.guides import Guide, GuideError, GuideSet, load_every_guide
 from actuarial.interpretations import INTERPRETATIONS, Readings
 from actuarial.mortality import LifeTable, MortalityError, table_from_spec
 from actuarial.statute import CLAUSE_RULES, CLAUSE_TITLES, CLAUSES
@@ -28,8 +29,10 @@ __all__ = [
     "clause_summary",
     "equivalence_table",
     "factor_grid",
+    "factor_in_force",
     "guide_factor_table",
     "guide_summary",
+    "guide_under_review",
     "guides_in",
     "implied_interest",
     "interpretations_table",
@@ -39,6 +42,7 @@ __all__ = [
     "mortality_sensitivity",
     "relative_problems",
     "scale_mortality",
+    "series_in",
 ]
 
 
@@ -78,6 +82,29 @@ def interpretations_table(readings: Readings | None = None) -> pd.DataFrame:
 
 # --------------------------------------------------------------------- guides
 guides_in = load_every_guide  # every guide of every series, validated (actuarial.guides)
+
+
+def series_in(path, first: str | None = None) -> list[str]:
+    """The series of every guide under ``path``, ``first`` (when given) first, then by name."""
+    present = sorted({guide.series for guide in guides_in(path)})
+    return list(dict.fromkeys([first, *present] if first else present))
+
+
+def factor_in_force(guides: GuideSet, date, age_months: int) -> float | None:
+    """The factor of the guide of ``guides`` in force on ``date`` at ``age_months``; None when no
+    guide of the series is in force that day (the engine then reports an error, no amount)."""
+    factors, _ = guides.factors(np.array([date], dtype="datetime64[D]"), [age_months])
+    return None if np.isnan(factors[0]) else float(factors[0])
+
+
+def guide_under_review(guides: GuideSet, review_date: str | dt.date | None = None) -> Guide:
+    """The guide in force on ``review_date`` (ISO text or a date), or the series' latest guide
+    (the last to take effect) when ``review_date`` is None."""
+    if review_date is None:
+        return guides.guides[-1]
+    if isinstance(review_date, str):
+        review_date = dt.date.fromisoformat(review_date)
+    return guides.in_force_on(review_date)
 
 
 def guide_summary(guides: Iterable[Guide]) -> pd.DataFrame:
