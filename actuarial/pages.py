@@ -7,10 +7,24 @@ the law (the numbers come from the engine, the guides and :mod:`actuarial.review
 
 from __future__ import annotations
 
+import datetime as dt
+import html
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
-__all__ = ["expect_error", "show_error", "use_plot_style"]
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "Table",
+    "expect_error",
+    "format_date",
+    "format_money",
+    "show_error",
+    "table",
+    "use_plot_style",
+]
 
 # Series told apart without colour: each line its own dash pattern and marker.
 LINE_STYLES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1, 1, 1)))
@@ -72,3 +86,148 @@ def use_plot_style() -> None:
             + cycler(markevery=[0.08] * len(MARKERS)),  # a marker every 8% of the axes' width
         }
     )
+
+
+# --------------------------------------------------------------------- tables
+def _blank(value) -> bool:
+    return value is None or value is pd.NaT or (isinstance(value, float) and np.isnan(value))
+
+
+def format_money(value) -> str:
+    """An amount in USD: thousands separators and cents (``48,000.00``); blank when missing."""
+    return "" if _blank(value) else f"{float(value):,.2f}"
+
+
+def format_date(value) -> str:
+    """A date as ISO ``YYYY-MM-DD``; blank when missing."""
+    if _blank(value) or (isinstance(value, str) and not value):
+        return ""
+    if isinstance(value, str):
+        return value
+    return pd.Timestamp(value).date().isoformat()
+
+
+def _format_value(value, kind: str, decimals: int) -> str:
+    if _blank(value) or pd.isna(value):
+        return ""
+    if kind == "money":
+        return format_money(value)
+    if kind == "factor":
+        return f"{float(value):.{decimals}f}"
+    if kind == "percent":
+        return f"{float(value):.{decimals}%}"
+    if kind == "date":
+        return format_date(value)
+    if isinstance(value, bool | np.bool_):
+        return "yes" if value else "no"
+    if isinstance(value, int | np.integer):
+        return f"{int(value):,}"
+    if isinstance(value, float | np.floating):
+        return f"{float(value):,.2f}"
+    if isinstance(value, dt.date | pd.Timestamp):
+        return format_date(value)
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table formatted for people: every cell already text, each column left (text) or right
+    (numbers) aligned, with a caption. Shown as HTML in a notebook and in the report (every cell
+    escaped), as aligned text elsewhere."""
+
+    caption: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    numeric: tuple[bool, ...]
+
+    def frame(self) -> pd.DataFrame:
+        """The cells as text, one column per column."""
+        return pd.DataFrame(list(self.rows), columns=list(self.columns))
+
+    def __repr__(self) -> str:
+        widths = [
+            max([len(name), *(len(row[i]) for row in self.rows)])
+            for i, name in enumerate(self.columns)
+        ]
+
+        def line(cells):
+            return "  ".join(
+                cell.rjust(width) if numeric else cell.ljust(width)
+                for cell, width, numeric in zip(cells, widths, self.numeric, strict=True)
+            ).rstrip()
+
+        return "\n".join([self.caption, line(self.columns), *(line(row) for row in self.rows)])
+
+    def _repr_html_(self) -> str:
+        escape = html.escape
+
+        def cell(tag, text, numeric):
+            align = "right" if numeric else "left"
+            return f'<{tag} style="text-align: {align}">{escape(text)}</{tag}>'
+
+        head = "".join(
+            cell("th", name, numeric)
+            for name, numeric in zip(self.columns, self.numeric, strict=True)
+        )
+        body = "".join(
+            "<tr>"
+            + "".join(cell("td", text, n) for text, n in zip(row, self.numeric, strict=True))
+            + "</tr>\n"
+            for row in self.rows
+        )
+        return (
+            '<table class="report-table">\n'
+            f'<caption style="caption-side: top; text-align: left; font-weight: bold">'
+            f"{escape(self.caption)}</caption>\n"
+            f"<thead><tr>{head}</tr></thead>\n<tbody>\n{body}</tbody>\n</table>"
+        )
+
+
+def table(
+    frame: pd.DataFrame | pd.Series,
+    caption: str,
+    *,
+    money: Iterable[str] = (),
+    factors: Iterable[str] = (),
+    percent: Iterable[str] = (),
+    dates: Iterable[str] = (),
+    decimals: int = 4,
+    index: bool = False,
+) -> Table:
+    """``frame`` as a :class:`Table` for people, under ``caption``.
+
+    Columns named in ``money`` show USD with thousands separators and cents; in ``factors``,
+    ``decimals`` decimals; in ``percent``, percentages with ``decimals`` decimals; in ``dates``
+    (and any date column), ISO dates. Other numbers: integers with separators, other floats with
+    two decimals; booleans yes/no. Missing values are blank. The index is shown (as the first
+    column) only with ``index=True``, when it means something (an age, a clause).
+    """
+    if isinstance(frame, pd.Series):
+        frame = frame.to_frame()
+    if index:
+        frame = frame.reset_index()
+    frame = frame.copy()
+    frame.columns = [str(name) for name in frame.columns]
+    kinds = dict.fromkeys(frame.columns, "")
+    for kind, names in (("money", money), ("factor", factors), ("percent", percent),
+                        ("date", dates)):
+        for name in names:
+            if name not in kinds:
+                raise KeyError(f"'{kind}' column {name!r} is not in the table: {list(kinds)}")
+            kinds[name] = kind
+    numeric = tuple(
+        bool(kinds[name] in ("money", "factor", "percent"))
+        or (
+            pd.api.types.is_numeric_dtype(frame[name])
+            and not pd.api.types.is_bool_dtype(frame[name])
+        )
+        for name in frame.columns
+    )
+    rows = tuple(
+        tuple(
+            _format_value(value, kinds[name], decimals)
+            for name, value in zip(frame.columns, values, strict=True)
+        )
+        for values in frame.itertuples(index=False, name=None)
+    )
+    return Table(caption, tuple(frame.columns), rows, numeric)
