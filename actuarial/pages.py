@@ -21,6 +21,7 @@ __all__ = [
     "expect_error",
     "format_date",
     "format_money",
+    "hatch_bars",
     "show_error",
     "table",
     "use_plot_style",
@@ -88,6 +89,20 @@ def use_plot_style() -> None:
     )
 
 
+HATCHES = ("", "///", "...", "xx", "\\\\", "++")
+
+
+def hatch_bars(axes) -> None:
+    """Give each series of bars (a bar chart's or histogram's) its own hatch pattern, so that
+    stacked series are told apart without colour (call before placing the legend)."""
+    for number, container in enumerate(axes.containers):
+        for patch in getattr(container, "patches", container):
+            patch.set_hatch(HATCHES[number % len(HATCHES)])
+            patch.set_edgecolor("white")
+    if axes.get_legend() is not None:  # drawn before the hatches: drawn again with them
+        axes.legend()
+
+
 # --------------------------------------------------------------------- tables
 def _blank(value) -> bool:
     return value is None or value is pd.NaT or (isinstance(value, float) and np.isnan(value))
@@ -107,7 +122,7 @@ def format_date(value) -> str:
     return pd.Timestamp(value).date().isoformat()
 
 
-def _format_value(value, kind: str, decimals: int) -> str:
+def _format_value(value, kind: str, decimals: int, percent_decimals: int = 2) -> str:
     if _blank(value) or pd.isna(value):
         return ""
     if kind == "money":
@@ -115,7 +130,7 @@ def _format_value(value, kind: str, decimals: int) -> str:
     if kind == "factor":
         return f"{float(value):.{decimals}f}"
     if kind == "percent":
-        return f"{float(value):.{decimals}%}"
+        return f"{float(value):.{percent_decimals}%}"
     if kind == "date":
         return format_date(value)
     if isinstance(value, bool | np.bool_):
@@ -192,12 +207,13 @@ def table(
     percent: Iterable[str] = (),
     dates: Iterable[str] = (),
     decimals: int = 4,
+    percent_decimals: int = 2,
     index: bool = False,
 ) -> Table:
     """``frame`` as a :class:`Table` for people, under ``caption``.
 
     Columns named in ``money`` show USD with thousands separators and cents; in ``factors``,
-    ``decimals`` decimals; in ``percent``, percentages with ``decimals`` decimals; in ``dates``
+    ``decimals`` decimals; in ``percent``, percentages with ``percent_decimals``; in ``dates``
     (and any date column), ISO dates. Other numbers: integers with separators, other floats with
     two decimals; booleans yes/no. Missing values are blank. The index is shown (as the first
     column) only with ``index=True``, when it means something (an age, a clause).
@@ -225,7 +241,7 @@ def table(
     )
     rows = tuple(
         tuple(
-            _format_value(value, kinds[name], decimals)
+            _format_value(value, kinds[name], decimals, percent_decimals)
             for name, value in zip(frame.columns, values, strict=True)
         )
         for values in frame.itertuples(index=False, name=None)

@@ -47,3 +47,61 @@ def test_no_error_at_all_fails():
 def test_another_error_type_goes_through_unchanged():
     with pytest.raises(ZeroDivisionError):
         pages.show_error(ValueError, "", lambda: 1 / 0)
+
+
+# ----------------------------------------------------------------- tables for people
+def a_table():
+    import numpy as np
+    import pandas as pd
+
+    frame = pd.DataFrame(
+        {
+            "member_id": ["$x^2$", "<b>"],
+            "monthly_amount": [48_000.0, np.nan],
+            "reduction_factor": [0.123456789, 1.0],
+            "members": [1, 20_000],
+            "eligible": [True, False],
+            "start_date": [pd.Timestamp("2020-01-02"), pd.NaT],
+            "share": [0.755, np.nan],
+        },
+        index=pd.Index(["one", "two"], name="case"),
+    )
+    return pages.table(
+        frame,
+        "Caption <i>",
+        money=["monthly_amount"],
+        factors=["reduction_factor"],
+        decimals=6,
+        percent=["share"],
+        percent_decimals=1,
+    )
+
+
+def test_a_table_formats_each_column_for_people_and_drops_the_index():
+    table = a_table()
+    assert table.columns[0] == "member_id"  # no index unless asked for
+    assert table.rows == (
+        ("$x^2$", "48,000.00", "0.123457", "1", "yes", "2020-01-02", "75.5%"),
+        ("<b>", "", "1.000000", "20,000", "no", "", ""),
+    )
+    assert table.numeric == (False, True, True, True, False, False, True)
+    assert repr(table).splitlines()[0] == "Caption <i>"
+    assert "nan" not in repr(table).lower() and "NaT" not in repr(table)
+
+
+def test_a_table_in_html_escapes_data_aligns_and_has_its_caption():
+    page = a_table()._repr_html_()
+    assert "Caption &lt;i&gt;</caption>" in page
+    assert '<td style="text-align: left">&lt;b&gt;</td>' in page
+    assert '<td style="text-align: left">$x^2$</td>' in page
+    assert '<td style="text-align: right">48,000.00</td>' in page
+    assert "<b>" not in page
+
+
+def test_the_index_is_shown_when_asked_and_unknown_columns_are_refused():
+    import pandas as pd
+
+    frame = pd.DataFrame({"factor": [0.5]}, index=pd.Index(["55y0m"], name="age"))
+    assert pages.table(frame, "f", index=True, factors=["factor"]).rows == (("55y0m", "0.5000"),)
+    with pytest.raises(KeyError, match=r"'money' column 'amount' is not in the table"):
+        pages.table(frame, "f", money=["amount"])
