@@ -234,8 +234,8 @@ class Provenance:
             f"</tr></thead><tbody>{guide_rows}</tbody></table>\n"
             f"<p>Member file <b>{escape(self.members_file)}</b>: SHA-256 "
             f"<code>{self.members_sha256}</code></p>\n"
-            "<p>Readings in force where a page does not set its own; the clause pages compare "
-            f"readings side by side:</p><ul>{readings}</ul>\n"
+            "<p>Readings in force (docs/readings.md) where a page does not set its "
+            f"own; the clause pages compare readings side by side:</p><ul>{readings}</ul>\n"
             "</footer>\n"
         )
 
