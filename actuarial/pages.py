@@ -22,6 +22,7 @@ __all__ = [
     "format_date",
     "format_money",
     "hatch_bars",
+    "prose",
     "show_error",
     "table",
     "use_plot_style",
@@ -101,6 +102,19 @@ def hatch_bars(axes) -> None:
             patch.set_edgecolor("white")
     if axes.get_legend() is not None:  # drawn before the hatches: drawn again with them
         axes.legend()
+
+
+# --------------------------------------------------------------------- prose
+def prose(template: str, **values):
+    """A paragraph of a page whose numbers come from data (the law in force, a guide), not from
+    literals: ``template`` (markdown) with ``{name}`` fields filled by :meth:`str.format`.
+
+    Shown as markdown; in the report the cell's code is hidden when the cell is tagged
+    ``prose``, so the reader sees the paragraph only.
+    """
+    from IPython.display import Markdown
+
+    return Markdown(template.format(**values))
 
 
 # --------------------------------------------------------------------- tables

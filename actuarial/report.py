@@ -587,14 +587,19 @@ def _failure(notebook) -> str:
 
 
 HIDDEN_TAGS = {"parameters", "injected-parameters", "papermill-error-cell-tag"}
+PROSE_TAG = "prose"  # a code cell that writes a paragraph (actuarial.pages.prose): output only
 
 
 def _readers_view(notebook):
     """The notebook as a reader sees it (in place; returns it): no parameter cells (the inputs
-    box shows them), no papermill error banners, and an error as its message, not a traceback."""
+    box shows them), no papermill error banners, the paragraphs of prose cells without their
+    code, and an error as its message, not a traceback."""
     notebook.cells = [
         cell for cell in notebook.cells if not HIDDEN_TAGS & set(cell.metadata.get("tags", []))
     ]
+    for cell in notebook.cells:
+        if PROSE_TAG in cell.metadata.get("tags", []):
+            cell.metadata["transient"] = {"remove_source": True}
     for cell in notebook.cells:
         for output in cell.get("outputs", []):
             if output.get("output_type") == "error":

@@ -386,3 +386,17 @@ def test_dollar_amounts_stay_text_and_formulas_get_mathjax_delimiters():
     config = report.MATHJAX_CONFIG
     assert 'inlineMath: [["\\\\(", "\\\\)"]]' in config and "'$'" not in config
     assert '"$"' not in config and "$$" not in config
+
+
+def test_a_prose_cell_shows_its_paragraph_and_hides_its_code():
+    cell = new_code_cell('pages.prose("A minimum of ${minimum:,.2f} a month.", minimum=500)')
+    cell.metadata["tags"] = ["prose"]
+    cell.outputs = [
+        new_output(
+            "display_data",
+            {"text/markdown": "A minimum of $500.00 a month.", "text/plain": "<Markdown>"},
+        )
+    ]
+    page = report._render(report._readers_view(new_notebook(cells=[cell])), "Page")
+    assert "A minimum of $500.00 a month." in page
+    assert "pages.prose" not in page
