@@ -105,16 +105,26 @@ def hatch_bars(axes) -> None:
 
 
 # --------------------------------------------------------------------- prose
-def prose(template: str, **values):
-    """A paragraph of a page whose numbers come from data (the law in force, a guide), not from
-    literals: ``template`` (markdown) with ``{name}`` fields filled by :meth:`str.format`.
+PLACEHOLDER = re.compile(r"\[\[(\w+)\]\]")
 
-    Shown as markdown; in the report the cell's code is hidden when the cell is tagged
-    ``prose``, so the reader sees the paragraph only.
+
+def prose(template: str, **values):
+    """A paragraph of a page whose numbers come from data (the law in force), not literals:
+    ``template`` (markdown, formulas included) with each ``[[name]]`` replaced by
+    ``values[name]`` (as text). ``[[...]]`` rather than ``{...}`` leaves TeX's braces alone.
+
+    Shown as markdown; in the report a code cell tagged ``prose`` becomes the markdown cell it
+    writes, formulas typeset, code hidden. An unknown name raises :class:`KeyError`.
     """
     from IPython.display import Markdown
 
-    return Markdown(template.format(**values))
+    def fill(match) -> str:
+        name = match.group(1)
+        if name not in values:
+            raise KeyError(f"prose: no value for [[{name}]] (values: {sorted(values)})")
+        return str(values[name])
+
+    return Markdown(PLACEHOLDER.sub(fill, template).strip())
 
 
 # --------------------------------------------------------------------- tables

@@ -587,19 +587,28 @@ def _failure(notebook) -> str:
 
 
 HIDDEN_TAGS = {"parameters", "injected-parameters", "papermill-error-cell-tag"}
-PROSE_TAG = "prose"  # a code cell that writes a paragraph (actuarial.pages.prose): output only
+PROSE_TAG = "prose"  # a code cell that writes a paragraph (actuarial.pages.prose): shown as it
 
 
 def _readers_view(notebook):
     """The notebook as a reader sees it (in place; returns it): no parameter cells (the inputs
-    box shows them), no papermill error banners, the paragraphs of prose cells without their
-    code, and an error as its message, not a traceback."""
+    box shows them), no papermill error banners, each prose cell as the markdown it wrote (the
+    same renderer and MathJax as the written prose), and an error as its message, not a
+    traceback."""
     notebook.cells = [
         cell for cell in notebook.cells if not HIDDEN_TAGS & set(cell.metadata.get("tags", []))
     ]
-    for cell in notebook.cells:
+    for index, cell in enumerate(notebook.cells):
         if PROSE_TAG in cell.metadata.get("tags", []):
-            cell.metadata["transient"] = {"remove_source": True}
+            written = [
+                output["data"]["text/markdown"]
+                for output in cell.get("outputs", [])
+                if "text/markdown" in output.get("data", {})
+            ]
+            if written:
+                notebook.cells[index] = nbformat.v4.new_markdown_cell("\n\n".join(written))
+            else:  # the cell failed: its code stays to be seen with the error
+                cell.metadata["transient"] = {"remove_source": False}
     for cell in notebook.cells:
         for output in cell.get("outputs", []):
             if output.get("output_type") == "error":

@@ -37,6 +37,7 @@ __all__ = [
     "implied_interest",
     "interpretations_table",
     "invalid_rows",
+    "law_numbers",
     "lifted_by_minimum",
     "membership_counts",
     "mortality_sensitivity",
@@ -78,6 +79,73 @@ def interpretations_table(readings: Readings | None = None) -> pd.DataFrame:
             ],
         }
     )
+
+
+# --------------------------------------------------------------------- the numbers of the law
+def _law_values() -> tuple[dict, str]:
+    """The numbers of the clauses in force now, by their names in the law file, and the date
+    from which the monthly minimum is paid."""
+    from actuarial import statute
+    from actuarial.parameters import coverage_window, minimum_monthly_pension
+
+    minimum = minimum_monthly_pension().values[-1]
+    window = coverage_window()
+    values = {
+        "minimum_monthly_pension": minimum.amount_usd,
+        "service_annuity.age": statute.INCISO_A_AGE_MONTHS // 12,
+        "service_annuity.minimum_service": statute.INCISO_A_MINIMUM_SERVICE_YEARS,
+        "service_annuity.rate": statute.INCISO_A_BENEFIT_RATE,
+        "high_risk.age": statute.INCISO_B_AGE_MONTHS // 12,
+        "high_risk.minimum_service": statute.INCISO_B_MINIMUM_SERVICE_YEARS,
+        "high_risk.rate_at_age": statute.INCISO_B_RATE_AT_55,
+        "high_risk.rate_before_age": statute.INCISO_B_RATE_BEFORE_55,
+        "early_retirement.age": statute.INCISO_C_AGE_MONTHS // 12,
+        "early_retirement.minimum_service": statute.INCISO_C_MINIMUM_SERVICE_YEARS,
+        "deferred.age": statute.INCISO_D_AGE_MONTHS // 12,
+        "coverage.first_entry_on_or_after": window.first_entry_on_or_after,
+        "coverage.first_entry_before": window.first_entry_before,
+    }
+    return values, minimum.effective_from.isoformat()
+
+
+def law_numbers() -> dict[str, str]:
+    """The numbers of the law as a page's prose writes them (``actuarial.pages.prose``).
+
+    ``minimum`` ($500), ``minimum_cents`` ($500.00), ``minimum_from`` (its first payment
+    date), ``coverage_from``, ``coverage_until``; per clause: ``age_a`` (65), ``age_a_ym``
+    (65y0m), ``age_a_before`` (64y11m), ``service_a``, ``rate_a`` (1.5%), ``age_b``,
+    ``age_b_ym``, ``age_b_before``, ``service_b``, ``rate_b_at``, ``rate_b_before``,
+    ``age_c``, ``age_c_ym``, ``age_c_before``, ``service_c``, ``age_d``; each percentage
+    also as TeX (``rate_a_tex``: ``1.5\\%``).
+    """
+    values, minimum_from = _law_values()
+
+    def years(value) -> str:
+        return f"{value:g}"
+
+    def percent(value) -> str:
+        return f"{100 * value:g}%"
+
+    numbers = {
+        "minimum": f"${values['minimum_monthly_pension']:,.0f}",
+        "minimum_cents": f"${values['minimum_monthly_pension']:,.2f}",
+        "minimum_from": minimum_from,
+        "coverage_from": str(values["coverage.first_entry_on_or_after"]),
+        "coverage_until": str(values["coverage.first_entry_before"]),
+    }
+    for clause, prefix in (("a", "service_annuity"), ("b", "high_risk"),
+                           ("c", "early_retirement"), ("d", "deferred")):
+        age = int(values[f"{prefix}.age"])
+        numbers[f"age_{clause}"] = str(age)
+        numbers[f"age_{clause}_ym"] = f"{age}y0m"
+        numbers[f"age_{clause}_before"] = f"{age - 1}y11m"
+        if f"{prefix}.minimum_service" in values:
+            numbers[f"service_{clause}"] = years(values[f"{prefix}.minimum_service"])
+    for name, key in (("rate_a", "service_annuity.rate"), ("rate_b_at", "high_risk.rate_at_age"),
+                      ("rate_b_before", "high_risk.rate_before_age")):
+        numbers[name] = percent(values[key])
+        numbers[f"{name}_tex"] = numbers[name].replace("%", "\\%")
+    return numbers
 
 
 # --------------------------------------------------------------------- guides

@@ -105,3 +105,11 @@ def test_the_index_is_shown_when_asked_and_unknown_columns_are_refused():
     assert pages.table(frame, "f", index=True, factors=["factor"]).rows == (("55y0m", "0.5000"),)
     with pytest.raises(KeyError, match=r"'money' column 'amount' is not in the table"):
         pages.table(frame, "f", money=["amount"])
+
+
+def test_prose_fills_the_numbers_and_leaves_tex_braces_alone():
+    written = pages.prose(r"\\(S \ge [[service_a]]\\), \text{at least} [[minimum]]", service_a=10,
+                          minimum="$500")
+    assert written.data == r"\\(S \ge 10\\), \text{at least} $500"
+    with pytest.raises(KeyError, match=r"no value for \[\[age_z\]\]"):
+        pages.prose("[[age_z]]", age_a="65")

@@ -388,15 +388,13 @@ def test_dollar_amounts_stay_text_and_formulas_get_mathjax_delimiters():
     assert '"$"' not in config and "$$" not in config
 
 
-def test_a_prose_cell_shows_its_paragraph_and_hides_its_code():
-    cell = new_code_cell('pages.prose("A minimum of ${minimum:,.2f} a month.", minimum=500)')
+def test_a_prose_cell_becomes_the_markdown_it_wrote():
+    written = r"A minimum of $500 a month, \\(S \ge 10\\)."  # as pages.prose writes it
+    cell = new_code_cell('pages.prose(template, **numbers)')
     cell.metadata["tags"] = ["prose"]
     cell.outputs = [
-        new_output(
-            "display_data",
-            {"text/markdown": "A minimum of $500.00 a month.", "text/plain": "<Markdown>"},
-        )
+        new_output("display_data", {"text/markdown": written, "text/plain": "<Markdown>"})
     ]
     page = report._render(report._readers_view(new_notebook(cells=[cell])), "Page")
-    assert "A minimum of $500.00 a month." in page
-    assert "pages.prose" not in page
+    assert r"<p>A minimum of $500 a month, \(S \ge 10\).</p>" in page  # a formula for MathJax
+    assert "pages.prose" not in page and "jp-OutputArea jp-Cell-outputArea" not in page
