@@ -32,6 +32,7 @@ import nbformat
 import actuarial
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, GuideSet, file_sha256, load_guides
 from actuarial.interpretations import Readings
+from actuarial.law import load_law, resolve_as_of
 from actuarial.members import MemberFileError
 from actuarial.review import guides_in
 
@@ -62,8 +63,6 @@ KERNEL_ARGUMENTS = ["--IPKernelApp.log_level=CRITICAL"]
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": KERNEL_NAME}
 NOTEBOOK_PATTERN = "[0-9][0-9]_*.ipynb"
 REPORT_TITLE = "Chapter 2 annuities: report"
-PAYMENT_DATE_DEFAULT = "each annuity's start date"
-LAW_FILES_TEXT = "the statute values shipped with the package (actuarial/data/parameters.toml)"
 CELL_METADATA_KEPT = ("tags",)
 
 
@@ -193,7 +192,8 @@ class Provenance:
     readings: tuple[str, ...]
     guide_details: tuple[tuple[str, str, str, str], ...] = ()  # (id, series, status, period)
     guides_folder: str = ""  # shown without an absolute path
-    payment_date: str = PAYMENT_DATE_DEFAULT
+    payment_date: str = ""
+    law_files: tuple[tuple[str, str], ...] = ()  # (file name, SHA-256), in the order applied
     made_at: str = ""  # "YYYY-MM-DD HH:MM:SS UTC"
     readings_label: str = "defaults"
 
@@ -234,6 +234,12 @@ class Provenance:
             f"</tr></thead><tbody>{guide_rows}</tbody></table>\n"
             f"<p>Member file <b>{escape(self.members_file)}</b>: SHA-256 "
             f"<code>{self.members_sha256}</code></p>\n"
+            "<p>Law files, in the order applied: "
+            + "; ".join(
+                f"<b>{escape(name)}</b> SHA-256 <code>{digest}</code>"
+                for name, digest in self.law_files
+            )
+            + "</p>\n"
             "<p>Readings in force (docs/readings.md) where a page does not set its "
             f"own; the clause pages compare readings side by side:</p><ul>{readings}</ul>\n"
             "</footer>\n"
@@ -248,6 +254,10 @@ class Provenance:
             for guide_id, series, status_, period in self.guide_details
         )
         rows = f" ({members_rows:,} rows)" if members_rows is not None else ""
+        law = "<br>".join(
+            f"{escape(name)}{' (shipped)' if number == 0 else ''} <code>{digest[:12]}</code>"
+            for number, (name, digest) in enumerate(self.law_files)
+        )
         status_row = f"<tr><th>status</th><td>{status}</td></tr>" if status else ""
         return (
             '<section class="report-inputs">\n<h2>Inputs</h2>\n<table><tbody>\n'
@@ -255,7 +265,7 @@ class Provenance:
             f"<tr><th>guides</th><td>folder <code>{escape(self.guides_folder)}</code>, series "
             f"<b>{escape(self.series)}</b><br>{guides}</td></tr>\n"
             f"<tr><th>member file</th><td>{escape(self.members_file)}{rows}</td></tr>\n"
-            f"<tr><th>law files</th><td>{LAW_FILES_TEXT}</td></tr>\n"
+            f"<tr><th>law files</th><td>{law}</td></tr>\n"
             f"<tr><th>readings</th><td>{escape(self.readings_label)}</td></tr>\n"
             f"<tr><th>payment date</th><td>{escape(self.payment_date)}</td></tr>\n"
             f"<tr><th>made</th><td>{escape(self.made_at)}</td></tr>\n"
@@ -270,12 +280,17 @@ def provenance(
     readings: Readings | None = None,
     as_of: dt.date | None = None,
     made_at: dt.datetime | None = None,
+    law=None,
 ) -> Provenance:
     """The provenance of a report over ``guides`` (from ``guides_path``) and a member file.
 
     Every guide under ``guides_path`` is listed with the SHA-256 of its files; those of the
-    series used are marked. ``made_at`` defaults to now (UTC).
+    series used are marked. ``as_of`` is the payment date (default today), ``law`` the law
+    in force (default: the shipped law; see :func:`actuarial.law.law_in_force`), ``made_at``
+    defaults to now (UTC).
     """
+    from actuarial.law import law_in_force, resolve_as_of
+
     listed = guides_in(guides_path)
     readings = readings or Readings()
     made_at = made_at or dt.datetime.now(dt.UTC)
@@ -299,7 +314,11 @@ def provenance(
             for guide in listed
         ),
         guides_folder=Path(guides_path).name,
-        payment_date=as_of.isoformat() if as_of else PAYMENT_DATE_DEFAULT,
+        payment_date=resolve_as_of(as_of).isoformat(),
+        law_files=tuple(
+            (Path(item["file"]).name if number else item["file"], item["sha256"])
+            for number, item in enumerate(law_in_force(law).provenance())
+        ),
         made_at=made_at.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
         readings_label=readings.label(),
     )
@@ -676,7 +695,7 @@ def _clear_out_dir(out_dir: Path) -> None:
 
 
 # --------------------------------------------------------------------- building it
-def _key_figures(guides, members_path: Path, readings: Readings, as_of) -> dict:
+def _key_figures(guides, members_path: Path, readings: Readings, as_of, law) -> dict:
     """Members evaluated, eligible and amounts by clause, rows with errors (the index)."""
     from actuarial.batch import read_members
     from actuarial.engine import evaluate_frame
@@ -684,12 +703,12 @@ def _key_figures(guides, members_path: Path, readings: Readings, as_of) -> dict:
 
     results = evaluate_frame(
         read_members(members_path), guides, as_of=as_of, readings=readings,
-        source=members_path.name,
+        source=members_path.name, law=law,
     )
     return {
         "counts": membership_counts(results).to_dict(),
         "clauses": clause_summary(results),
-        "payment": as_of.isoformat() if as_of else PAYMENT_DATE_DEFAULT,
+        "payment": as_of.isoformat(),
     }
 
 
@@ -702,17 +721,19 @@ def build_report(
     progress: bool = True,
     readings: Readings | None = None,
     as_of: dt.date | None = None,
+    law_files=(),
 ) -> Path:
     """Run every notebook with the same inputs and write one HTML page each plus index.html.
 
     ``guides_path`` defaults to the shipped guides (series ``DEFAULT_SERIES``),
-    ``members_path`` to ``examples/members.csv``; ``as_of`` is the payment date (default: each
-    annuity's start date). The guides are validated, the member file read and ``out_dir``
-    checked (:func:`check_out_dir`) before any notebook runs. Notebooks receive
-    ``guides_path``, ``series``, ``members_path``, ``as_of`` and ``readings`` (those their
-    ``parameters`` cell declares; paths relative to the notebooks folder, ``readings`` as a dict
-    for ``Readings(**readings)``). Returns the path of ``index.html``. A failing notebook is
-    still rendered, marked failed in the index; then :class:`ReportError` names it.
+    ``members_path`` to ``examples/members.csv``; ``law_files`` are amendment files applied in
+    order to the shipped law; ``as_of`` is the payment date (default: today, as in ``batch``).
+    The guides and law files are validated, the member file read and ``out_dir`` checked
+    (:func:`check_out_dir`) before any notebook runs. Notebooks receive ``guides_path``,
+    ``series``, ``members_path``, ``law_files``, ``as_of`` and ``readings`` (those their
+    ``parameters`` cell declares; paths relative to the notebooks folder, ``readings`` as a
+    dict for ``Readings(**readings)``). Returns the path of ``index.html``. A failing notebook
+    is still rendered, marked failed in the index; then :class:`ReportError` names it.
     """
     import papermill
     from papermill.exceptions import PapermillExecutionError
@@ -732,21 +753,26 @@ def build_report(
         raise ReportError(f"{notebooks_dir}: no notebooks named {NOTEBOOK_PATTERN}")
     check_out_dir(out_dir)
     readings = readings or Readings()
-    figures = _key_figures(guides, members_path, readings, as_of)
-    made = provenance(guides, guides_path, members_path, readings, as_of)
+    law_paths = [Path(path).resolve() for path in law_files]
+    law = load_law(*law_paths)  # every file validated before anything runs
+    as_of = resolve_as_of(as_of)
+    figures = _key_figures(guides, members_path, readings, as_of, law)
+    made = provenance(guides, guides_path, members_path, readings, as_of, law=law)
     footer = made.html()
     members_rows = figures["counts"]["members read"]
     inputs = {
         "guides_path": os.path.relpath(guides_path, notebooks_dir),
         "series": guides.series,
         "members_path": os.path.relpath(members_path, notebooks_dir),
-        "as_of": as_of.isoformat() if as_of else None,
+        "law_files": [os.path.relpath(path, notebooks_dir) for path in law_paths],
+        "as_of": as_of.isoformat(),
         "readings": readings.as_dict(),
     }
     shown = {
         **inputs,
         "guides_path": _shown_path(guides_path, notebooks_dir),
         "members_path": _shown_path(members_path, notebooks_dir),
+        "law_files": [_shown_path(path, notebooks_dir) for path in law_paths],
     }
     _clear_out_dir(out_dir)
     _copy_mathjax(out_dir)
@@ -757,6 +783,11 @@ def build_report(
                 inputs["guides_path"]: shown["guides_path"],
                 inputs["members_path"]: shown["members_path"],
                 str(guides_path): shown["guides_path"],
+                **{str(path): _shown_path(path, notebooks_dir) for path in law_paths},
+                **{
+                    relative: _shown_path(path, notebooks_dir)
+                    for relative, path in zip(inputs["law_files"], law_paths, strict=True)
+                },
                 str(members_path): shown["members_path"],
                 str(notebooks_dir): "notebooks",
                 str(REPOSITORY): ".",

@@ -19,9 +19,11 @@ import pandas as pd
 from actuarial.dates import format_age
 from actuarial.equivalence import early_retirement_factor, fit_interest
 from actuarial.guides import Guide, GuideError, GuideSet, load_every_guide
-from actuarial.interpretations import INTERPRETATIONS, Readings
+from actuarial.law.clauses import CLAUSES
+from actuarial.law.conditions import render
+from actuarial.law.parameters import shipped_law
+from actuarial.law.readings import INTERPRETATIONS, Readings
 from actuarial.mortality import LifeTable, MortalityError, table_from_spec
-from actuarial.statute import CLAUSE_RULES, CLAUSE_TITLES, CLAUSES
 
 __all__ = [
     "benefits_by_clause",
@@ -35,8 +37,10 @@ __all__ = [
     "guide_under_review",
     "guides_in",
     "implied_interest",
+    "gains_by_clause",
     "interpretations_table",
     "invalid_rows",
+    "law_comparison",
     "law_numbers",
     "lifted_by_minimum",
     "membership_counts",
@@ -53,25 +57,26 @@ def clause_functions() -> pd.DataFrame:
     return pd.DataFrame(
         {
             "clause": [f"inciso ({clause})" for clause in CLAUSES],
-            "title": [CLAUSE_TITLES[clause] for clause in CLAUSES],
+            "title": [clause.title for clause in CLAUSES.values()],
             "function": [
-                f"actuarial.statute.{CLAUSE_RULES[clause].__name__}" for clause in CLAUSES
+                f"{clause.rule.__module__}.{clause.rule.__name__}" for clause in CLAUSES.values()
             ],
             "summary": [
-                (CLAUSE_RULES[clause].__doc__ or "").strip().splitlines()[0] for clause in CLAUSES
+                (clause.rule.__doc__ or "").strip().splitlines()[0] for clause in CLAUSES.values()
             ],
         }
     )
 
 
 def interpretations_table(readings: Readings | None = None) -> pd.DataFrame:
-    """The interpretations I-1 to I-8: the default reading, its switch and the value in force."""
+    """The interpretations I-1 to I-9: the default reading, its switch and the value in force."""
     values = (readings or Readings()).as_dict()
+    law_values = shipped_law().latest_values()
     return pd.DataFrame(
         {
             "id": [item.id for item in INTERPRETATIONS],
-            "title": [item.title for item in INTERPRETATIONS],
-            "default reading": [item.default for item in INTERPRETATIONS],
+            "title": [render(item.title, law_values) for item in INTERPRETATIONS],
+            "default reading": [render(item.default, law_values) for item in INTERPRETATIONS],
             "switch": [item.switch or "-" for item in INTERPRETATIONS],
             "value": [
                 "-" if item.switch is None else repr(values[item.switch])
@@ -82,34 +87,26 @@ def interpretations_table(readings: Readings | None = None) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------- the numbers of the law
-def _law_values() -> tuple[dict, str]:
-    """The numbers of the clauses in force now, by their names in the law file, and the date
-    from which the monthly minimum is paid."""
-    from actuarial import statute
-    from actuarial.parameters import coverage_window, minimum_monthly_pension
+def _law_values(law=None, date=None) -> tuple[dict, str]:
+    """The numbers of the clauses in force on ``date`` (default: from the law's last change
+    on), by their names in the law file, and the date from which that monthly minimum is paid."""
+    from actuarial.law import law_in_force
 
-    minimum = minimum_monthly_pension().values[-1]
-    window = coverage_window()
-    values = {
-        "minimum_monthly_pension": minimum.amount_usd,
-        "service_annuity.age": statute.INCISO_A_AGE_MONTHS // 12,
-        "service_annuity.minimum_service": statute.INCISO_A_MINIMUM_SERVICE_YEARS,
-        "service_annuity.rate": statute.INCISO_A_BENEFIT_RATE,
-        "high_risk.age": statute.INCISO_B_AGE_MONTHS // 12,
-        "high_risk.minimum_service": statute.INCISO_B_MINIMUM_SERVICE_YEARS,
-        "high_risk.rate_at_age": statute.INCISO_B_RATE_AT_55,
-        "high_risk.rate_before_age": statute.INCISO_B_RATE_BEFORE_55,
-        "early_retirement.age": statute.INCISO_C_AGE_MONTHS // 12,
-        "early_retirement.minimum_service": statute.INCISO_C_MINIMUM_SERVICE_YEARS,
-        "deferred.age": statute.INCISO_D_AGE_MONTHS // 12,
-        "coverage.first_entry_on_or_after": window.first_entry_on_or_after,
-        "coverage.first_entry_before": window.first_entry_before,
-    }
-    return values, minimum.effective_from.isoformat()
+    law = law_in_force(law)
+    if date is None:
+        date = max(law.change_dates()).astype("datetime64[D]").item()
+    elif isinstance(date, str):
+        date = dt.date.fromisoformat(date)
+    values = law.values_on(date)
+    starts = law.changes("minimum_monthly_pension")
+    minimum_from = starts[starts <= np.datetime64(date, "D")].max()
+    return values, str(minimum_from.astype("datetime64[D]"))
 
 
-def law_numbers() -> dict[str, str]:
-    """The numbers of the law as a page's prose writes them (``actuarial.pages.prose``).
+def law_numbers(law=None, date=None) -> dict[str, str]:
+    """The numbers of the law as a page's prose writes them (``actuarial.pages.prose``): those
+    of ``law`` (default: the shipped law; a path or list of paths: amended) in force on ``date``
+    (default: from its last change on).
 
     ``minimum`` ($500), ``minimum_cents`` ($500.00), ``minimum_from`` (its first payment
     date), ``coverage_from``, ``coverage_until``; per clause: ``age_a`` (65), ``age_a_ym``
@@ -118,7 +115,7 @@ def law_numbers() -> dict[str, str]:
     ``age_c``, ``age_c_ym``, ``age_c_before``, ``service_c``, ``age_d``; each percentage
     also as TeX (``rate_a_tex``: ``1.5\\%``).
     """
-    values, minimum_from = _law_values()
+    values, minimum_from = _law_values(law, date)
 
     def years(value) -> str:
         return f"{value:g}"
@@ -188,7 +185,7 @@ def guide_summary(guides: Iterable[Guide]) -> pd.DataFrame:
             else "open end",
             "interpolation": guide.interpolation,
             "rows": len(guide.factors),
-            "factor_at_55y0m": float(guide.factor(55 * 12)),
+            "factor_at_55y0m": float(guide.factor(guide.age_months[0])),
         }
         for guide in guides
     ]
@@ -350,7 +347,7 @@ def clause_summary(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def lifted_by_minimum(results: pd.DataFrame) -> pd.DataFrame:
-    """Clause rows raised by the $500 minimum (I-4): the amount before it, the top-up, paid."""
+    """Clause rows raised by the monthly minimum (I-4): the amount before it, the top-up, paid."""
     lifted = results.loc[results["minimum_topup"] > 0]
     return pd.DataFrame(
         {
@@ -387,3 +384,50 @@ def benefits_by_clause(results: pd.DataFrame) -> pd.DataFrame:
             for clause in CLAUSES
         }
     )
+
+
+# --------------------------------------------------------------------- amendments
+def law_comparison(before: pd.DataFrame, after: pd.DataFrame) -> pd.DataFrame:
+    """Clause rows whose monthly amount differs between two results tables of the same
+    members (e.g. the law in force and a bill): eligibility and amount under each, the gain."""
+    keys = ["row", "member_id", "clause"]
+    shown = ["eligible", "monthly_amount", "reason"]
+
+    def plain(table):
+        rows = table.loc[~_is_invalid(table), keys + shown].copy()
+        rows["clause"] = rows["clause"].astype(str)
+        rows["member_id"] = rows["member_id"].astype(str)
+        rows["reason"] = rows["reason"].astype(str)
+        rows["monthly_amount"] = rows["monthly_amount"].fillna(0.0)
+        return rows
+
+    both = plain(before).merge(plain(after), on=keys, suffixes=("_before", "_after"))
+    both["gain"] = (both["monthly_amount_after"] - both["monthly_amount_before"]).round(2)
+    changed = both.loc[both["gain"] != 0].reset_index(drop=True)
+    return changed[
+        [
+            *keys,
+            "eligible_before",
+            "eligible_after",
+            "monthly_amount_before",
+            "monthly_amount_after",
+            "gain",
+            "reason_after",
+        ]
+    ]
+
+
+def gains_by_clause(comparison: pd.DataFrame) -> pd.DataFrame:
+    """Per clause: rows that gain, newly eligible rows, and the monthly total gained."""
+    summary = pd.DataFrame(index=pd.Index(list(CLAUSES), name="clause"))
+    grouped = comparison.groupby("clause")
+    summary["rows_gaining"] = grouped["gain"].apply(lambda gain: int((gain > 0).sum()))
+    newly = comparison["eligible_after"] & ~comparison["eligible_before"]
+    summary["newly_eligible"] = comparison.loc[newly].groupby("clause").size()
+    summary["monthly_gain_total"] = grouped["gain"].sum()
+    summary = summary.fillna(0)
+    summary[["rows_gaining", "newly_eligible"]] = summary[
+        ["rows_gaining", "newly_eligible"]
+    ].astype(np.int64)
+    summary["monthly_gain_total"] = summary["monthly_gain_total"].astype(float).round(2)
+    return summary

@@ -5,6 +5,7 @@ seconds); the real notebooks are checked by nbval (`make test`).
 """
 
 import ast
+import datetime as dt
 import hashlib
 import html
 import re
@@ -19,7 +20,8 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 import actuarial
 from actuarial import MemberFileError, Readings, report
 from actuarial.cli import cli
-from actuarial.guides import SHIPPED_GUIDES
+from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES
+from actuarial.law import shipped_law
 from actuarial.report import (
     EXAMPLE_MEMBERS,
     REPOSITORY,
@@ -213,15 +215,19 @@ def test_report_writes_an_index_and_one_page_per_notebook_with_provenance(
     assert '<a href="01_second.html">Second page</a></td><td>ok</td>' in index
     assert "<th>members read</th><td class=\"number\">313</td>" in index  # key figures
     first = (out / "00_first.html").read_text()
-    assert "staff.csv illustrative-half-percent-per-month 1" in first  # ran with the inputs
+    assert f"staff.csv {DEFAULT_SERIES} 1" in first  # ran with the inputs
     assert "guides_path =" not in first  # the parameter cells are hidden: the inputs box says
     inputs = first.split('<section class="report-inputs">')[1].split("</section>")[0]
     assert "<tr><th>member file</th><td>staff.csv (313 rows)</td></tr>" in inputs
-    assert "<tr><th>payment date</th><td>each annuity&#x27;s start date</td></tr>" in inputs
+    today = dt.date.today().isoformat()  # the payment date by default, as in batch
+    assert f"<tr><th>payment date</th><td>{today}</td></tr>" in inputs
     assert re.search(r"<tr><th>made</th><td>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC</td>", inputs)
-    assert "illustrative-half-percent-per-month: series <b>illustrative-half-percent-per-month" in (
+    assert f"{DEFAULT_SERIES}: series <b>{DEFAULT_SERIES}</b> (used)" in inputs
+    law = shipped_law().provenance()[0]
+    assert f"<tr><th>law files</th><td>{law['file']} (shipped) <code>{law['sha256'][:12]}" in (
         inputs
     )
+    assert f"<b>{law['file']}</b> SHA-256 <code>{law['sha256']}</code>" in first  # footer
     assert "<b>staff.csv</b>: SHA-256 <code>" + sha256(members) in first
     for guide_id in SHIPPED_IDS:
         for name in ("guide.toml", "reduction.csv"):
