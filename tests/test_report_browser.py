@@ -2,7 +2,8 @@
 
 Two reports are rendered: on the shipped inputs (``make report``) and on a user's own guide
 folder (series ``jcs``, one adopted guide whose title holds TeX and HTML) with a member file
-whose member id is ``$x^2$ <b>bold</b>`` (the README's own-guide example). Every page is
+whose member id is ``$x^2$ <b>bold</b>``, an amendment of the law and a payment date (the
+README's own-guide example, with --law and --as-of). Every page is
 loaded in Debian's ``chromium`` through playwright, and the assertions are on the rendered DOM
 text: the statute quoted intact with its dollar amounts, no "Math Processing Error", no
 traceback, the data strings shown literally, formulas typeset by MathJax, every image loaded.
@@ -14,6 +15,7 @@ with a message, except under CI (``CI=true``), where it fails.
 from __future__ import annotations
 
 import os
+import shutil
 
 import browser  # tests/browser.py: Chromium through playwright (also `make screens`)
 import pytest
@@ -35,6 +37,7 @@ PAGES = [
     "05_actuarial_guides.html",
     "06_reduction_review.html",
     "07_membership_report.html",
+    "09_amendments.html",
     "index.html",
 ]
 WITH_FORMULAS = [
@@ -113,6 +116,7 @@ def own_guides(chromium, tmp_path_factory):
     members = EXAMPLE_MEMBERS.read_text(encoding="utf-8").splitlines()
     members.append(f"{USER_MEMBER_ID},1960-05-01,1995-01-01,2022-05-01,-1,50000,general,false")
     (home / "members.csv").write_text("\n".join(members) + "\n", encoding="utf-8")
+    shutil.copy(REPOSITORY / "examples" / "bill-2027.toml", home / "bill.toml")
     cwd = os.getcwd()
     os.chdir(home)
     try:
@@ -120,7 +124,8 @@ def own_guides(chromium, tmp_path_factory):
             cli,
             [
                 "report", "--guides", "my-guides", "--series", "jcs",
-                "--members", "members.csv", "--out", "build/jcs", "--no-progress",
+                "--members", "members.csv", "--law", "bill.toml", "--as-of", "2027-06-01",
+                "--out", "build/jcs", "--no-progress",
             ],
         )
     finally:
@@ -179,6 +184,8 @@ def test_the_own_guide_report_shows_its_inputs_and_no_path_of_the_machine(own_gu
     assert "folder my-guides, series jcs" in index
     assert "jcs-2021: series jcs (used), adopted, in force 2021-01-01 to open end" in index
     assert "member file members.csv (314 rows)" in index
+    assert "law files actuarial/law/law.toml (shipped)" in index and "bill.toml" in index
+    assert "payment date 2027-06-01" in index
     assert "status every page ran to the end" in index
     for path in out.glob("*.html"):
         html = path.read_text(encoding="utf-8")
