@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test report notebooks bench bench-quick lab lint clean
+.PHONY: test report screens notebooks bench bench-quick lab lint clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,10 @@ test: lint
 
 report: $(STAMP)
 	$(BIN)/actuarial report --out build/report
+
+# The report's pages as a reader sees them (headless chromium): build/report-screens/NN_*.png.
+screens: report
+	$(BIN)/python tests/browser.py build/report build/report-screens
 
 # Execute notebooks in place and normalize them (all, or one: make notebooks NB=notebooks/03_inciso_c.ipynb).
 notebooks: $(STAMP)

@@ -38,6 +38,7 @@ from actuarial.members import (
     MemberArrays,
     MemberDataError,
     member_frame,
+    member_warnings,
     parse_members,
 )
 
@@ -80,6 +81,13 @@ COLUMNS = (
     ResultColumn("schedule", pa.string(), "monthly amount from the start and each change"),
     ResultColumn("guide_id", pa.string(), "the guide read for inciso (c)", coded=True),
     ResultColumn("error", pa.string(), "what stopped the row", coded=True),
+    ResultColumn(
+        "warnings",
+        pa.string(),
+        "data-quality warnings on the member: field, rule and value (members.member_warnings)",
+        per_clause=False,
+        coded=True,
+    ),
     ResultColumn(
         "readings", pa.string(), "readings switched from the defaults", per_clause=False, coded=True
     ),
@@ -250,6 +258,7 @@ class MemberResults:
     guide_index: np.ndarray
     error_messages: np.ndarray  # the text of each cell of error_mask, in row-major order
     error_mask: np.ndarray
+    warnings: np.ndarray  # per member: data-quality warnings, "" where none
 
     def _spread(self, values: np.ndarray, blank) -> np.ndarray:
         full = np.full(self.eligible.shape, blank, dtype=values.dtype)
@@ -349,11 +358,18 @@ class MemberResults:
             error_at = np.where(
                 invalid_rows[has_error], members.error[member_position[has_error]], error_at
             )
-        error_texts, inverse = np.unique(
-            np.concatenate([[""], error_at]).astype(str), return_inverse=True
-        )
-        error_codes = np.zeros(rows, dtype=_code_type(len(error_texts)))
-        error_codes[has_error] = inverse[1:]
+        # Coded without a fixed-width array (rows x longest message would be gigabytes).
+        codes, error_texts = pd.factorize(pd.Series(error_at, dtype=object))
+        error_codes = np.zeros(rows, dtype=_code_type(len(error_texts) + 1))
+        error_codes[has_error] = codes + 1
+        warned = self.warnings != ""
+        warning_codes, warning_texts = pd.factorize(pd.Series(self.warnings[warned], dtype=object))
+        if warned.any():
+            member_warning = np.zeros(count, dtype=_code_type(len(warning_texts) + 1))
+            member_warning[warned] = warning_codes + 1
+            warning_rows = member_warning[member_position]
+        else:  # the usual case: no member warned, every row's code 0
+            warning_rows = np.zeros(rows, dtype=np.int8)
         cell_rows = self.cells  # each eligible cell's row in the table
         if keep is not None:
             cell_rows = (np.cumsum(keep) - 1)[self.cells]
@@ -379,7 +395,8 @@ class MemberResults:
                 guide_codes.astype(_code_type(len(self.guides) + 1), copy=False),
                 ["", *(g.id for g in self.guides)],
             ),
-            "error": CodedText(error_codes, list(error_texts)),
+            "error": CodedText(error_codes, ["", *error_texts]),
+            "warnings": CodedText(warning_rows, ["", *warning_texts]),
             "readings": CodedText(np.zeros(rows, dtype=np.int8), [self.readings.label()]),
         }
         return {name: values[name] for name in RESULT_COLUMNS}
@@ -601,6 +618,7 @@ def evaluate_members(
         guide_index=guide_index,
         error_messages=messages,
         error_mask=error_mask,
+        warnings=member_warnings(members, as_of),
     )
 
 
@@ -633,6 +651,7 @@ class Evaluation:
     law_files: tuple[dict, ...]
     clauses: tuple
     explanation: tuple[str, ...]
+    warnings: tuple[str, ...] = ()  # data-quality warnings (members.member_warnings)
 
     def clause(self, clause: str) -> ClauseResult:
         for result in self.clauses:
@@ -656,6 +675,7 @@ class Evaluation:
                 for result in self.clauses
             ],
             "explanation": list(self.explanation),
+            "warnings": list(self.warnings),
         }
 
 
@@ -712,4 +732,5 @@ def evaluate(
         law_files=tuple(results.law.provenance()),
         clauses=clauses,
         explanation=tuple(explain(results, 0, lang)),
+        warnings=tuple(filter(None, str(results.warnings[0]).split("; "))),
     )
