@@ -15,8 +15,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["BYTE_ORDER_MARK", "TextProblem", "decode_text", "read_text", "toml_shape",
-           "toml_shape_problems"]
+__all__ = [
+    "BYTE_ORDER_MARK",
+    "TextProblem",
+    "decode_text",
+    "read_bytes",
+    "read_text",
+    "toml_shape",
+    "toml_shape_problems",
+]
 
 BYTE_ORDER_MARK = b"\xef\xbb\xbf"
 
@@ -48,15 +55,21 @@ def decode_text(data: bytes, limit: int, kind: str) -> tuple[str | None, list[Te
         ]
 
 
-def read_text(path, limit: int, kind: str) -> tuple[str | None, list[TextProblem]]:
-    """The text of the file at ``path`` (at most ``limit + 1`` bytes are read), or None with
-    the problem: unreadable, too large or not UTF-8 (:func:`decode_text`)."""
+def read_bytes(path, limit: int) -> tuple[bytes | None, list[TextProblem]]:
+    """At most ``limit + 1`` bytes of the file at ``path`` (enough to tell it is too large), or
+    None with the problem: the file cannot be read."""
     try:
         with Path(path).open("rb") as handle:
-            data = handle.read(limit + 1)
+            return handle.read(limit + 1), []
     except OSError as error:
         return None, [TextProblem(None, f"cannot read ({error.strerror or error})")]
-    return decode_text(data, limit, kind)
+
+
+def read_text(path, limit: int, kind: str) -> tuple[str | None, list[TextProblem]]:
+    """The text of the file at ``path`` (:func:`read_bytes`), or None with the problem:
+    unreadable, too large or not UTF-8 (:func:`decode_text`)."""
+    data, problems = read_bytes(path, limit)
+    return (None, problems) if data is None else decode_text(data, limit, kind)
 
 
 def _skip_string(text: str, start: int) -> int:
