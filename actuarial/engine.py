@@ -34,6 +34,7 @@ from actuarial.law.reduction import reduction_factors
 from actuarial.members import (
     GROUPS,
     HIGH_RISK_GROUPS,
+    WARNING_SEPARATOR,
     MemberArrays,
     MemberDataError,
     member_frame,
@@ -642,5 +643,5 @@ def evaluate(
         law_files=tuple(results.law.provenance()),
         clauses=clauses,
         explanation=tuple(explain(results, 0, lang)),
-        warnings=tuple(filter(None, str(results.warnings[0]).split("; "))),
+        warnings=tuple(filter(None, str(results.warnings[0]).split(WARNING_SEPARATOR))),
     )

@@ -394,21 +394,25 @@ def _summary_html(figures: dict) -> str:
         f'<td class="number">{format_money(row["annual_total"])}</td>'
         f'<td class="number">{int(row["lifted_by_minimum"]):,}</td>'
         f'<td class="number">{format_money(row["minimum_topup_total"])}</td>'
-        f'<td class="number">{int(row["errors"]):,}</td></tr>\n'
+        f'<td class="number">{int(row["errors"]):,}</td>'
+        f'<td class="number">{int(row["warnings"]):,}</td></tr>\n'
         for clause, row in figures["clauses"].iterrows()
     )
     return (
         "<h2>Key figures</h2>\n"
         f"<p>The engine over the member file, payment date: {escape(figures['payment'])}. A "
         "member may be eligible under several clauses (the member chooses), so the clause lines "
-        "are not to be added into a cost of the plan.</p>\n"
+        "are not to be added into a cost of the plan. Invalid rows and rows with an error are "
+        "not evaluated; rows with warnings are evaluated, on data that are possible but "
+        "suspicious (data-quality warnings, counted by rule on page 07).</p>\n"
         f'<table class="summary"><caption>Members</caption><tbody>{counts}</tbody></table>\n'
         '<table class="summary" style="margin-top: 1em"><caption>By clause (amounts in USD)'
         "</caption><thead><tr><th>clause</th>"
         '<th class="number">eligible</th><th class="number">monthly total</th>'
         '<th class="number">annual total</th><th class="number">lifted by the minimum</th>'
         '<th class="number">minimum top-up, monthly</th>'
-        '<th class="number">rows with an error</th></tr></thead>'
+        '<th class="number">rows with an error</th>'
+        '<th class="number">rows with warnings</th></tr></thead>'
         f"<tbody>\n{clause_rows}</tbody></table>\n"
     )
 
@@ -696,7 +700,8 @@ def _clear_out_dir(out_dir: Path) -> None:
 
 # --------------------------------------------------------------------- building it
 def _key_figures(guides, members_path: Path, readings: Readings, as_of, law) -> dict:
-    """Members evaluated, eligible and amounts by clause, rows with errors (the index)."""
+    """Members evaluated, eligible and amounts by clause, rows with errors and rows with
+    data-quality warnings (the index)."""
     from actuarial.batch import read_members
     from actuarial.engine import evaluate_frame
     from actuarial.review import clause_summary, membership_counts
