@@ -21,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from actuarial import shipped
+
 __all__ = [
     "DEFAULT_SERIES",
     "SHIPPED_GUIDES",
@@ -34,7 +36,7 @@ __all__ = [
     "load_guides",
 ]
 
-SHIPPED_GUIDES = Path(__file__).resolve().parents[1] / "guides"
+SHIPPED_GUIDES = shipped.GUIDES  # the illustrative guides, package data
 DEFAULT_SERIES = "illustrative-half-percent-per-month"  # named in the README
 EARLIEST_AGE_MONTHS = 55 * 12
 NORMAL_RETIREMENT_AGE = 65

@@ -1,11 +1,11 @@
 """The HTML report: every notebook run on the same inputs, rendered, each page with its provenance.
 
-``build_report`` runs each ``notebooks/NN_*.ipynb`` through papermill (working directory: the
-notebooks folder; the inputs injected as paths relative to it, and shown on the page relative
-to the project or by file name, so that no page shows an absolute path), renders it with
-nbconvert and writes ``index.html``. Every page ends with a provenance footer: package
-version, git commit, each guide's SHA-256, the member file's SHA-256 and the readings in
-force.
+``build_report`` runs each ``notebooks/NN_*.ipynb`` (package data) through papermill from a
+temporary copy (the inputs injected as absolute paths, and shown on the page relative to the
+project or by file name, so that no page shows an absolute path), renders it with nbconvert
+and writes ``index.html``. Every page ends with a provenance footer: package version, git
+commit (or "installed package"), each guide's SHA-256, the member file's SHA-256 and the
+readings in force.
 
 ``normalize_notebook`` and ``execute_in_place`` keep the committed notebooks reviewable:
 outputs kept; execution counts renumbered in order, kernel metadata and timings dropped, cell
@@ -29,6 +29,8 @@ from pathlib import Path
 import nbformat
 
 import actuarial
+from actuarial import shipped
+from actuarial.distribution import installed_version
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, GuideSet, file_sha256, load_guides
 from actuarial.interpretations import Readings
 from actuarial.members import MemberFileError
@@ -50,8 +52,8 @@ __all__ = [
 ]
 
 REPOSITORY = Path(__file__).resolve().parents[1]
-NOTEBOOKS = REPOSITORY / "notebooks"
-EXAMPLE_MEMBERS = REPOSITORY / "examples" / "members.csv"
+NOTEBOOKS = shipped.NOTEBOOKS  # package data, like the sample member file
+EXAMPLE_MEMBERS = shipped.EXAMPLE_MEMBERS
 KERNEL_NAME = "python3"
 # The kernel's own log (e.g. ipykernel 7's warning about TCP transport) is console noise;
 # cell errors reach us as outputs whatever the level.
@@ -178,17 +180,24 @@ class Provenance:
     """What a report was made from: code version, guides, member file, readings."""
 
     version: str
-    commit: str
+    commit: str | None  # None: an installed package (no checkout, no commit)
     series: str
     guides: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...]  # (id, series, files)
     members_file: str  # file name only
     members_sha256: str
     readings: tuple[str, ...]
 
+    @property
+    def code(self) -> str:
+        """Where the code came from: the git commit, or the installed package's version."""
+        if self.commit is None:
+            return f"installed package, version {self.version}"
+        return f"git commit {self.commit}"
+
     def lines(self) -> list[str]:
         """The provenance as plain text lines."""
         lines = [
-            f"actuarial {self.version}, git commit {self.commit}",
+            f"actuarial {self.version}, {self.code}",
             f"guide series used: {self.series}",
         ]
         for guide_id, series, files in self.guides:
@@ -211,10 +220,13 @@ class Provenance:
             for guide_id, series, files in self.guides
         )
         readings = "".join(f"<li>{escape(line)}</li>" for line in self.readings)
+        code = escape(self.code)
+        if self.commit is not None:
+            code = f"git commit <code>{escape(self.commit)}</code>"
         return (
             '<footer class="provenance">\n<h2>Provenance</h2>\n'
-            f"<p>actuarial {escape(self.version)}, git commit <code>{escape(self.commit)}"
-            f"</code>; guide series used: <b>{escape(self.series)}</b>.</p>\n"
+            f"<p>actuarial {escape(self.version)}, {code}; "
+            f"guide series used: <b>{escape(self.series)}</b>.</p>\n"
             "<table><thead><tr><th>guide</th><th>series</th><th>SHA-256 of its files</th>"
             f"</tr></thead><tbody>{guide_rows}</tbody></table>\n"
             f"<p>Member file <b>{escape(self.members_file)}</b>: SHA-256 "
@@ -236,7 +248,7 @@ def provenance(
     listed = guides_in(guides_path)
     return Provenance(
         version=actuarial.__version__,
-        commit=git_commit(),
+        commit=None if installed_version() else git_commit(),
         series=guides.series,
         guides=tuple(
             (guide.id, guide.series, tuple(sorted(guide.sha256().items()))) for guide in listed
@@ -399,10 +411,12 @@ def build_report(
     ``guides_path`` defaults to the shipped guides (series ``DEFAULT_SERIES``),
     ``members_path`` to ``examples/members.csv``. The guides are validated and the member file
     checked before any notebook runs. Notebooks receive ``guides_path``, ``series`` and
-    ``members_path`` (those their ``parameters`` cell declares) as paths relative to the
-    notebooks folder, and ``readings`` (default: the default readings) as a dict of the
+    ``members_path`` (those their ``parameters`` cell declares) as absolute paths, and
+    ``readings`` (default: the default readings) as a dict of the
     switches, for ``Readings(**readings)``. Returns the path of ``index.html``. A failing
-    notebook is still rendered; then :class:`ReportError` names it.
+    notebook is still rendered; then :class:`ReportError` names it. Each notebook runs from a
+    temporary copy, in a temporary folder: nothing is written beside the notebooks (for an
+    installed package, site-packages) nor anywhere but ``out_dir``.
     """
     import papermill
     from papermill.exceptions import PapermillExecutionError
@@ -423,9 +437,9 @@ def build_report(
     readings = readings or Readings()
     footer = provenance(guides, guides_path, members_path, readings).html()
     inputs = {
-        "guides_path": os.path.relpath(guides_path, notebooks_dir),
+        "guides_path": str(guides_path),
         "series": guides.series,
-        "members_path": os.path.relpath(members_path, notebooks_dir),
+        "members_path": str(members_path),
         "readings": readings.as_dict(),
     }
     shown = {
@@ -445,15 +459,18 @@ def build_report(
             declared = _declared_parameters(path)
             parameters = {key: value for key, value in inputs.items() if key in declared}
             executed = Path(scratch) / path.name
+            run_dir = Path(scratch) / "run"  # the notebook's copy and working directory
+            run_dir.mkdir(exist_ok=True)
+            shutil.copyfile(path, run_dir / path.name)
             try:
                 notebook = papermill.execute_notebook(
-                    path,
+                    run_dir / path.name,
                     executed,
                     parameters=parameters,
                     kernel_name=KERNEL_NAME,
                     language="python",
                     extra_arguments=KERNEL_ARGUMENTS,
-                    cwd=notebooks_dir,
+                    cwd=run_dir,
                     progress_bar={"leave": False, "desc": path.stem} if progress else False,
                 )
             except PapermillExecutionError:

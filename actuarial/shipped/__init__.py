@@ -1,0 +1,29 @@
+"""What the package ships besides its code, read with :mod:`importlib.resources`: the
+illustrative Actuarial Guides, the sample member file and the notebooks ``actuarial report``
+runs.
+
+Their source of truth is the repository's top-level ``guides/``, ``examples/`` and
+``notebooks/``. In a checkout (and so in an editable install) ``actuarial/shipped/<folder>`` is
+a link to them; the wheel holds copies (package data, ``pyproject.toml``).
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+__all__ = ["EXAMPLE_MEMBERS", "EXAMPLES", "GUIDES", "NOTEBOOKS", "folder"]
+
+
+def folder(name: str) -> Path:
+    """The shipped folder ``name`` as a path on disk (links resolved)."""
+    found = resources.files(__name__) / name
+    if not isinstance(found, Path):  # e.g. a zip import: the guides and notebooks need files
+        raise RuntimeError(f"actuarial must be installed as files on disk (found {found!r})")
+    return found.resolve()
+
+
+GUIDES = folder("guides")
+EXAMPLES = folder("examples")
+EXAMPLE_MEMBERS = EXAMPLES / "members.csv"
+NOTEBOOKS = folder("notebooks")
