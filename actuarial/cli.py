@@ -44,7 +44,7 @@ def _date(_context, _parameter, value):
 
 
 def reading_options(command):
-    """The switches of the interpretations I-1 to I-6 (see CLAUSES.md)."""
+    """The switches of the interpretations I-1 to I-6 (see docs/readings.md)."""
     defaults = Readings()
     options = [
         click.option(

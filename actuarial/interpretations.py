@@ -1,6 +1,6 @@
 """The readings of the statute the engine takes where the text is silent (I-1 to I-8).
 
-Each switchable interpretation of ``shared/statute/CLAUSES.md`` is one field of
+Each switchable interpretation of ``docs/readings.md`` is one field of
 :class:`Readings`, read in exactly one place of the engine. Every result carries the
 ``Readings`` it used.
 """
@@ -130,7 +130,7 @@ SPANISH = {
 
 @dataclass(frozen=True, slots=True)
 class Readings:
-    """Switches for the interpretations of CLAUSES.md; the defaults are the toolkit's readings.
+    """Switches for the readings of docs/readings.md; the defaults are the toolkit's readings.
 
     - ``april_first_is_covered`` (I-1): a member who entered on 1990-04-01 is covered.
     - ``deferred_reads_age`` (I-2): clause (d)'s «65 años de servicio acreditado» means age;

@@ -231,7 +231,7 @@ class Provenance:
             f"</tr></thead><tbody>{guide_rows}</tbody></table>\n"
             f"<p>Member file <b>{escape(self.members_file)}</b>: SHA-256 "
             f"<code>{self.members_sha256}</code></p>\n"
-            "<p>Readings in force (shared/statute/CLAUSES.md) where a page does not set its "
+            "<p>Readings in force (docs/readings.md) where a page does not set its "
             f"own; the clause pages compare readings side by side:</p><ul>{readings}</ul>\n"
             "</footer>\n"
         )

@@ -48,7 +48,7 @@ def brute_force_monthly_annuity(table, age, interest, rule="udd"):
 
 # ----------------------------------------------------------------- published values
 SULT_AT_5_PERCENT = [
-    # Source: SULT at i = 5% (AMLCR, SOA exam LTAM tables), shared/reference/README.md:
+    # Source: SULT at i = 5% (AMLCR, SOA exam LTAM tables), docs/reference-values.md:
     # x, a_x, A_x, 2A_x, 10E_x, 20E_x, a(12) UDD, a(12) Woolhouse 2-term, 3-term
     (55, 16.0599, 0.23524, 0.07483, 0.59342, 0.32819, 15.5965, 15.6015, 15.5973),
     (60, 14.9041, 0.29028, 0.10834, 0.57864, 0.29508, 14.4405, 14.4457, 14.4414),
@@ -74,12 +74,13 @@ def test_sult_annuities_and_insurances_at_5_percent_are_the_published_values(
 
 
 def test_sult_a_20_at_5_percent_is_the_published_value():
-    # Source: SULT at i = 5%, shared/reference/README.md.
+    # Source: SULT at i = 5%, docs/reference-values.md.
     assert annuity_due(SULT, 20, 0.05) == pytest.approx(19.9664, abs=1e-4)
 
 
 def test_monthly_udd_annuity_is_alpha_times_annual_minus_beta_at_integer_ages():
-    # Source: UDD constants at 5%, alpha(12) = 1.00020, beta(12) = 0.46651 (README).
+    # Source: UDD constants at 5%, alpha(12) = 1.00020, beta(12) = 0.46651
+    # (docs/reference-values.md).
     i, m = 0.05, 12
     d = i / (1 + i)
     i_m, d_m = m * ((1 + i) ** (1 / m) - 1), m * (1 - (1 + i) ** (-1 / m))
@@ -93,7 +94,7 @@ def test_monthly_udd_annuity_is_alpha_times_annual_minus_beta_at_integer_ages():
 @pytest.mark.parametrize(
     ("age", "q_x", "a_x", "thousand_a", "udd"),
     [
-        # Source: ILT at i = 6%, Bowers et al., shared/reference/README.md.
+        # Source: ILT at i = 6%, Bowers et al., docs/reference-values.md.
         (55, 0.00896, 12.2758, 305.14, 11.8111),
         (60, 0.01376, 11.1454, 369.13, 10.6804),
         (65, 0.02132, 9.8969, 439.80, 9.4316),
@@ -109,7 +110,7 @@ def test_ilt_annuities_and_insurances_at_6_percent_are_the_published_values(
 
 
 def test_ilt_other_published_values_at_6_percent():
-    # Source: ILT at i = 6%, shared/reference/README.md (a(12)_60 to five decimals: Finan).
+    # Source: ILT at i = 6%, docs/reference-values.md (a(12)_60 to five decimals: Finan).
     assert pure_endowment(ILT, 55, 10, 0.06) == pytest.approx(0.48686, abs=1e-5)
     assert 1000 * whole_life_insurance(ILT, 30, 0.06) == pytest.approx(102.4835, abs=1e-4)
     assert annuity_due(ILT, 60, 0.06, 12) == pytest.approx(10.68036, abs=1e-5)
@@ -220,7 +221,8 @@ def test_deferred_monthly_udd_annuity_is_not_the_annual_formula():
     # Under UDD n|a(12)_x = alpha n|a_x - beta nE_x; the known bug drops nE_x from the beta
     # term, which understates 10|a(12)_55 by beta (1 - 10E_55) = 0.19.
     deferred = deferred_annuity_due(SULT, 55, 10, 0.05, 12)
-    # Source: 10E_55 = 0.59342 and a(12)_65 = 13.0860, SULT 5% (README); product to 1e-4.
+    # Source: 10E_55 = 0.59342 and a(12)_65 = 13.0860, SULT 5% (docs/reference-values.md);
+    # product to 1e-4.
     assert deferred == pytest.approx(0.59342 * 13.0860, abs=1e-4)
     annual, endowment = deferred_annuity_due(SULT, 55, 10, 0.05), pure_endowment(SULT, 55, 10, 0.05)
     assert deferred == pytest.approx(1.00020 * annual - 0.46651 * endowment, abs=1e-4)

@@ -35,7 +35,7 @@ GUIDE_MONTHS = np.arange(55 * 12, 65 * 12 + 1)
 @pytest.mark.parametrize(
     ("table", "interest", "m", "at_55", "at_60"),
     [
-        # Source: shared/reference/README.md, "Actuarially equivalent early-retirement factor".
+        # Source: docs/reference-values.md, "Actuarially equivalent early-retirement factor".
         (SULT, 0.05, 12, 0.4979, 0.6949),
         (ILT, 0.06, 12, 0.3888, 0.6072),
         (SULT, 0.05, 1, 0.5007, 0.6972),

@@ -28,14 +28,14 @@ ILT = ilt()
     [(55, 97_846.2, 0.001993), (60, 96_634.1, 0.003398), (65, 94_579.7, 0.005915)],
 )
 def test_sult_l_x_and_q_x_are_the_published_values(age, l_x, q_x):
-    # Source: SOA Standard Ultimate Life Table (AMLCR), shared/reference/README.md.
+    # Source: SOA Standard Ultimate Life Table (AMLCR), docs/reference-values.md.
     assert SULT.l(age) == pytest.approx(l_x, abs=0.1)
     assert SULT.q(age) == pytest.approx(q_x, abs=1e-6)
 
 
 @pytest.mark.parametrize(("age", "q_x"), [(55, 0.00896), (60, 0.01376), (65, 0.02132)])
 def test_ilt_q_x_are_the_published_values(age, q_x):
-    # Source: Illustrative Life Table, Bowers et al., shared/reference/README.md.
+    # Source: Illustrative Life Table, Bowers et al., docs/reference-values.md.
     assert ILT.q(age) == pytest.approx(q_x, abs=1e-5)
 
 

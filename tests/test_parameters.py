@@ -9,7 +9,7 @@ from actuarial.parameters import coverage_window, minimum_monthly_pension
 
 
 def test_coverage_window_is_first_entry_from_april_1_1990_until_the_end_of_1999():
-    # Source: CLAUSES.md I-1; data/parameters.toml [coverage].
+    # Source: docs/readings.md I-1; data/parameters.toml [coverage].
     window = coverage_window()
     assert window.first_entry_on_or_after == dt.date(1990, 4, 1)
     assert window.first_entry_before == dt.date(2000, 1, 1)

@@ -84,7 +84,7 @@ def test_guide_summary_has_one_row_per_guide_with_its_period(half_percent):
 def test_equivalence_table_matches_the_published_sult_5pct_factors(half_percent):
     table = review.equivalence_table(half_percent, {"SULT 5%": ["sult", 0.05]}, WHOLE_AGES)
     assert table.columns.tolist() == ["guide", "SULT 5%"]
-    # Source: shared/reference/README.md, equivalent factor SULT 5%: 0.4979 at 55, 0.6949 at 60.
+    # Source: docs/reference-values.md, equivalent factor SULT 5%: 0.4979 at 55, 0.6949 at 60.
     assert table.loc["55y0m", "SULT 5%"] == pytest.approx(0.4979, abs=1e-4)
     assert table.loc["60y0m", "SULT 5%"] == pytest.approx(0.6949, abs=1e-4)
     assert table["guide"].tolist() == pytest.approx(half_percent.factor(WHOLE_AGES).tolist())

@@ -3,7 +3,7 @@ every age, service and date threshold, through the public ``evaluate`` and
 ``evaluate_frame``: each test runs on both and must give the same answer.
 
 Unless a test says otherwise, amounts use the shipped illustrative guide (0.5% per month
-before 65) and the default readings of CLAUSES.md.
+before 65) and the default readings of docs/readings.md.
 """
 
 from __future__ import annotations

@@ -1,0 +1,188 @@
+"""The product cites only what it ships: the statute, readings and reference values in docs/."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import unicodedata
+from pathlib import Path
+
+import pytest
+
+import actuarial
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+
+# What the repository ships and may cite from: top-level Markdown files and these folders.
+SHIPPED_FOLDERS = ("actuarial", "notebooks", "guides", "docs", "examples", "tests", "benchmarks")
+SKIPPED_PARTS = {"__pycache__", ".ipynb_checkpoints"}
+TEXT_SUFFIXES = {".py", ".md", ".ipynb", ".toml", ".csv", ".cfg", ".txt", ".html", ".json", ""}
+
+# The team's reference material outside the repository, which a user who clones it lacks.
+UNSHIPPED_CITATION = re.compile(
+    r"\.\./shared|shared/statute|shared/reference|CLAUSES\.md|translation\.en\.md"
+    r"|seccion-2-chapter2-annuities"
+)
+# A repository path under docs/ (not part of a longer word or URL such as readthedocs.io/).
+DOCS_PATH = re.compile(r"(?<![\w./-])docs/[\w./-]*[\w/]")
+# A relative Markdown link target inside docs/: [text](file.md) or [text](file.md#anchor).
+MARKDOWN_LINK = re.compile(r"\]\(([^)#:\s]+)(?:#[^)]*)?\)")
+
+
+def shipped_text_files() -> list[Path]:
+    files = sorted(ROOT.glob("*.md"))
+    for folder in SHIPPED_FOLDERS:
+        files += sorted(
+            path
+            for path in (ROOT / folder).rglob("*")
+            if path.is_file()
+            and path.suffix in TEXT_SUFFIXES
+            and not SKIPPED_PARTS.intersection(path.parts)
+        )
+    return [path for path in files if path != Path(__file__).resolve()]
+
+
+def relative(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+def normalized(text: str) -> str:
+    """Text with Unicode composed and every run of whitespace a single space."""
+    return " ".join(unicodedata.normalize("NFC", text).split())
+
+
+SHIPPED = shipped_text_files()
+
+
+def test_shipped_files_are_found_in_every_shipped_folder():
+    found = {relative(path).split("/")[0] for path in SHIPPED}
+    assert {"README.md", "actuarial", "notebooks", "guides", "docs", "examples"} <= found
+
+
+def test_no_shipped_file_cites_the_team_reference_outside_the_repository():
+    citations = [
+        f"{relative(path)}:{number}: {line.strip()[:120]}"
+        for path in SHIPPED
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if UNSHIPPED_CITATION.search(line)
+    ]
+    assert citations == [], "cite docs/ instead:\n" + "\n".join(citations)
+
+
+def test_every_docs_path_cited_in_the_product_exists():
+    cited = {
+        (relative(path), match.group().rstrip("."))
+        for path in SHIPPED
+        for match in DOCS_PATH.finditer(path.read_text(encoding="utf-8"))
+    }
+    assert len(cited) >= 10  # README, package, notebooks, tests and guides all cite docs/
+    missing = [f"{where}: {target}" for where, target in cited if not (ROOT / target).exists()]
+    assert sorted(missing) == []
+
+
+def test_every_relative_link_inside_docs_resolves():
+    links = [
+        (relative(page), target)
+        for page in DOCS.glob("*.md")
+        for target in MARKDOWN_LINK.findall(page.read_text(encoding="utf-8"))
+    ]
+    assert links
+    broken = [f"{page}: {target}" for page, target in links if not (DOCS / target).exists()]
+    assert broken == []
+
+
+LAW_PAGES = ("statute.es.md", "statute.en.md", "readings.md", "reference-values.md")
+
+
+def test_docs_index_lists_the_pages_on_the_law_and_the_reference_values():
+    index = (DOCS / "README.md").read_text(encoding="utf-8")
+    assert [name for name in LAW_PAGES if f"]({name})" not in index] == []
+
+
+# Sentences of art. 2-103 (3 L.P.R.A. § 766d), verbatim, one or more from each inciso, with
+# the text's own slips (the comma after «efectivo el», «años de servicio acreditado» in (d)).
+STATUTE_SENTENCES = [
+    "(a) Anualidad por años de servicios.— El retiro será opcional para los nuevos "
+    "participantes que ingresen por primera vez al Sistema después del 1ro de abril de 1990, "
+    "a partir de la fecha en que cumplan sesenta y cinco (65) años de edad, hubieren "
+    "completado un mínimo de diez (10) años de servicios acreditados y no hubieren solicitado "
+    "ni recibido el reembolso de sus aportaciones acumuladas.",
+    "El importe de la anualidad será el uno y medio por ciento (1.5%) de la retribución "
+    "promedio, multiplicado por el número de años de servicios acreditados.",
+    "de quinientos dólares ($500) mensuales, efectivo el, 1ro de julio de 2013.",
+    "recibirá efectivo el 1ro. de julio de 2013 el aumento necesario para que su pensión sea "
+    "de quinientos dólares ($500).",
+    "tendrán la opción de acogerse a una anualidad por retiro a partir de la fecha en que "
+    "cumplan cincuenta y cinco (55) años de edad y hubieren completado treinta (30) años de "
+    "servicio acreditado.",
+    "El importe de esta anualidad será igual al setenta y cinco por ciento (75%) de la "
+    "retribución promedio.",
+    "Estos participantes podrán acogerse a una anualidad por retiro al completar treinta (30) "
+    "años de servicio acreditable sin haber cumplido los cincuenta y cinco (55) años, en cuyo "
+    "caso, el importe de esta anualidad será igual al sesenta y cinco por ciento (65%) de la "
+    "retribución promedio.",
+    "cuya separación del servicio ocurriese al cumplir cincuenta y cinco (55) años de edad y "
+    "hubieren completado un mínimo de veinticinco (25) años de servicio acreditado, tendrán "
+    "derecho a recibir la anualidad por años de servicio que se dispone en el inciso (a) de "
+    "esta sección, con una reducción actuarial que será calculada a base de las Guías "
+    "Actuariales adoptadas por la Junta de Síndicos.",
+    "(d) Anualidad por retiro diferida.— Los participantes que ingresen por primera vez al "
+    "Sistema después del 1ro de abril de 1990, cuya separación del servicio ocurriese antes de "
+    "cumplir los sesenta y cinco (65) años de servicio acreditado",
+    "tendrán derecho a recibir una anualidad por retiro diferida al cumplir sesenta y cinco "
+    "(65) años. Dicha anualidad se calculará de acuerdo a la fórmula establecida en el inciso "
+    "(a) de esta sección.",
+]
+
+
+@pytest.mark.parametrize("sentence", STATUTE_SENTENCES, ids=lambda s: s[:40])
+def test_spanish_statute_page_holds_the_text_verbatim(sentence):
+    assert normalized(sentence) in normalized((DOCS / "statute.es.md").read_text("utf-8"))
+
+
+def test_spanish_statute_page_names_its_source():
+    text = normalized((DOCS / "statute.es.md").read_text("utf-8"))
+    assert "Ley Núm. 447 de 15 de mayo de 1951" in text and "3 L.P.R.A. § 766d" in text
+
+
+def test_english_translation_has_every_clause_and_defers_to_the_spanish():
+    text = (DOCS / "statute.en.md").read_text("utf-8")
+    assert "working translation" in text and "Spanish governs" in text
+    headings = re.findall(r"^## \(([a-d])\)", text, flags=re.MULTILINE)
+    assert headings == ["a", "b", "c", "d"]
+
+
+def test_readings_page_explains_every_reading_and_names_every_switch():
+    text = (DOCS / "readings.md").read_text("utf-8")
+    sections = re.findall(r"^### (I-\d+) ", text, flags=re.MULTILINE)
+    assert sections == [f"I-{number}" for number in range(1, 10)]
+    switches = [field.name for field in dataclasses.fields(actuarial.Readings)]
+    assert [name for name in switches if f"`{name}" not in text] == []
+
+
+def test_reference_values_page_names_tests_that_exist():
+    text = (DOCS / "reference-values.md").read_text("utf-8")
+    named = re.findall(r"`(tests/test_\w+\.py)::(\w+)`", text)
+    assert len(named) >= 10
+    missing = [
+        f"{file}::{name}"
+        for file, name in named
+        if not re.search(rf"^def {name}\(", (ROOT / file).read_text("utf-8"), re.MULTILINE)
+    ]
+    assert missing == []
+
+
+PUBLISHED_SOURCE = re.compile(r"# Source: .*(SULT|ILT|Life Table|equivalent)")
+
+
+def test_every_test_source_comment_on_a_published_value_cites_the_reference_page():
+    comments = [
+        f"{relative(path)}: {line.strip()}"
+        for path in sorted((ROOT / "tests").glob("test_*.py"))
+        if path != Path(__file__).resolve()
+        for line in path.read_text("utf-8").splitlines()
+        if PUBLISHED_SOURCE.search(line)
+    ]
+    assert comments
+    assert [line for line in comments if "docs/reference-values.md" not in line] == []
