@@ -27,6 +27,19 @@ pytestmark = pytest.mark.packaging
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 NOT_IN_THE_CORE = ("pytest", "jupyterlab", "papermill", "nbconvert", "matplotlib")
+# The modules that may need the [report] extra to be imported; every other module imports
+# with the core alone (matplotlib, papermill, nbconvert imported lazily if at all).
+REPORT_MODULES = {"actuarial.report"}
+IMPORT_EVERY_MODULE = """
+import importlib, json, pkgutil, actuarial
+failed = {}
+for module in pkgutil.walk_packages(actuarial.__path__, "actuarial."):
+    try:
+        importlib.import_module(module.name)
+    except ImportError as error:
+        failed[module.name] = (error.name or str(error)).split(".")[0]
+print(json.dumps(failed))
+"""
 # The README's member (a firefighter separated at 57y8m: inciso (c) and (d) open to him).
 MEMBER = [
     "--birth-date", "1958-06-15", "--entry-date", "1991-01-02",
@@ -140,6 +153,9 @@ def core(built, scratch) -> Installed:
     installed.packages = {package["name"].lower() for package in json.loads(listed)}
     for name, arguments in COMMANDS.items():
         installed.results[name] = run([installed.actuarial, *arguments], installed.folder)
+    installed.results["import-every-module"] = run(
+        [installed.python, "-c", IMPORT_EVERY_MODULE], installed.folder
+    )
     installed.results["report-without-extra"] = run(
         [installed.actuarial, "report", "--out", "report"], installed.folder, check=False
     )
@@ -203,9 +219,10 @@ def test_the_wheel_holds_the_guides_the_sample_the_notebooks_and_every_data_file
     with zipfile.ZipFile(built.wheel) as wheel:
         held = {name: wheel.read(name) for name in wheel.namelist()}
     expected = {}  # name in the wheel -> the file in the checkout (the source of truth)
-    for path in sorted((CHECKOUT / "guides").rglob("*")):
-        if path.is_file():
-            expected[f"actuarial/shipped/{path.relative_to(CHECKOUT).as_posix()}"] = path
+    for folder in ("guides", "docs"):
+        for path in sorted((CHECKOUT / folder).rglob("*")):
+            if path.is_file():
+                expected[f"actuarial/shipped/{path.relative_to(CHECKOUT).as_posix()}"] = path
     expected["actuarial/shipped/examples/members.csv"] = CHECKOUT / "examples" / "members.csv"
     for path in notebook_paths(CHECKOUT / "notebooks"):
         expected[f"actuarial/shipped/notebooks/{path.name}"] = path
@@ -240,6 +257,12 @@ def test_the_metadata_renders_on_an_index(built):
 def test_the_core_install_holds_none_of_the_extras(core):
     assert "actuarial" in core.packages
     assert core.packages.isdisjoint(NOT_IN_THE_CORE), core.packages & set(NOT_IN_THE_CORE)
+
+
+def test_every_module_but_the_reports_imports_with_the_core_alone(core):
+    failed = json.loads(core.results["import-every-module"].stdout)
+    assert set(failed) <= REPORT_MODULES, failed
+    assert set(failed.values()) <= {"nbformat", "papermill", "nbconvert", "matplotlib"}, failed
 
 
 @pytest.mark.parametrize("name", list(COMMANDS))

@@ -33,12 +33,13 @@ def test_the_shipped_folders_are_read_through_importlib_resources():
 def test_in_a_checkout_the_shipped_folders_are_the_top_level_ones_not_copies():
     # The top-level guides/, examples/ and notebooks/ are the source of truth: the package
     # links to them (actuarial/shipped/<name> -> ../../<name>); the wheel holds copies.
-    for name in ("guides", "examples", "notebooks"):
+    for name in ("guides", "examples", "notebooks", "docs"):
         link = CHECKOUT / "actuarial" / "shipped" / name
         assert link.is_symlink(), link
         assert link.resolve() == CHECKOUT / name
     assert shipped.GUIDES == CHECKOUT / "guides"
     assert shipped.EXAMPLE_MEMBERS == CHECKOUT / "examples" / "members.csv"
+    assert shipped.DOCS == CHECKOUT / "docs"
     assert notebook_paths(shipped.NOTEBOOKS) == notebook_paths(CHECKOUT / "notebooks")
 
 

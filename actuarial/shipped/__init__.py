@@ -1,10 +1,11 @@
 """What the package ships besides its code, read with :mod:`importlib.resources`: the
-illustrative Actuarial Guides, the sample member file and the notebooks ``actuarial report``
-runs.
+illustrative Actuarial Guides, the sample member file, the notebooks ``actuarial report``
+runs and the documents they cite (the statute, the readings).
 
-Their source of truth is the repository's top-level ``guides/``, ``examples/`` and
-``notebooks/``. In a checkout (and so in an editable install) ``actuarial/shipped/<folder>`` is
-a link to them; the wheel holds copies (package data, ``pyproject.toml``).
+Their source of truth is the repository's top-level ``guides/``, ``examples/``,
+``notebooks/`` and ``docs/``. In a checkout (and so in an editable install)
+``actuarial/shipped/<folder>`` is a link to them; the wheel holds copies (package data,
+``pyproject.toml``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["EXAMPLE_MEMBERS", "EXAMPLES", "GUIDES", "NOTEBOOKS", "folder"]
+__all__ = ["DOCS", "EXAMPLE_MEMBERS", "EXAMPLES", "GUIDES", "NOTEBOOKS", "folder"]
 
 
 def folder(name: str) -> Path:
@@ -27,3 +28,4 @@ GUIDES = folder("guides")
 EXAMPLES = folder("examples")
 EXAMPLE_MEMBERS = EXAMPLES / "members.csv"
 NOTEBOOKS = folder("notebooks")
+DOCS = folder("docs")
