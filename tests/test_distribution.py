@@ -81,3 +81,43 @@ def test_report_without_the_report_extra_says_what_to_install_and_writes_nothing
         'install it with: pip install "actuarial[report]"\n'
     )
     assert list(tmp_path.iterdir()) == []
+
+
+class FakeDistribution:
+    """Installed metadata whose files lie at ``root`` (site-packages of some environment)."""
+
+    version = "9.9.9"
+
+    def __init__(self, root: Path):
+        self.root = root
+
+    def locate_file(self, name: str) -> Path:
+        return self.root / name
+
+
+def test_the_package_is_installed_when_its_metadata_locates_this_very_code(monkeypatch):
+    here = Path(actuarial.__file__).resolve().parents[1]
+    monkeypatch.setattr(metadata, "distribution", lambda name: FakeDistribution(here))
+    assert distribution.installed_version() == "9.9.9"
+    # An editable install's metadata locates files in site-packages, where there are none.
+    monkeypatch.setattr(metadata, "distribution", lambda name: FakeDistribution(Path("/nowhere")))
+    assert distribution.installed_version() is None
+
+
+def test_the_provenance_of_an_installed_package_names_its_version_instead_of_a_commit(
+    monkeypatch,
+):
+    from actuarial import report
+    from actuarial.guides import SHIPPED_GUIDES, load_guides
+
+    guides = load_guides(SHIPPED_GUIDES, "sult-5pct-monthly")
+    monkeypatch.setattr(report, "installed_version", lambda: actuarial.__version__)
+    found = report.provenance(guides, SHIPPED_GUIDES, report.EXAMPLE_MEMBERS)
+    assert found.commit is None
+    version = actuarial.__version__
+    assert found.lines()[0] == f"actuarial {version}, installed package, version {version}"
+    assert f"<p>actuarial {version}, installed package, version {version}; " in found.html()
+    assert "git commit" not in found.html()
+    monkeypatch.setattr(report, "installed_version", lambda: None)  # a checkout
+    found = report.provenance(guides, SHIPPED_GUIDES, report.EXAMPLE_MEMBERS)
+    assert found.lines()[0] == f"actuarial {version}, git commit {report.git_commit()}"
