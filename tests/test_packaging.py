@@ -91,7 +91,10 @@ class Installed:
     venv: Path
     folder: Path  # the empty folder the commands ran from
     results: dict[str, subprocess.CompletedProcess] = field(default_factory=dict)
-    packages: set[str] = field(default_factory=set)
+    packages: set[str] = field(default_factory=set)  # pip list of the core install
+    package: Path | None = None  # the installed actuarial/ folder, in site-packages
+    before_report: list[str] = field(default_factory=list)  # the folder before the report
+    package_unchanged: bool = False  # site-packages as it was before the report
 
     @property
     def actuarial(self) -> Path:
@@ -182,19 +185,15 @@ def from_checkout(scratch) -> Ran:
 @pytest.fixture(scope="module")
 def with_report(core, built) -> Installed:
     """The core install plus the [report] extra; ``actuarial report`` from the same folder."""
-    before = sorted(path.name for path in core.folder.iterdir())
+    core.before_report = sorted(path.name for path in core.folder.iterdir())
     run([core.python, "-m", "pip", "install", "--quiet", f"{built.wheel}[report]"], core.folder)
-    package = Path(
-        run([core.python, "-c", "import actuarial; print(actuarial.__file__)"], core.folder)
-        .stdout.strip()
-    ).parent
-    snapshot = files_of(package)
+    where = run([core.python, "-c", "import actuarial; print(actuarial.__file__)"], core.folder)
+    core.package = Path(where.stdout.strip()).parent
+    snapshot = files_of(core.package)
     core.results["report"] = run(
         [core.actuarial, "report", "--out", "report", "--no-progress"], core.folder, check=False
     )
-    core.results["listing-before-report"] = before
-    core.results["package-unchanged"] = files_of(package) == snapshot
-    core.results["package"] = package
+    core.package_unchanged = files_of(core.package) == snapshot
     return core
 
 
@@ -304,8 +303,8 @@ def test_the_installed_report_writes_into_out_only_and_names_the_installed_packa
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout == f"report: {with_report.folder / 'report' / 'index.html'}\n"
     after = sorted(path.name for path in with_report.folder.iterdir())
-    assert after == sorted([*with_report.results["listing-before-report"], "report"])
-    assert with_report.results["package-unchanged"], "the report wrote into site-packages"
+    assert after == sorted([*with_report.before_report, "report"])
+    assert with_report.package_unchanged, "the report wrote into site-packages"
     report = with_report.folder / "report"
     notebooks = notebook_paths(CHECKOUT / "notebooks")
     pages = sorted(path.name for path in report.glob("*.html"))
