@@ -397,6 +397,23 @@ def _failure(notebook) -> str:
     return "execution failed"
 
 
+def _run_folder(scratch: Path, notebooks_dir: Path) -> Path:
+    """A copy of the notebooks to run, beside copies of the folders they read by relative
+    path (``../guides``, ``../examples``, ``../docs``, as in the repository): the notebooks
+    run there, so nothing is ever written beside the originals (for an installed package, in
+    site-packages). Returns the copy's notebooks folder, their working directory."""
+    root = scratch / "run"
+    for name in shipped.FOLDERS:
+        source = notebooks_dir.parent / name
+        if name != "notebooks" and source.is_dir():
+            shutil.copytree(source, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    run_dir = root / "notebooks"
+    run_dir.mkdir(parents=True)
+    for path in notebook_paths(notebooks_dir):
+        shutil.copyfile(path, run_dir / path.name)
+    return run_dir
+
+
 def build_report(
     out_dir,
     guides_path=None,
@@ -454,14 +471,12 @@ def build_report(
         tempfile.TemporaryDirectory() as scratch,
         tqdm(paths, desc="notebooks", unit="notebook", disable=not progress) as bar,
     ):
+        run_dir = _run_folder(Path(scratch), notebooks_dir)
         for path in bar:
             bar.set_postfix_str(path.name)
             declared = _declared_parameters(path)
             parameters = {key: value for key, value in inputs.items() if key in declared}
             executed = Path(scratch) / path.name
-            run_dir = Path(scratch) / "run"  # the notebook's copy and working directory
-            run_dir.mkdir(exist_ok=True)
-            shutil.copyfile(path, run_dir / path.name)
             try:
                 notebook = papermill.execute_notebook(
                     run_dir / path.name,

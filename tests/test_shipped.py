@@ -7,12 +7,14 @@ import csv
 from importlib import resources
 from pathlib import Path
 
+import nbformat
 from click.testing import CliRunner
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from actuarial import shipped
 from actuarial.cli import cli
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, load_every_guide
-from actuarial.report import EXAMPLE_MEMBERS, NOTEBOOKS, notebook_paths
+from actuarial.report import EXAMPLE_MEMBERS, NOTEBOOKS, build_report, notebook_paths
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 
@@ -127,3 +129,31 @@ def test_examples_members_names_an_unwritable_place(tmp_path):
     result = invoke("examples", "members", "--out", out)
     assert result.exit_code == 1
     assert result.output.startswith(f"error: {out}: cannot write")
+
+
+# ------------------------------------------------------------------- report runs
+def test_the_report_runs_copies_of_the_notebooks_beside_copies_of_what_they_read(tmp_path):
+    # A notebook reads ../examples by relative path, as notebook 09 reads its bill, and
+    # writes into its working directory: the copy's, never the notebooks folder (which, for
+    # an installed package, is in site-packages).
+    project = tmp_path / "project"
+    (project / "examples").mkdir(parents=True)
+    (project / "examples" / "bill.toml").write_text("minimum = 600\n", encoding="utf-8")
+    (project / "notebooks").mkdir()
+    notebook = new_notebook(
+        cells=[
+            new_markdown_cell("# Reads a sibling folder"),
+            new_code_cell(
+                "from pathlib import Path\n"
+                'print(Path("../examples/bill.toml").read_text().strip())\n'
+                'Path("scratch.txt").write_text("made by the notebook")'
+            ),
+        ]
+    )
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
+    nbformat.write(notebook, project / "notebooks" / "00_reads.ipynb")
+    before = {path: path.read_bytes() for path in project.rglob("*") if path.is_file()}
+    index = build_report(tmp_path / "out", notebooks_dir=project / "notebooks", progress=False)
+    assert "minimum = 600" in (index.parent / "00_reads.html").read_text(encoding="utf-8")
+    after = {path: path.read_bytes() for path in project.rglob("*") if path.is_file()}
+    assert after == before  # nothing written beside the notebooks, nothing changed

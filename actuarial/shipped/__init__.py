@@ -13,7 +13,9 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["DOCS", "EXAMPLE_MEMBERS", "EXAMPLES", "GUIDES", "NOTEBOOKS", "folder"]
+__all__ = ["DOCS", "EXAMPLE_MEMBERS", "EXAMPLES", "FOLDERS", "GUIDES", "NOTEBOOKS", "folder"]
+
+FOLDERS = ("guides", "examples", "notebooks", "docs")  # as the repository lays them out
 
 
 def folder(name: str) -> Path:
@@ -24,8 +26,5 @@ def folder(name: str) -> Path:
     return found.resolve()
 
 
-GUIDES = folder("guides")
-EXAMPLES = folder("examples")
+GUIDES, EXAMPLES, NOTEBOOKS, DOCS = (folder(name) for name in FOLDERS)
 EXAMPLE_MEMBERS = EXAMPLES / "members.csv"
-NOTEBOOKS = folder("notebooks")
-DOCS = folder("docs")
