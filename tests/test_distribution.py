@@ -35,6 +35,14 @@ def test_the_license_is_an_spdx_expression_with_its_file():
     assert PYPROJECT["build-system"]["requires"] == ["setuptools>=77"]
 
 
+def test_every_classifier_is_one_an_index_accepts():
+    from trove_classifiers import classifiers
+
+    declared = PYPROJECT["project"]["classifiers"]
+    assert declared and [name for name in declared if name not in classifiers] == []
+    assert "urls" not in PYPROJECT["project"]  # none invented
+
+
 def test_the_core_needs_none_of_the_report_lab_dev_or_bench_packages():
     core = " ".join(PYPROJECT["project"]["dependencies"])
     for name in ("pytest", "jupyterlab", "papermill", "nbconvert", "matplotlib", "ipykernel"):
