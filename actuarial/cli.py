@@ -206,14 +206,17 @@ def guides():
     """Validate, show, derive, compare and fit Actuarial Guides."""
 
 
-@guides.command("list")
-@click.option(
+guides_folder_option = click.option(
     "--guides",
     "guides_path",
     type=click.Path(path_type=Path),
     default=None,
     help="Folder of guides (default: the shipped guides).",
 )
+
+
+@guides.command("list")
+@guides_folder_option
 def guides_list(guides_path):
     """List the guides (default: the shipped ones): id, series, status, dates in force, title."""
     try:
@@ -266,13 +269,7 @@ def _all_guides(path):
 
 @guides.command("show")
 @click.argument("guide_id")
-@click.option(
-    "--guides",
-    "guides_path",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Folder of guides (default: the shipped guides).",
-)
+@guides_folder_option
 def guides_show(guide_id, guides_path):
     """Print a guide's metadata and its reduction table."""
     root = Path(guides_path) if guides_path else SHIPPED_GUIDES
