@@ -18,47 +18,33 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
 from actuarial.duplicate_ids import duplicated_ids
-from actuarial.engine import CodedText, MemberResults, evaluate_members
+from actuarial.engine import COLUMNS, CodedText, MemberResults, evaluate_members
 from actuarial.guides import GuideSet
 from actuarial.interpretations import Readings
+from actuarial.law.clauses import CLAUSES
+from actuarial.law.parameters import law_in_force, resolve_as_of
 from actuarial.members import (
     MEMBER_FIELDS,
     MemberFileError,
     check_columns,
     parse_members,
 )
-from actuarial.statute import CLAUSES
 
 __all__ = ["OUTPUT_SCHEMA", "BatchSummary", "read_members", "run_batch"]
 
-OUTPUT_SCHEMA = pa.schema(
-    [
-        ("row", pa.int64()),
-        ("member_id", pa.string()),
-        ("clause", pa.string()),
-        ("eligible", pa.bool_()),
-        ("reason", pa.string()),
-        ("start_date", pa.date32()),
-        ("reduction_factor", pa.float64()),
-        ("annual_amount", pa.float64()),
-        ("monthly_amount", pa.float64()),
-        ("minimum_topup", pa.float64()),
-        ("guide_id", pa.string()),
-        ("error", pa.string()),
-        ("readings", pa.string()),
-    ]
-)
+OUTPUT_SCHEMA = pa.schema([(column.name, column.arrow_type) for column in COLUMNS])
 # The text columns reach the writers as dictionaries (the codes and distinct texts of the
 # categorical results): the CSV writer expands them a block at a time, and Parquet stores
 # text dictionary-encoded anyway, so millions of strings are never built nor hashed.
 # The files hold OUTPUT_SCHEMA's types: strings.
-TEXT_COLUMNS = ("clause", "reason", "guide_id", "error", "readings")
+TEXT_COLUMNS = tuple(column.name for column in COLUMNS if column.coded)
 WRITE_SCHEMA = pa.schema(
     [
         pa.field(f.name, pa.dictionary(pa.int32(), f.type)) if f.name in TEXT_COLUMNS else f
@@ -85,17 +71,28 @@ class BatchSummary:
     lifted_by_minimum: int = 0
     clause_errors: int = 0
     output_rows: int = 0
+    as_of: dt.date | None = None
+    law_files: list = field(default_factory=list)  # {"file", "sha256"} in the order applied
+    guides_used: dict = field(default_factory=dict)  # guide id -> status, for reduced rows
 
     def add(self, results) -> None:
         valid = results.members.valid
         self.members += len(valid)
         self.invalid += int((~valid).sum())
         self.not_covered += int((valid & ~results.covered).sum())
-        for column, clause in enumerate(CLAUSES):
-            self.eligible[clause] += int(results.eligible[:, column].sum())
+        for column, clause in enumerate(results.clause_ids):
+            self.eligible[clause] = self.eligible.get(clause, 0) + int(
+                results.eligible[:, column].sum()
+            )
         self.lifted_by_minimum += int((results.minimum_topup > 0).any(axis=1).sum())
         self.clause_errors += int(results.error_mask.sum())
-        self.output_rows += int(4 * valid.sum() + (~valid).sum())
+        self.output_rows += int(len(results.clauses) * valid.sum() + (~valid).sum())
+        self.as_of = results.as_of
+        self.law_files = results.law.provenance()
+        used = np.unique(results.guide_index[results.guide_index >= 0])
+        for index in used:
+            guide = results.guides.guides[index]
+            self.guides_used[guide.id] = guide.status
 
     def lines(self) -> list[str]:
         eligible = ", ".join(f"({c}) {n:,}" for c, n in self.eligible.items())
@@ -103,9 +100,17 @@ class BatchSummary:
             f"members: {self.members:,} (invalid rows: {self.invalid:,}; "
             f"not covered, I-1: {self.not_covered:,})",
             f"eligible by clause: {eligible}",
-            f"members lifted by the $500 minimum: {self.lifted_by_minimum:,}",
-            f"clause rows with an error (no guide in force): {self.clause_errors:,}",
+            f"members lifted by the monthly minimum: {self.lifted_by_minimum:,}",
+            f"clause rows with an error (no guide factor): {self.clause_errors:,}",
             f"output rows: {self.output_rows:,}",
+            f"payment date: the later of {self.as_of} (as of) and each annuity's start date",
+            *(f"law: {f['file']} sha256 {f['sha256']}" for f in self.law_files),
+            *(
+                f"note: guide '{guide}' is {status}, not adopted by the Junta de Síndicos: "
+                "its reductions are illustrations, not the Board's"
+                for guide, status in self.guides_used.items()
+                if status != "adopted"
+            ),
         ]
 
 
@@ -216,6 +221,8 @@ def _arrow_table(results: MemberResults) -> pa.Table:
             else:
                 codes = pa.array(values.codes, type=kind.index_type)
                 columns[name] = pa.DictionaryArray.from_arrays(codes, texts)
+        elif isinstance(values, pa.Array):
+            columns[name] = values
         else:  # NaN amounts and NaT dates become missing values
             columns[name] = pa.array(values, type=kind, from_pandas=True)
     return pa.table(columns, schema=WRITE_SCHEMA)
@@ -229,6 +236,7 @@ def run_batch(
     readings: Readings | None = None,
     chunk_rows: int = DEFAULT_CHUNK_ROWS,
     progress: bool = True,
+    law=None,
 ) -> BatchSummary:
     """Evaluate a member file into ``out_path``; every input row is in the output.
 
@@ -238,6 +246,8 @@ def run_batch(
     from tqdm import tqdm
 
     readings = readings or Readings()
+    law = law_in_force(law)
+    as_of = resolve_as_of(as_of)
     members_path, out_path = Path(members_path), Path(out_path)
     fmt = _format(members_path, "a member file")
     out_fmt = _format(out_path, "the output file")
@@ -254,10 +264,12 @@ def run_batch(
             {g.id: g.sha256() for g in guides}, sort_keys=True
         ).encode(),
         b"actuarial.members": str(members_path.name).encode(),
+        b"actuarial.law": json.dumps(law.provenance()).encode(),
+        b"actuarial.as_of": as_of.isoformat().encode(),
     }
     partial = out_path.with_name(out_path.name + ".partial")
     out_path.parent.mkdir(parents=True, exist_ok=True)
-    summary = BatchSummary()
+    summary = BatchSummary(as_of=as_of, law_files=law.provenance())
     if out_fmt == "parquet":
         # The Arrow schema (dictionaries) is not stored: the file's types are OUTPUT_SCHEMA's.
         writer = pq.ParquetWriter(partial, WRITE_SCHEMA, store_schema=False)
@@ -285,7 +297,7 @@ def run_batch(
                     first_row=first_row,
                     duplicated=duplicated[first_row - 1 : first_row - 1 + count],
                 )
-                results = evaluate_members(members, guides, as_of, readings)
+                results = evaluate_members(members, guides, as_of, readings, law)
                 summary.add(results)
                 table = _arrow_table(results)
                 if pending is not None:

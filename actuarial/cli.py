@@ -10,6 +10,7 @@ import csv
 import datetime as dt
 import functools
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -18,6 +19,9 @@ import click
 from actuarial import __version__, shipped
 from actuarial.guides import (
     DEFAULT_SERIES,
+    EARLIEST_AGE_MONTHS,
+    FIRST_AGE,
+    NORMAL_RETIREMENT_AGE,
     SHIPPED_GUIDES,
     GuideError,
     GuideSet,
@@ -26,87 +30,92 @@ from actuarial.guides import (
     load_guide,
     load_guides,
 )
-from actuarial.interpretations import LEAP_DAY_RULES, MINIMUM_SCOPES, Readings
+from actuarial.law.parameters import LawError, load_law, shipped_law
+from actuarial.law.readings import INTERPRETATIONS, Readings
 from actuarial.members import GROUPS, MemberDataError, MemberFileError
 
 __all__ = ["main"]
 
-USABLE_INPUT_ERRORS = (GuideError, MemberFileError, MemberDataError)
+USABLE_INPUT_ERRORS = (GuideError, LawError, MemberFileError, MemberDataError)
 
 
 def _date(_context, _parameter, value):
     if value is None:
         return None
     try:
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+            raise ValueError(value)
         return dt.date.fromisoformat(value)
     except ValueError as error:
         raise click.BadParameter(f"must be a date YYYY-MM-DD (got {value!r})") from error
 
 
-def reading_options(command):
-    """The switches of the interpretations I-1 to I-6 (see docs/readings.md)."""
+def _reading_option(item):
+    """The click option of one reading switch, from its declaration in INTERPRETATIONS."""
     defaults = Readings()
-    options = [
-        click.option(
-            "--april-first-covered/--april-first-excluded",
-            "april_first_is_covered",
-            default=defaults.april_first_is_covered,
-            show_default=True,
-            help="I-1: a member who first entered on 1990-04-01 is covered.",
-        ),
-        click.option(
-            "--deferred-reads-age/--deferred-reads-service",
-            "deferred_reads_age",
-            default=defaults.deferred_reads_age,
-            show_default=True,
-            help="I-2: inciso (d)'s «65 años de servicio acreditado» read as age, or literally.",
-        ),
-        click.option(
-            "--refund-bars-high-risk/--refund-allows-high-risk",
-            "refund_bars_high_risk",
-            default=defaults.refund_bars_high_risk,
-            show_default=True,
-            help="I-3: a refund of contributions bars inciso (b) too.",
-        ),
-        click.option(
-            "--minimum-applies-to",
-            type=click.Choice(MINIMUM_SCOPES),
-            default=defaults.minimum_applies_to,
-            show_default=True,
-            help="I-4: the $500 minimum on every clause, or on inciso (a) only.",
-        ),
-        click.option(
-            "--deferred-minimum-service",
-            type=click.FloatRange(0, 65),
-            default=defaults.deferred_minimum_service,
-            show_default=True,
-            help="I-5: years of service inciso (d) requires (0 = the literal text).",
-        ),
-        click.option(
-            "--leap-day-birthday",
-            type=click.Choice(LEAP_DAY_RULES),
-            default=defaults.leap_day_birthday,
-            show_default=True,
-            help="I-6: birthday of a Feb 29 birth in common years.",
-        ),
-    ]
+    switch = item.cli
+    default = getattr(defaults, item.switch)
+    text = switch.help.format(
+        law=_LatestValues(shipped_law().latest_values()), pct=_Percents(), **defaults.as_dict()
+    )
+    if "/" in switch.option:
+        return click.option(
+            switch.option, item.switch, default=default, show_default=True, help=text
+        )
+    if switch.choices is not None:
+        kind = click.Choice(switch.choices)
+    else:
+        kind = click.FloatRange(*switch.range)
+    return click.option(
+        switch.option, item.switch, type=kind, default=default, show_default=True, help=text
+    )
+
+
+class _LatestValues(dict):
+    def __getitem__(self, key):
+        value = super().__getitem__(key)
+        return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+class _Percents:
+    def __getitem__(self, key):
+        return f"{shipped_law().latest_values()[key] * 100:g}%"
+
+
+def reading_options(command):
+    """The switches of the readings, generated from :data:`INTERPRETATIONS`."""
+    switches = [item for item in INTERPRETATIONS if item.switch is not None]
 
     @functools.wraps(command)
     def wrapper(*args, **kwargs):
-        names = [
-            "april_first_is_covered",
-            "deferred_reads_age",
-            "refund_bars_high_risk",
-            "minimum_applies_to",
-            "deferred_minimum_service",
-            "leap_day_birthday",
-        ]
-        kwargs["readings"] = Readings(**{name: kwargs.pop(name) for name in names})
+        kwargs["readings"] = Readings(**{item.switch: kwargs.pop(item.switch) for item in switches})
         return command(*args, **kwargs)
 
-    for option in reversed(options):
-        wrapper = option(wrapper)
+    for item in reversed(switches):
+        wrapper = _reading_option(item)(wrapper)
     return wrapper
+
+
+def law_options(command):
+    """``--law FILE`` (repeatable) and ``--as-of YYYY-MM-DD``."""
+    command = click.option(
+        "--as-of",
+        callback=_date,
+        help="The date the results are asked for, YYYY-MM-DD (default: today); each annuity "
+        "is paid from the later of it and its start date.",
+    )(command)
+    return click.option(
+        "--law",
+        "law_files",
+        multiple=True,
+        type=click.Path(path_type=Path),
+        help="An amendment file of the law (TOML, the form of the shipped law file); "
+        "repeatable, applied in order.",
+    )(command)
+
+
+def _law(law_files):
+    return load_law(*law_files)
 
 
 def guide_options(command):
@@ -152,18 +161,21 @@ def cli():
 )
 @click.option("--group", type=click.Choice(GROUPS), default="general", show_default=True)
 @click.option("--refunded/--no-refund", default=False, show_default=True)
-@click.option("--as-of", callback=_date, help="Payment date for the minimum, YYYY-MM-DD.")
 @click.option("--lang", type=click.Choice(["en", "es"]), default="en", show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@law_options
 @guide_options
 @reading_options
-def evaluate(guides_path, series, as_of, lang, as_json, readings, **member):
+def evaluate(guides_path, series, as_of, law_files, lang, as_json, readings, **member):
     """Every clause for one member, with its explanation."""
     from actuarial.engine import evaluate as evaluate_member
 
     try:
         guides = _load(guides_path, series)
-        result = evaluate_member(member, guides, as_of=as_of, readings=readings, lang=lang)
+        law = _law(law_files)
+        result = evaluate_member(
+            member, guides, as_of=as_of, readings=readings, lang=lang, law=law
+        )
     except USABLE_INPUT_ERRORS as error:
         _fail(error)
     if as_json:
@@ -181,18 +193,23 @@ def evaluate(guides_path, series, as_of, lang, as_json, readings, **member):
     type=click.Path(path_type=Path),
     help="Output file, .csv or .parquet.",
 )
-@click.option("--as-of", callback=_date, help="Payment date for the minimum, YYYY-MM-DD.")
 @click.option("--chunk-rows", type=click.IntRange(1), default=250_000, show_default=True)
 @click.option("--progress/--no-progress", default=True, show_default=True)
+@law_options
 @guide_options
 @reading_options
-def batch(members, out_path, as_of, chunk_rows, progress, guides_path, series, readings):
+def batch(
+    members, out_path, as_of, law_files, chunk_rows, progress, guides_path, series, readings
+):
     """Evaluate a member file (CSV or Parquet) into OUT, one row per member and clause."""
     from actuarial.batch import run_batch
 
     try:
         guides = _load(guides_path, series)
-        summary = run_batch(members, guides, out_path, as_of, readings, chunk_rows, progress)
+        law = _law(law_files)
+        summary = run_batch(
+            members, guides, out_path, as_of, readings, chunk_rows, progress, law=law
+        )
     except USABLE_INPUT_ERRORS as error:
         _fail(error)
     click.echo("\n".join(summary.lines()))
@@ -346,7 +363,12 @@ MORTALITY_HELP = (
     type=click.Path(path_type=Path),
     help="Guide folder to write (its name is the guide id).",
 )
-@click.option("--effective-from", callback=_date, default="1990-04-01", show_default=True)
+@click.option(
+    "--effective-from",
+    callback=_date,
+    default=str(shipped_law().first_date()),
+    show_default=True,
+)
 @click.option("--effective-until", callback=_date, default=None)
 @click.option("--series", default=None, help="Series of the guide (default: its id).")
 @click.option("--title", default=None)
@@ -360,7 +382,7 @@ MORTALITY_HELP = (
 def guides_derive(
     mortality, interest, out_path, effective_from, effective_until, series, title, m, method
 ):
-    """Write a complete guide derived by actuarial equivalence (every month 55y0m-65y0m)."""
+    """Write a complete guide derived by actuarial equivalence (every month of inciso (c))."""
     from actuarial.equivalence import EquivalenceError, derive_guide
 
     table = _table(mortality)
@@ -386,7 +408,7 @@ def guides_derive(
     except (EquivalenceError, GuideError, ValueError) as error:
         _fail(error)
     click.echo(
-        f"written: {out_path} ({len(guide.factors)} rows; factor at 55y0m "
+        f"written: {out_path} ({len(guide.factors)} rows; factor at {FIRST_AGE} "
         f"{guide.factors[0]:.6f}, at 60y0m {guide.factor(720).item():.6f})"
     )
 
@@ -396,7 +418,7 @@ def guides_derive(
 @click.argument("guide_b")
 @click.option("--top", type=click.IntRange(1), default=None, help="Show only the largest N.")
 def guides_compare(guide_a, guide_b, top):
-    """Two guides side by side at every month 55y0m-65y0m, largest differences first."""
+    """Two guides side by side at every month of inciso (c), largest differences first."""
     import numpy as np
 
     from actuarial.equivalence import compare_factors
@@ -405,7 +427,7 @@ def guides_compare(guide_a, guide_b, top):
         first, second = _guide(guide_a), _guide(guide_b)
     except GuideError as error:
         _fail(error)
-    months = np.arange(55 * 12, 65 * 12 + 1)
+    months = np.arange(EARLIEST_AGE_MONTHS, NORMAL_RETIREMENT_AGE * 12 + 1)
     table = compare_factors(months, first.factor(months), second.factor(months))
     table = table.rename(columns={"factor_a": first.id, "factor_b": second.id})
     click.echo(f"difference = {first.id} - {second.id}")

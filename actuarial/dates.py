@@ -10,7 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["LEAP_DAY_RULES", "add_years", "age_in_months", "as_dates", "format_age"]
+__all__ = [
+    "LEAP_DAY_RULES",
+    "add_years",
+    "age_in_months",
+    "as_dates",
+    "format_age",
+    "year_month_day",
+]
 
 LEAP_DAY_RULES = ("feb28", "mar1")
 
@@ -25,6 +32,11 @@ _EPOCH_FROM_0000_03_01 = 719_468  # days from 0000-03-01 to 1970-01-01 (datetime
 def as_dates(values) -> np.ndarray:
     """Return ``values`` as a numpy ``datetime64[D]`` array (NaT kept)."""
     return np.asarray(values, dtype="datetime64[D]")
+
+
+def year_month_day(dates) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Year, month (1-12) and day of each date (no NaT), as integer arrays."""
+    return _parts(as_dates(dates))
 
 
 def _parts(dates: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -86,8 +98,8 @@ def age_in_months(birth, on, leap_day_birthday: str = "feb28") -> np.ndarray:
         )
     birth, on = np.broadcast_arrays(as_dates(birth), as_dates(on))
     missing = np.isnat(birth) | np.isnat(on)
-    birth = np.where(missing, np.datetime64("2000-01-01"), birth)
-    on = np.where(missing, np.datetime64("2000-01-01"), on)
+    birth = np.where(missing, np.datetime64("1970-01-01"), birth)
+    on = np.where(missing, np.datetime64("1970-01-01"), on)
     birth_year, birth_month, birth_day = _parts(birth)
     on_year, on_month, on_day = _parts(on)
     whole_months = (on_year - birth_year) * 12 + (on_month - birth_month)
@@ -100,7 +112,7 @@ def add_years(birth, years: int, leap_day_birthday: str = "feb28") -> np.ndarray
     """The date on which a person born on ``birth`` reaches ``years`` of age (I-6)."""
     birth = as_dates(birth)
     missing = np.isnat(birth)
-    safe_birth = np.where(missing, np.datetime64("2000-01-01"), birth)
+    safe_birth = np.where(missing, np.datetime64("1970-01-01"), birth)
     birth_year, birth_month, birth_day = _parts(safe_birth)
     last_day = _days_in_month(birth_year + years, birth_month)
     day = np.minimum(birth_day, last_day)

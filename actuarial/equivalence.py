@@ -27,6 +27,8 @@ import pandas as pd
 from scipy.optimize import minimize_scalar
 
 from actuarial.annuities import EXACT_METHODS, annuities_due, annuity_due, pure_endowment
+from actuarial.guides import EARLIEST_AGE_MONTHS, INTERPOLATIONS, NORMAL_RETIREMENT_AGE
+from actuarial.law.parameters import shipped_law
 from actuarial.mortality import LifeTable, blend, soa, sult
 
 __all__ = [
@@ -44,9 +46,9 @@ __all__ = [
     "write_guide",
 ]
 
-EARLIEST_RETIREMENT_AGE = 55  # inciso (c): «al cumplir cincuenta y cinco (55) años»
+EARLIEST_RETIREMENT_AGE = EARLIEST_AGE_MONTHS // 12  # inciso (c), in the shipped law
 _STATUSES = ("illustrative", "adopted")
-_INTERPOLATIONS = ("exact", "monthly-linear")
+_INTERPOLATIONS = tuple(INTERPOLATIONS)  # the registry of guides.py
 _METHOD_TEXT = {
     "udd": "exact sum of the monthly payments, survival linear within each year of age (UDD)",
     "constant-force": "exact sum of the monthly payments, constant force within each year of age",
@@ -61,7 +63,7 @@ class EquivalenceError(ValueError):
 
 # --------------------------------------------------------------------- the factor
 def early_retirement_factor(
-    table: LifeTable, age, interest, normal_retirement_age=65, m=12, method="udd"
+    table: LifeTable, age, interest, normal_retirement_age=NORMAL_RETIREMENT_AGE, m=12, method="udd"
 ):
     """f(x) = (NRA-x)E_x * a^(m)_NRA / a^(m)_x at exact ages x <= NRA (years + months/12).
 
@@ -81,7 +83,11 @@ def early_retirement_factor(
 
 
 def derive_reduction_table(
-    table: LifeTable, interest: float, normal_retirement_age=65, m=12, method="udd"
+    table: LifeTable,
+    interest: float,
+    normal_retirement_age=NORMAL_RETIREMENT_AGE,
+    m=12,
+    method="udd",
 ) -> pd.DataFrame:
     """Equivalent factors for every month from 55y0m to NRAy0m, rounded to 6 decimals.
 
@@ -161,7 +167,7 @@ def write_guide(
     status: str = "illustrative",
     effective_until=None,
     interpolation: str = "exact",
-    normal_retirement_age: int = 65,
+    normal_retirement_age: int = NORMAL_RETIREMENT_AGE,
     adopted_by: str | None = None,
     adopted_on=None,
 ) -> Path:
@@ -224,7 +230,7 @@ def derive_guide(
     series: str,
     title: str,
     effective_from,
-    normal_retirement_age: int = 65,
+    normal_retirement_age: int = NORMAL_RETIREMENT_AGE,
     m: int = 12,
     method: str = "udd",
     status: str = "illustrative",
@@ -279,7 +285,7 @@ def derive_guide(
 def _age_months(age_months, *others, names=()) -> tuple[np.ndarray, ...]:
     months = np.asarray(age_months)
     if months.ndim != 1 or not np.array_equal(months, np.round(months)):
-        raise EquivalenceError("'age_months' must be a 1-D array of whole months (e.g. 55*12+3)")
+        raise EquivalenceError("'age_months' must be a 1-D array of whole months (e.g. 663)")
     arrays = [np.asarray(other, dtype=float) for other in others]
     for name, array in zip(names, arrays, strict=True):
         if array.shape != months.shape:
@@ -314,7 +320,7 @@ def fit_interest(
     table: LifeTable,
     age_months,
     factors,
-    normal_retirement_age=65,
+    normal_retirement_age=NORMAL_RETIREMENT_AGE,
     m=12,
     method="udd",
     bounds=(0.0, 0.2),
@@ -369,7 +375,7 @@ def subsidy(
     age_months,
     guide_factors,
     interest,
-    normal_retirement_age=65,
+    normal_retirement_age=NORMAL_RETIREMENT_AGE,
     m=12,
     method="udd",
 ) -> pd.DataFrame:
@@ -406,7 +412,7 @@ def _derive_sult_5pct(folder) -> Path:
         guide_id="sult-5pct-monthly",
         series="sult-5pct-monthly",
         title="Illustrative reduction factors: SOA Standard Ultimate Life Table, 5%, monthly",
-        effective_from=dt.date(1990, 4, 1),
+        effective_from=shipped_law().first_date(),  # the first day of the law
     )
 
 
@@ -419,7 +425,7 @@ def _derive_pub2010_unisex(folder) -> Path:
         series="pub2010-general-unisex-4.5pct",
         title="Illustrative reduction factors: Pub-2010 General Retiree (amount-weighted), "
         "unisex 50/50, 4.5%, monthly",
-        effective_from=dt.date(1990, 4, 1),
+        effective_from=shipped_law().first_date(),  # the first day of the law
         extra_basis={
             "mortality_tables": "SOA 3400 PubG-2010 Male Retiree and SOA 3399 PubG-2010 "
             "Female Retiree, amount-weighted, base year 2010, ages 50-120",

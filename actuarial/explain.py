@@ -1,23 +1,24 @@
 """Explanations of one member's results, in English or Spanish.
 
-Renders what the engine computed (the same arrays as the batch): each clause's
-conditions with the member's values, the guide row or interpolation used for inciso (c),
-the minimum, and the readings in force. Nothing is recomputed here.
+Renders what the engine computed (the same arrays as the batch): each clause's conditions
+from their declarations (:mod:`actuarial.law.clauses`) filled with the law in force and the
+member's values, the guide rows used for a reduced clause, the payment date and the
+minimum in force on it, the schedule, the law files and the readings in force. Nothing is
+recomputed here.
 """
 
 from __future__ import annotations
 
-import numpy as np
-
 from actuarial.dates import format_age
+from actuarial.law.conditions import render
+from actuarial.law.coverage import first_day_included
 from actuarial.members import GROUPS
-from actuarial.parameters import coverage_window
-from actuarial.statute import CLAUSE_TITLES, CLAUSES
 
-__all__ = ["LANGUAGES", "explain", "guide_lookup"]
+__all__ = ["LANGUAGES", "explain"]
 
 LANGUAGES = ("en", "es")
 
+# The explanation's own words; every condition and number of the law comes from the law.
 WORDS = {
     "en": {
         "member": "Member {id}: born {birth}, entered {entry}, separated {sep} at age {age}; "
@@ -29,26 +30,20 @@ WORDS = {
         "{bracket}{window_start}, {window_end}). Nothing is computed.",
         "eligible": "ELIGIBLE",
         "not_eligible": "not eligible",
-        "amount": "annual ${annual:,.2f}; monthly ${monthly:,.2f} from {start}",
-        "topup": "; the $500 minimum adds ${topup:,.2f} a month (I-4)",
-        "minimum_none": "; no minimum applies (I-4: before 2013-07-01, or outside its scope)",
+        "amount": "annual ${annual:,.2f}; monthly ${monthly:,.2f} from {start}, paid on {payment}",
+        "topup": "; the ${minimum:,.2f} minimum in force on {payment} adds ${topup:,.2f} a "
+        "month (I-4)",
+        "minimum_none": "; no minimum applies on {payment} (I-4)",
+        "schedule": "schedule: {schedule}",
         "guide_exact": "reduction factor {factor:.6f}: guide '{guide}' row {age}",
-        "guide_interp": "reduction factor {factor:.6f}: guide '{guide}', linear by month "
+        "guide_interp": "reduction factor {factor:.6f}: guide '{guide}', {method} "
         "between {lo} ({flo:.6f}) and {hi} ({fhi:.6f})",
+        "not_adopted": "guide '{guide}' is {status}, not adopted by the Junta de Síndicos: "
+        "this reduction is an illustration, not the Board's",
+        "payment": "Payment date: the later of {as_of} (as of) and each annuity's start date.",
+        "law": "Law in force: {files}.",
         "readings": "Readings used:",
-        "no_refund": "no refund of contributions (refund: {refund})",
-        "age_65": "age at separation {age} >= 65y0m",
-        "service_10": "credited service {service:.2f} >= 10 years",
-        "high_risk_group": "police or firefighter (group: {group})",
-        "service_30": "credited service {service:.2f} >= 30 years",
-        "age_55": "age at separation {age} >= 55y0m",
-        "age_below_65": "age at separation {age} < 65y0m (at 65 inciso (a) applies)",
-        "service_25": "credited service {service:.2f} >= 25 years",
-        "separated_before_65": "separated at {age}, before 65y0m (I-2)",
-        "separated_before_65_literal": "credited service {service:.2f} < 65 years (literal I-2)",
-        "deferred_service": "credited service {service:.2f} >= {minimum:g} years (I-5)",
-        "rate_75": "75% of average compensation (age at separation 55 or older)",
-        "rate_65": "65% of average compensation (age at separation below 55)",
+        "illustrative": "illustrative",
     },
     "es": {
         "member": "Participante {id}: nació {birth}, ingresó {entry}, se separó {sep} a la "
@@ -60,44 +55,24 @@ WORDS = {
         "{bracket}{window_start}, {window_end}). No se calcula nada.",
         "eligible": "ELEGIBLE",
         "not_eligible": "no elegible",
-        "amount": "anual ${annual:,.2f}; mensual ${monthly:,.2f} desde {start}",
-        "topup": "; la pensión mínima de $500 añade ${topup:,.2f} al mes (I-4)",
-        "minimum_none": "; no aplica pensión mínima (I-4: antes del 2013-07-01 o fuera de "
-        "su alcance)",
+        "amount": "anual ${annual:,.2f}; mensual ${monthly:,.2f} desde {start}, "
+        "pagada el {payment}",
+        "topup": "; la pensión mínima de ${minimum:,.2f} vigente el {payment} añade "
+        "${topup:,.2f} al mes (I-4)",
+        "minimum_none": "; no aplica pensión mínima el {payment} (I-4)",
+        "schedule": "calendario: {schedule}",
         "guide_exact": "factor de reducción {factor:.6f}: guía '{guide}', fila {age}",
-        "guide_interp": "factor de reducción {factor:.6f}: guía '{guide}', lineal por mes "
+        "guide_interp": "factor de reducción {factor:.6f}: guía '{guide}', {method} "
         "entre {lo} ({flo:.6f}) y {hi} ({fhi:.6f})",
+        "not_adopted": "la guía '{guide}' es {status}, no adoptada por la Junta de Síndicos: "
+        "esta reducción es una ilustración, no la de la Junta",
+        "payment": "Fecha de pago: la posterior entre {as_of} (fecha de consulta) y el inicio "
+        "de cada anualidad.",
+        "law": "Ley vigente: {files}.",
         "readings": "Interpretaciones usadas:",
-        "no_refund": "sin reembolso de aportaciones (reembolso: {refund})",
-        "age_65": "edad al separarse {age} >= 65a0m",
-        "service_10": "servicio acreditado {service:.2f} >= 10 años",
-        "high_risk_group": "Policía o Bomberos (grupo: {group})",
-        "service_30": "servicio acreditado {service:.2f} >= 30 años",
-        "age_55": "edad al separarse {age} >= 55a0m",
-        "age_below_65": "edad al separarse {age} < 65a0m (a los 65 aplica el inciso (a))",
-        "service_25": "servicio acreditado {service:.2f} >= 25 años",
-        "separated_before_65": "separado a los {age}, antes de 65a0m (I-2)",
-        "separated_before_65_literal": "servicio acreditado {service:.2f} < 65 años (I-2 literal)",
-        "deferred_service": "servicio acreditado {service:.2f} >= {minimum:g} años (I-5)",
-        "rate_75": "75% de la retribución promedio (edad al separarse 55 o más)",
-        "rate_65": "65% de la retribución promedio (edad al separarse menor de 55)",
+        "illustrative": "ilustrativa",
     },
 }
-
-
-def guide_lookup(guide, age_months: int) -> tuple[int, float, int, float]:
-    """The guide rows a factor was read from: (lower age, factor, upper age, factor)."""
-    index = int(np.searchsorted(guide.age_months, age_months, side="right")) - 1
-    index = max(0, min(index, len(guide.age_months) - 1))
-    upper = min(index + 1, len(guide.age_months) - 1)
-    if guide.age_months[index] == age_months:
-        upper = index
-    return (
-        int(guide.age_months[index]),
-        float(guide.factors[index]),
-        int(guide.age_months[upper]),
-        float(guide.factors[upper]),
-    )
 
 
 def explain(results, position: int, lang: str = "en") -> list[str]:
@@ -111,89 +86,121 @@ def explain(results, position: int, lang: str = "en") -> list[str]:
         text = format_age(months)
         return text.replace("y", "a") if lang == "es" else text
 
-    age = age_text(results.age_months[position])
     values = {
         "id": members.member_id.iloc[position],
         "birth": members.birth_date[position],
         "entry": members.entry_date[position],
         "sep": members.separation_date[position],
-        "age": age,
+        "age": age_text(results.age_months[position]),
         "service": float(members.credited_service[position]),
         "comp": float(members.average_compensation[position]),
         "group": GROUPS[members.group[position]],
         "refund": words["yes"] if members.refunded[position] else words["no"],
-        "minimum": results.readings.deferred_minimum_service,
     }
+    law_values = results.law_values(position)
     lines = [words["member"].format(**values)]
     if not results.covered[position]:
-        window = coverage_window()
         lines.append(
             words["not_covered"].format(
-                bracket="[" if results.readings.april_first_is_covered else "(",
-                window_start=window.first_entry_on_or_after,
-                window_end=window.first_entry_before,
+                bracket="[" if first_day_included(results.readings) else "(",
+                window_start=law_values["coverage.first_entry_on_or_after"],
+                window_end=law_values["coverage.first_entry_before"],
                 **values,
             )
         )
     else:
-        for column, clause in enumerate(CLAUSES):
-            lines.extend(_clause_lines(results, position, column, clause, words, values, age_text))
+        for column in range(len(results.clauses)):
+            lines.extend(_clause_lines(results, position, column, lang, values, law_values))
+        lines.append(words["payment"].format(as_of=results.as_of))
+    files = ", ".join(f"{f['file']} (sha256 {f['sha256']})" for f in results.law.provenance())
+    lines.append(words["law"].format(files=files))
     lines.append(words["readings"])
-    lines.extend(f"  {line}" for line in results.readings.describe(lang))
+    lines.extend(f"  {line}" for line in results.readings.describe(lang, law_values))
     return lines
 
 
-def _clause_lines(results, position, column, clause, words, values, age_text) -> list[str]:
+def _clause_lines(results, position, column, lang, values, law_values) -> list[str]:
+    words = WORDS[lang]
+    clause = results.clauses[column]
     eligible = bool(results.eligible[position, column])
     status = words["eligible"] if eligible else words["not_eligible"]
-    lines = [f"inciso ({clause}) {CLAUSE_TITLES[clause]}: {status}"]
+    lines = [f"inciso ({clause.id}) {clause.title}: {status}"]
     outcome = results.outcomes[column]
-    for name, passes in outcome.conditions:
-        key = name
-        if name == "separated_before_65" and not results.readings.deferred_reads_age:
-            key = "separated_before_65_literal"
+    for condition, passes in outcome.conditions:
         mark = "✓" if passes[position] else "✗"
-        lines.append(f"  {mark} {words[key].format(**values)}")
+        value = condition.value_in(law_values, results.readings)
+        lines.append(
+            f"  {mark} {render(condition.wording(lang).detail, law_values, value, **values)}"
+        )
     if not eligible:
         return lines
     if outcome.variant is not None:
-        lines.append("  " + words["rate_75" if outcome.variant[position] == 0 else "rate_65"])
+        variant = clause.variants[outcome.variant[position]]
+        lines.append("  " + render(variant.detail(lang), law_values))
     guide_index = results.guide_index[position, column]
-    if clause == "c" and guide_index >= 0:
-        guide = results.guides.guides[guide_index]
-        age_months = int(results.age_months[position])
-        low, f_low, high, f_high = guide_lookup(guide, age_months)
-        factor = float(results.reduction_factor[position, column])
-        if low == high:
-            lines.append(
-                "  " + words["guide_exact"].format(factor=factor, guide=guide.id, age=age_text(low))
-            )
-        else:
-            lines.append(
-                "  "
-                + words["guide_interp"].format(
-                    factor=factor,
-                    guide=guide.id,
-                    lo=age_text(low),
-                    flo=f_low,
-                    hi=age_text(high),
-                    fhi=f_high,
-                )
-            )
+    if clause.reduced and guide_index >= 0:
+        lines.extend(_guide_lines(results, position, column, guide_index, words, lang))
     error = results.error[position, column]
     if error:
         lines.append(f"  ! {error}")
         return lines
-    start = results.start_date[position, column]
+    payment = results.payment_date[position, column]
     amount = words["amount"].format(
         annual=results.annual_amount[position, column],
         monthly=results.monthly_amount[position, column],
-        start=start,
+        start=results.start_date[position, column],
+        payment=payment,
     )
     topup = results.minimum_topup[position, column]
-    if results.minimum_monthly[position, column] > 0:
-        amount += words["topup"].format(topup=topup) if topup > 0 else ""
+    minimum = results.minimum_monthly[position, column]
+    if minimum > 0:
+        if topup > 0:
+            amount += words["topup"].format(minimum=minimum, payment=payment, topup=topup)
     else:
-        amount += words["minimum_none"]
+        amount += words["minimum_none"].format(payment=payment)
     lines.append("  " + amount)
+    entries = [
+        f"{dates[position, column]} {amounts[position, column]:.2f}"
+        for dates, amounts in zip(results.schedule_dates, results.schedule_amounts, strict=True)
+        if str(dates[position, column]) != "NaT"
+    ]
+    if len(entries) > 1:
+        lines.append("  " + words["schedule"].format(schedule="; ".join(entries)))
+    return lines
+
+
+def _guide_lines(results, position, column, guide_index, words, lang) -> list[str]:
+    guide = results.guides.guides[guide_index]
+    age_months = int(results.age_months[position])
+    factor = float(results.reduction_factor[position, column])
+
+    def age_text(months):
+        text = format_age(months)
+        return text.replace("y", "a") if lang == "es" else text
+
+    lines = []
+    if factor == factor:  # not NaN: the age is inside the guide's table
+        low, high = guide.bracket(age_months)
+        if low == high:
+            line = words["guide_exact"].format(
+                factor=factor, guide=guide.id, age=age_text(guide.age_months[low])
+            )
+        else:
+            line = words["guide_interp"].format(
+                factor=factor,
+                guide=guide.id,
+                method=guide.method.describe(lang),
+                lo=age_text(guide.age_months[low]),
+                flo=guide.factors[low],
+                hi=age_text(guide.age_months[high]),
+                fhi=guide.factors[high],
+            )
+        lines.append("  " + line)
+    if guide.status != "adopted":
+        lines.append(
+            "  "
+            + words["not_adopted"].format(
+                guide=guide.id, status=words.get(guide.status, guide.status)
+            )
+        )
     return lines

@@ -22,6 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from actuarial import shipped
+from actuarial.dates import format_age
+from actuarial.law.parameters import shipped_law
 
 __all__ = [
     "DEFAULT_SERIES",
@@ -37,11 +39,62 @@ __all__ = [
 ]
 
 SHIPPED_GUIDES = shipped.GUIDES  # the illustrative guides, package data
-DEFAULT_SERIES = "illustrative-half-percent-per-month"  # named in the README
-EARLIEST_AGE_MONTHS = 55 * 12
-NORMAL_RETIREMENT_AGE = 65
+# An actuarial reduction on a stated basis (PubG-2010, 4.5%); named in the README.
+DEFAULT_SERIES = "pub2010-general-unisex-4.5pct"
+# A guide table spans the ages of inciso (c) in the shipped law: from its age to the age
+# of inciso (a), where the factor is 1.
+EARLIEST_AGE_MONTHS = int(shipped_law().latest_values()["early_retirement.age"]) * 12
+NORMAL_RETIREMENT_AGE = int(shipped_law().latest_values()["service_annuity.age"])
+FIRST_AGE = format_age(EARLIEST_AGE_MONTHS)
+LAST_AGE = format_age(NORMAL_RETIREMENT_AGE * 12)
 STATUSES = ("adopted", "illustrative")
-INTERPOLATIONS = ("exact", "monthly-linear")
+
+
+def bracket(table_ages: np.ndarray, ages) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of a table around each age: (row at or below, row at or above); -1 outside.
+
+    On a row both are that row. The one bracketing of guide tables: factors, explanations,
+    validation and the guide writer read it.
+    """
+    ages = np.asarray(ages, dtype=np.int64)
+    inside = (ages >= table_ages[0]) & (ages <= table_ages[-1])
+    high = np.clip(np.searchsorted(table_ages, ages, side="left"), 0, len(table_ages) - 1)
+    low = np.where(table_ages[high] == ages, high, high - 1)
+    return np.where(inside, low, -1), np.where(inside, high, -1)
+
+
+@dataclass(frozen=True, slots=True)
+class Interpolation:
+    """A way of reading a guide between its rows (the ``interpolation`` of guide.toml)."""
+
+    name: str
+    every_month: bool  # the table must have a row for every month
+    en: str
+    es: str
+
+    def factors(self, table_ages, table_factors, ages) -> np.ndarray:
+        """Factors at ``ages`` (months); NaN outside the table (or off its rows, for exact)."""
+        low, high = bracket(table_ages, ages)
+        inside = low >= 0
+        low, high = np.where(inside, low, 0), np.where(inside, high, 0)
+        if self.every_month:
+            return np.where(inside & (low == high), table_factors[low], np.nan)
+        ages = np.asarray(ages, dtype=np.int64)
+        span = np.where(low == high, 1, table_ages[high] - table_ages[low])
+        slope = (table_factors[high] - table_factors[low]) / span
+        return np.where(inside, slope * (ages - table_ages[low]) + table_factors[low], np.nan)
+
+    def describe(self, lang: str) -> str:
+        return self.es if lang == "es" else self.en
+
+
+INTERPOLATIONS = {
+    method.name: method
+    for method in (
+        Interpolation("exact", True, "a row for every month", "una fila por mes"),
+        Interpolation("monthly-linear", False, "linear by month", "lineal por mes"),
+    )
+}
 REQUIRED_KEYS = (
     "id",
     "series",
@@ -109,18 +162,22 @@ class Guide:
     path: Path | None = field(default=None, compare=False)
 
     def factor(self, age_months) -> np.ndarray:
-        """Reduction factor at exact ages in months (55y0m to 65y0m), by the guide's rule.
+        """Reduction factor at exact ages in months, within the table, by the guide's method.
 
         ``"exact"`` reads the row of that month (NaN where the table has none);
         ``"monthly-linear"`` interpolates linearly by month between rows.
         """
-        ages = np.asarray(age_months, dtype=np.int64)
-        inside = (ages >= self.age_months[0]) & (ages <= self.age_months[-1])
-        if self.interpolation == "exact":
-            index = np.clip(np.searchsorted(self.age_months, ages), 0, len(self.age_months) - 1)
-            found = inside & (self.age_months[index] == ages)
-            return np.where(found, self.factors[index], np.nan)
-        return np.where(inside, np.interp(ages, self.age_months, self.factors), np.nan)
+        return self.method.factors(self.age_months, self.factors, age_months)
+
+    @property
+    def method(self) -> Interpolation:
+        """The guide's interpolation method (see :data:`INTERPOLATIONS`)."""
+        return INTERPOLATIONS[self.interpolation]
+
+    def bracket(self, age_months: int) -> tuple[int, int]:
+        """The rows a factor at ``age_months`` is read from (equal on a row)."""
+        low, high = bracket(self.age_months, [age_months])
+        return int(low[0]), int(high[0])
 
     def in_force_on(self, date: dt.date) -> bool:
         """Whether the guide is in force on ``date`` (both ends inclusive)."""
@@ -350,7 +407,11 @@ def _check_table(folder: Path, interpolation, problems: list[Problem]):
             age = years * 12 + months
             if not EARLIEST_AGE_MONTHS <= age <= NORMAL_RETIREMENT_AGE * 12:
                 problems.append(
-                    Problem(where, line, f"age must be in [55y0m, 65y0m] (got {years}y{months}m)")
+                    Problem(
+                        where,
+                        line,
+                        f"age must be in [{FIRST_AGE}, {LAST_AGE}] (got {years}y{months}m)",
+                    )
                 )
                 continue
             if not (math.isfinite(factor) and 0 < factor <= 1):
@@ -390,14 +451,14 @@ def _check_table(folder: Path, interpolation, problems: list[Problem]):
             )
     ages = {age for age, *_ in rows} | reported
     if EARLIEST_AGE_MONTHS not in ages:
-        problems.append(Problem(where, None, "the table must have a row for 55y0m"))
+        problems.append(Problem(where, None, f"the table must have a row for {FIRST_AGE}"))
     by_age = {age: (line, factor) for age, line, factor, _ in rows}
     if NORMAL_RETIREMENT_AGE * 12 not in ages:
-        problems.append(Problem(where, None, "the table must have a row for 65y0m"))
+        problems.append(Problem(where, None, f"the table must have a row for {LAST_AGE}"))
     elif NORMAL_RETIREMENT_AGE * 12 in by_age and by_age[NORMAL_RETIREMENT_AGE * 12][1] != 1.0:
         line, factor = by_age[NORMAL_RETIREMENT_AGE * 12]
-        problems.append(Problem(where, line, f"'factor' must be 1 at 65y0m (got {factor})"))
-    if interpolation == "exact":
+        problems.append(Problem(where, line, f"'factor' must be 1 at {LAST_AGE} (got {factor})"))
+    if interpolation in INTERPOLATIONS and INTERPOLATIONS[interpolation].every_month:
         missing = [
             a for a in range(EARLIEST_AGE_MONTHS, NORMAL_RETIREMENT_AGE * 12 + 1) if a not in ages
         ]
@@ -408,8 +469,8 @@ def _check_table(folder: Path, interpolation, problems: list[Problem]):
                 Problem(
                     where,
                     None,
-                    f"interpolation 'exact' needs every month from "
-                    f"55y0m to 65y0m; missing {shown}{more}",
+                    f"interpolation '{interpolation}' needs every month from "
+                    f"{FIRST_AGE} to {LAST_AGE}; missing {shown}{more}",
                 )
             )
     ordered = sorted(by_age)

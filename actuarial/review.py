@@ -18,9 +18,11 @@ import pandas as pd
 from actuarial.dates import format_age
 from actuarial.equivalence import early_retirement_factor, fit_interest
 from actuarial.guides import Guide, GuideError, load_every_guide
-from actuarial.interpretations import INTERPRETATIONS, Readings
+from actuarial.law.clauses import CLAUSES
+from actuarial.law.conditions import render
+from actuarial.law.parameters import shipped_law
+from actuarial.law.readings import INTERPRETATIONS, Readings
 from actuarial.mortality import LifeTable, MortalityError, table_from_spec
-from actuarial.statute import CLAUSE_RULES, CLAUSE_TITLES, CLAUSES
 
 __all__ = [
     "benefits_by_clause",
@@ -32,8 +34,10 @@ __all__ = [
     "guide_summary",
     "guides_in",
     "implied_interest",
+    "gains_by_clause",
     "interpretations_table",
     "invalid_rows",
+    "law_comparison",
     "lifted_by_minimum",
     "membership_counts",
     "mortality_sensitivity",
@@ -48,25 +52,26 @@ def clause_functions() -> pd.DataFrame:
     return pd.DataFrame(
         {
             "clause": [f"inciso ({clause})" for clause in CLAUSES],
-            "title": [CLAUSE_TITLES[clause] for clause in CLAUSES],
+            "title": [clause.title for clause in CLAUSES.values()],
             "function": [
-                f"actuarial.statute.{CLAUSE_RULES[clause].__name__}" for clause in CLAUSES
+                f"{clause.rule.__module__}.{clause.rule.__name__}" for clause in CLAUSES.values()
             ],
             "summary": [
-                (CLAUSE_RULES[clause].__doc__ or "").strip().splitlines()[0] for clause in CLAUSES
+                (clause.rule.__doc__ or "").strip().splitlines()[0] for clause in CLAUSES.values()
             ],
         }
     )
 
 
 def interpretations_table(readings: Readings | None = None) -> pd.DataFrame:
-    """The interpretations I-1 to I-8: the default reading, its switch and the value in force."""
+    """The interpretations I-1 to I-9: the default reading, its switch and the value in force."""
     values = (readings or Readings()).as_dict()
+    law_values = shipped_law().latest_values()
     return pd.DataFrame(
         {
             "id": [item.id for item in INTERPRETATIONS],
-            "title": [item.title for item in INTERPRETATIONS],
-            "default reading": [item.default for item in INTERPRETATIONS],
+            "title": [render(item.title, law_values) for item in INTERPRETATIONS],
+            "default reading": [render(item.default, law_values) for item in INTERPRETATIONS],
             "switch": [item.switch or "-" for item in INTERPRETATIONS],
             "value": [
                 "-" if item.switch is None else repr(values[item.switch])
@@ -93,7 +98,7 @@ def guide_summary(guides: Iterable[Guide]) -> pd.DataFrame:
             else "open end",
             "interpolation": guide.interpolation,
             "rows": len(guide.factors),
-            "factor_at_55y0m": float(guide.factor(55 * 12)),
+            "factor_at_55y0m": float(guide.factor(guide.age_months[0])),
         }
         for guide in guides
     ]
@@ -255,7 +260,7 @@ def clause_summary(results: pd.DataFrame) -> pd.DataFrame:
 
 
 def lifted_by_minimum(results: pd.DataFrame) -> pd.DataFrame:
-    """Clause rows raised by the $500 minimum (I-4): the amount before it, the top-up, paid."""
+    """Clause rows raised by the monthly minimum (I-4): the amount before it, the top-up, paid."""
     lifted = results.loc[results["minimum_topup"] > 0]
     return pd.DataFrame(
         {
@@ -292,3 +297,50 @@ def benefits_by_clause(results: pd.DataFrame) -> pd.DataFrame:
             for clause in CLAUSES
         }
     )
+
+
+# --------------------------------------------------------------------- amendments
+def law_comparison(before: pd.DataFrame, after: pd.DataFrame) -> pd.DataFrame:
+    """Clause rows whose monthly amount differs between two results tables of the same
+    members (e.g. the law in force and a bill): eligibility and amount under each, the gain."""
+    keys = ["row", "member_id", "clause"]
+    shown = ["eligible", "monthly_amount", "reason"]
+
+    def plain(table):
+        rows = table.loc[~_is_invalid(table), keys + shown].copy()
+        rows["clause"] = rows["clause"].astype(str)
+        rows["member_id"] = rows["member_id"].astype(str)
+        rows["reason"] = rows["reason"].astype(str)
+        rows["monthly_amount"] = rows["monthly_amount"].fillna(0.0)
+        return rows
+
+    both = plain(before).merge(plain(after), on=keys, suffixes=("_before", "_after"))
+    both["gain"] = (both["monthly_amount_after"] - both["monthly_amount_before"]).round(2)
+    changed = both.loc[both["gain"] != 0].reset_index(drop=True)
+    return changed[
+        [
+            *keys,
+            "eligible_before",
+            "eligible_after",
+            "monthly_amount_before",
+            "monthly_amount_after",
+            "gain",
+            "reason_after",
+        ]
+    ]
+
+
+def gains_by_clause(comparison: pd.DataFrame) -> pd.DataFrame:
+    """Per clause: rows that gain, newly eligible rows, and the monthly total gained."""
+    summary = pd.DataFrame(index=pd.Index(list(CLAUSES), name="clause"))
+    grouped = comparison.groupby("clause")
+    summary["rows_gaining"] = grouped["gain"].apply(lambda gain: int((gain > 0).sum()))
+    newly = comparison["eligible_after"] & ~comparison["eligible_before"]
+    summary["newly_eligible"] = comparison.loc[newly].groupby("clause").size()
+    summary["monthly_gain_total"] = grouped["gain"].sum()
+    summary = summary.fillna(0)
+    summary[["rows_gaining", "newly_eligible"]] = summary[
+        ["rows_gaining", "newly_eligible"]
+    ].astype(np.int64)
+    summary["monthly_gain_total"] = summary["monthly_gain_total"].astype(float).round(2)
+    return summary

@@ -9,6 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from actuarial.law.parameters import shipped_law
+
 __all__ = ["generate_members"]
 
 
@@ -19,8 +21,10 @@ def generate_members(count: int, seed: int = 0, invalid_fraction: float = 0.0) -
     """
     rng = np.random.default_rng(seed)
     day = np.timedelta64(1, "D")
-    window_days = (np.datetime64("2000-01-01") - np.datetime64("1990-04-01")).astype(int)
-    entry = np.datetime64("1990-04-01") + rng.integers(-60, window_days + 60, count) * day
+    law = shipped_law().values_on(shipped_law().first_date())  # the first coverage window
+    start = np.datetime64(law["coverage.first_entry_on_or_after"], "D")
+    window_days = (np.datetime64(law["coverage.first_entry_before"], "D") - start).astype(int)
+    entry = start + rng.integers(-60, window_days + 60, count) * day
     entry_age_days = rng.integers(20 * 365, 46 * 365, count)
     birth = entry - entry_age_days * day
     # Years worked: a wide spread so that 10, 25 and 30 years and ages 55 and 65 all occur.

@@ -39,7 +39,7 @@ from actuarial import batch as batch_module
 from actuarial import evaluate_frame, load_guides
 from actuarial.batch import CSV_WRITE_OPTIONS, OUTPUT_SCHEMA, run_batch
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES
-from actuarial.statute import CLAUSES
+from actuarial.law.clauses import CLAUSES
 
 FORMATS = ("csv", "parquet")
 TARGET_MEMBERS = 1_000_000

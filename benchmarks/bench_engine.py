@@ -33,7 +33,7 @@ from tqdm import tqdm
 from actuarial import Member, evaluate, evaluate_frame, load_guides
 from actuarial.engine import RESULT_COLUMNS
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES
-from actuarial.statute import CLAUSES
+from actuarial.law.clauses import CLAUSES
 
 TARGET_MEMBERS = 1_000_000
 # The per-clause fields of the results table (after row, member_id, clause; before readings).

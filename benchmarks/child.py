@@ -4,6 +4,9 @@
     python benchmarks/child.py batch MEMBERS OUT [--progress]
     python benchmarks/child.py id-check MEMBERS      # run_batch's first pass alone
     python benchmarks/child.py cli ARGUMENTS...      # the ``actuarial`` command line
+    python benchmarks/child.py peer ENGINE COUNT     # one call of actuarial or OpenFisca
+    python benchmarks/child.py peer-one ENGINE COUNT # one member per call, COUNT calls
+    python benchmarks/child.py batch-floor MEMBERS_CSV RESULT_ARROW OUT
 
 Each step ends by printing one line of JSON on stdout, with ``peak_rss`` in bytes: the
 process's own high-water mark (VmHWM). ``ru_maxrss`` would not do: at exec, Linux carries
@@ -13,7 +16,9 @@ the parent's peak over to the child, and the parent holds the benchmark's data.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
+import statistics
 import time
 from pathlib import Path
 
@@ -23,6 +28,31 @@ def own_peak_rss() -> int:
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) * 1024  # kB
     raise RuntimeError("no VmHWM in /proc/self/status (Linux only)")
+
+
+def own_rss() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024  # kB
+    raise RuntimeError("no VmRSS in /proc/self/status (Linux only)")
+
+
+def settle_memory() -> None:
+    """Return freed memory to the system, then restart the high-water mark from here.
+
+    Without this, memory freed while the input was prepared stays resident in the
+    allocators' free lists and a call reusing it would seem to add nothing: glibc's
+    ``malloc_trim`` and Arrow's ``release_unused`` hand it back, and ``clear_refs`` 5
+    resets the high-water mark (VmHWM) to the current RSS (Linux).
+    """
+    import ctypes
+
+    import pyarrow
+
+    gc.collect()
+    pyarrow.default_memory_pool().release_unused()
+    ctypes.CDLL("libc.so.6").malloc_trim(0)
+    Path("/proc/self/clear_refs").write_text("5")
 
 
 def engine_memory(count: int) -> dict:
@@ -79,6 +109,72 @@ def command_line(arguments: list[str]) -> dict:
     return {"peak_rss": own_peak_rss()}
 
 
+def peer(engine: str, count: int) -> dict:
+    """One timed call of ``engine`` (actuarial or openfisca) on ``count`` typed members.
+
+    A warm-up call on a few members first; then the high-water mark is reset, so that the
+    peak is the call's, and the memory it added is measured beyond the loaded input.
+    """
+    from bench_openfisca import prepare
+
+    call, warm_up = prepare(engine, count)
+    warm_up()
+    settle_memory()
+    before = own_rss()
+    wall, cpu = time.perf_counter(), time.process_time()
+    results = call()
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    peak = own_peak_rss()
+    members = len(results) // 4 if engine == "actuarial" else len(next(iter(results.values())))
+    return {
+        "wall": wall,
+        "cpu": cpu,
+        "input_rss": before,
+        "peak_rss": peak,
+        "added": peak - before,
+        "members": members,
+    }
+
+
+def peer_one(engine: str, count: int) -> dict:
+    """``count`` calls of ``engine``, one member each (after 20 calls as a warm-up)."""
+    from bench_openfisca import prepare_one_member
+
+    calls = prepare_one_member(engine, count)
+    for call in calls[:20]:
+        call()
+    walls = []
+    wall, cpu = time.perf_counter(), time.process_time()
+    for call in calls:
+        started = time.perf_counter()
+        call()
+        walls.append(time.perf_counter() - started)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    return {
+        "wall": wall / count,
+        "cpu": cpu / count,
+        "median_wall": statistics.median(walls),
+        "peak_rss": own_peak_rss(),
+        "added": 0,
+    }
+
+
+def batch_floor(members: str, result: str, out: str) -> dict:
+    """The floor of a batch: pyarrow reads the member CSV and writes a result of the same
+    shape (the batch's own, dictionary-coded, mapped from an Arrow IPC file) as CSV."""
+    import pyarrow as pa
+    import pyarrow.csv as pa_csv
+
+    started = time.perf_counter()
+    pa_csv.read_csv(members)
+    read = time.perf_counter() - started
+    with pa.memory_map(result) as source:
+        table = pa.ipc.open_file(source).read_all()
+        pa_csv.write_csv(table, out, pa_csv.WriteOptions(batch_size=16_384))
+    wall = time.perf_counter() - started
+    return {"wall": wall, "read": read, "write": wall - read, "peak_rss": own_peak_rss()}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     steps = parser.add_subparsers(dest="step", required=True)
@@ -89,6 +185,13 @@ def main() -> None:
     batch_step.add_argument("out")
     batch_step.add_argument("--progress", action="store_true")
     steps.add_parser("id-check").add_argument("members")
+    for name in ("peer", "peer-one"):
+        step = steps.add_parser(name)
+        step.add_argument("engine", choices=["actuarial", "openfisca"])
+        step.add_argument("count", type=int)
+    floor_step = steps.add_parser("batch-floor")
+    for name in ("members", "result", "out"):
+        floor_step.add_argument(name)
     cli_step = steps.add_parser("cli")
     cli_step.add_argument("arguments", nargs=argparse.REMAINDER)
     arguments = parser.parse_args()
@@ -96,6 +199,12 @@ def main() -> None:
         result = engine_memory(arguments.count)
     elif arguments.step == "batch":
         result = batch(arguments.members, arguments.out, arguments.progress)
+    elif arguments.step == "peer":
+        result = peer(arguments.engine, arguments.count)
+    elif arguments.step == "peer-one":
+        result = peer_one(arguments.engine, arguments.count)
+    elif arguments.step == "batch-floor":
+        result = batch_floor(arguments.members, arguments.result, arguments.out)
     elif arguments.step == "id-check":
         result = id_check(arguments.members)
     else:

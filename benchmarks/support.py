@@ -34,6 +34,7 @@ REPOSITORY = BENCHMARKS.parent
 DATA = BENCHMARKS / "data"  # generated inputs and outputs (gitignored)
 SEED = 2013
 GENERATE_ROWS = 1_000_000  # members generated at a time for the large files
+LOAD_AVERAGE = "load average at start (1, 5, 15 min)"  # a row of machine()
 
 
 class CheckFailed(RuntimeError):
@@ -206,7 +207,7 @@ def machine() -> dict[str, str]:
         "Python": platform.python_version(),
         "packages": versions,
         "code": f"commit {commit}",
-        "load average at start (1, 5, 15 min)": load,
+        LOAD_AVERAGE: load,
     }
 
 

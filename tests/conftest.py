@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 import csv
+import datetime as dt
 import shutil
 from pathlib import Path
 
 import pytest
 
-from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, load_guides
+from actuarial.guides import SHIPPED_GUIDES, load_guides
 from actuarial.members import MEMBER_FIELDS
 
-HALF_PERCENT_GUIDE = SHIPPED_GUIDES / DEFAULT_SERIES
+# An as_of before every start date: each annuity is paid, and the minimum judged, from its
+# start date (what results gave before as_of defaulted to the day they are asked for).
+FROM_START = dt.date(1990, 4, 1)
+HALF_PERCENT_SERIES = "illustrative-half-percent-per-month"  # shipped, not the default
+HALF_PERCENT_GUIDE = SHIPPED_GUIDES / HALF_PERCENT_SERIES
 
 # A general employee who separates on his 65th birthday with 20 years and $48,000:
 # inciso (a) pays 1.5% x 48,000 x 20 = 14,400 a year, 1,200 a month.
@@ -71,8 +76,8 @@ def make_guide(tmp_path):
         toml_path = folder / "guide.toml"
         toml_path.write_text(
             toml_path.read_text(encoding="utf-8")
-            .replace(f'id = "{DEFAULT_SERIES}"', f'id = "{name}"')
-            .replace(f'series = "{DEFAULT_SERIES}"', f'series = "{name}"'),
+            .replace(f'id = "{HALF_PERCENT_SERIES}"', f'id = "{name}"')
+            .replace(f'series = "{HALF_PERCENT_SERIES}"', f'series = "{name}"'),
             encoding="utf-8",
         )
         _edit(toml_path, toml)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 import shutil
@@ -16,7 +17,8 @@ from actuarial import batch
 from actuarial.batch import OUTPUT_SCHEMA, read_members, run_batch
 from actuarial.engine import evaluate_frame
 from actuarial.guides import load_guides
-from actuarial.interpretations import Readings
+from actuarial.law.parameters import shipped_law
+from actuarial.law.readings import Readings
 from actuarial.members import MEMBER_FIELDS, MemberFileError
 from actuarial.synthetic import generate_members
 
@@ -66,7 +68,11 @@ def sample_members(tmp_path):
     return path
 
 
+AS_OF = dt.date(2026, 6, 1)  # the fixed date the results are asked for
+
+
 def run(members_path, guides, out_path, **options):
+    options.setdefault("as_of", AS_OF)
     return run_batch(members_path, guides, out_path, progress=False, **options)
 
 
@@ -334,9 +340,13 @@ def test_summary_counts_members_invalid_rows_coverage_and_eligibility(
     assert summary.lines() == [
         "members: 4 (invalid rows: 1; not covered, I-1: 1)",
         "eligible by clause: (a) 1, (b) 0, (c) 1, (d) 1",
-        "members lifted by the $500 minimum: 1",
-        "clause rows with an error (no guide in force): 0",
+        "members lifted by the monthly minimum: 1",
+        "clause rows with an error (no guide factor): 0",
         "output rows: 13",
+        "payment date: the later of 2026-06-01 (as of) and each annuity's start date",
+        f"law: actuarial/law/law.toml sha256 {shipped_law().files[0].sha256}",
+        "note: guide 'illustrative-half-percent-per-month' is illustrative, not adopted by the "
+        "Junta de Síndicos: its reductions are illustrations, not the Board's",
     ]
     assert len(pd.read_csv(tmp_path / "out.csv")) == 13
 
@@ -431,4 +441,4 @@ def test_a_separation_date_no_guide_covers_errs_on_that_inciso_c_row_only(
     assert result.loc[("EARLY", "d"), "annual_amount"] == 20_880.00
     assert result.loc[("LATER", "c"), "annual_amount"] == 15_120.00
     assert summary.clause_errors == 1
-    assert summary.lines()[3] == "clause rows with an error (no guide in force): 1"
+    assert summary.lines()[3] == "clause rows with an error (no guide factor): 1"

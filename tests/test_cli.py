@@ -8,6 +8,7 @@ import shutil
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from conftest import HALF_PERCENT_SERIES
 
 from actuarial.cli import cli
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES
@@ -29,6 +30,10 @@ EARLY_RETIREE = [
     "26",
     "--compensation",
     "40000",
+    "--series",
+    HALF_PERCENT_SERIES,
+    "--as-of",
+    "2026-06-01",
 ]
 
 
@@ -59,7 +64,10 @@ def test_evaluate_explains_every_clause_in_english():
         "  reduction factor 0.545000: guide 'illustrative-half-percent-per-month', linear by "
         "month between 57y0m (0.520000) and 58y0m (0.580000)"
     ) in lines
-    assert "  annual $8,502.00; monthly $708.50 from 2017-11-15" in lines
+    assert (
+        "  annual $8,502.00; monthly $708.50 from 2017-11-15, paid on 2026-06-01" in lines
+    )
+    assert "Payment date: the later of 2026-06-01 (as of) and each annuity's start date." in lines
     assert "Readings used:" in lines
 
 
@@ -70,7 +78,7 @@ def test_evaluate_explains_every_clause_in_spanish():
     assert lines[0].startswith("Participante C-1: nació 1960-06-15, ingresó 1990-06-15")
     assert "inciso (c) Anualidad por retiro temprano: ELEGIBLE" in lines
     assert "inciso (a) Anualidad por años de servicios: no elegible" in lines
-    assert "  anual $8,502.00; mensual $708.50 desde 2017-11-15" in lines
+    assert "  anual $8,502.00; mensual $708.50 desde 2017-11-15, pagada el 2026-06-01" in lines
     assert "Interpretaciones usadas:" in lines
 
 
@@ -80,7 +88,9 @@ def test_evaluate_json_has_the_four_clauses_and_the_readings():
     data = json.loads(result.stdout)
     assert [clause["clause"] for clause in data["clauses"]] == ["a", "b", "c", "d"]
     assert data["clauses"][2]["annual_amount"] == 8_502.00
-    assert data["clauses"][2]["guide_id"] == DEFAULT_SERIES
+    assert data["clauses"][2]["guide_id"] == HALF_PERCENT_SERIES
+    assert data["as_of"] == "2026-06-01"
+    assert data["law"][0]["file"] == "actuarial/law/law.toml"
     assert data["readings"]["minimum_applies_to"] == "all"
     assert data["age_at_separation"] == {"years": 57, "months": 5}
 
@@ -165,7 +175,9 @@ def test_evaluate_as_of_applies_the_minimum_to_later_payments():
         service="10",
         compensation="12000",
     )
-    before = json.loads(invoke("evaluate", *small, "--json").stdout)["clauses"][0]
+    before = json.loads(
+        invoke("evaluate", *small, "--as-of", "2013-06-30", "--json").stdout
+    )["clauses"][0]
     after = json.loads(invoke("evaluate", *small, "--as-of", "2013-07-01", "--json").stdout)
     # 1.5% x 12,000 x 10 / 12 = 150 a month; from 2013-07-01 paid 500.
     assert before["monthly_amount"] == 150.0
@@ -270,8 +282,8 @@ def test_guides_validate_lists_every_valid_guide():
     result = invoke("guides", "validate", SHIPPED_GUIDES)
     assert result.exit_code == 0, result.output
     assert (
-        f"ok: {DEFAULT_SERIES} (series '{DEFAULT_SERIES}', illustrative, from 1990-04-01 to "
-        "open end, 11 rows, monthly-linear)"
+        f"ok: {HALF_PERCENT_SERIES} (series '{HALF_PERCENT_SERIES}', illustrative, from "
+        "1990-04-01 to open end, 11 rows, monthly-linear)"
     ) in result.stdout.splitlines()
     assert len(result.stdout.splitlines()) == len(
         [path for path in SHIPPED_GUIDES.iterdir() if (path / "guide.toml").exists()]
@@ -309,10 +321,10 @@ def test_guides_validate_refuses_overlapping_periods(make_guide):
 
 
 def test_guides_show_prints_the_metadata_and_the_table():
-    result = invoke("guides", "show", DEFAULT_SERIES)
+    result = invoke("guides", "show", HALF_PERCENT_SERIES)
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert f"id: {DEFAULT_SERIES}" in lines
+    assert f"id: {HALF_PERCENT_SERIES}" in lines
     assert "interpolation: monthly-linear" in lines
     assert "basis.reduction_per_month: 0.005" in lines
     assert lines[-1].split() == ["65", "0", "1.000000"]
@@ -320,16 +332,16 @@ def test_guides_show_prints_the_metadata_and_the_table():
 
 
 def test_guides_show_an_unknown_id_lists_the_available_ids(tmp_path):
-    shutil.copytree(SHIPPED_GUIDES / DEFAULT_SERIES, tmp_path / DEFAULT_SERIES)
+    shutil.copytree(SHIPPED_GUIDES / HALF_PERCENT_SERIES, tmp_path / HALF_PERCENT_SERIES)
     result = invoke("guides", "show", "adopted-2015", "--guides", tmp_path)
     assert result.exit_code == 1
     assert result.stderr == (
-        f"error: guide 'adopted-2015' not found in {tmp_path} (guides: ['{DEFAULT_SERIES}'])\n"
+        f"error: guide 'adopted-2015' not found in {tmp_path} (guides: ['{HALF_PERCENT_SERIES}'])\n"
     )
 
 
 def test_guides_show_in_a_folder_that_does_not_exist_fails_with_the_reason(tmp_path):
-    result = invoke("guides", "show", DEFAULT_SERIES, "--guides", tmp_path / "nope")
+    result = invoke("guides", "show", HALF_PERCENT_SERIES, "--guides", tmp_path / "nope")
     assert result.exit_code == 1
     assert result.stderr == f"error: {tmp_path / 'nope'}: not a folder of Actuarial Guides\n"
 
@@ -386,7 +398,7 @@ def test_guides_derive_refuses_a_bad_mortality_spec_with_the_rule(tmp_path):
 
 
 def test_guides_fit_of_the_half_percent_guide_reports_where_it_departs_most():
-    result = invoke("guides", "fit", DEFAULT_SERIES, "--mortality", "sult", "--top", "1")
+    result = invoke("guides", "fit", HALF_PERCENT_SERIES, "--mortality", "sult", "--top", "1")
     assert result.exit_code == 0, result.output
     # The 0.5%-a-month line fits SULT best near 6.08%; it departs most at 55y0m.
     assert "implied interest rate: 6.07" in result.output
@@ -394,17 +406,17 @@ def test_guides_fit_of_the_half_percent_guide_reports_where_it_departs_most():
 
 
 def test_guides_compare_puts_the_largest_difference_first():
-    result = invoke("guides", "compare", DEFAULT_SERIES, "sult-5pct-monthly", "--top", "2")
+    result = invoke("guides", "compare", HALF_PERCENT_SERIES, "sult-5pct-monthly", "--top", "2")
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[0] == f"difference = {DEFAULT_SERIES} - sult-5pct-monthly"
+    assert lines[0] == f"difference = {HALF_PERCENT_SERIES} - sult-5pct-monthly"
     # 55y0m: 0.400000 (0.5% a month for 120 months) against 0.497896 (SULT 5%).
     assert lines[2].split() == ["55", "0", "0.400000", "0.497896", "-0.097896"]
 
 
 def test_guides_subsidy_gives_ratio_and_present_value_by_age():
     result = invoke(
-        "guides", "subsidy", DEFAULT_SERIES, "--mortality", "sult", "--interest", "0.05"
+        "guides", "subsidy", HALF_PERCENT_SERIES, "--mortality", "sult", "--interest", "0.05"
     )
     assert result.exit_code == 0, result.output
     rows = {line.split()[0]: line.split() for line in result.output.splitlines()[2:]}

@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from actuarial.engine import RESULT_COLUMNS, evaluate, evaluate_frame, round_cents
-from actuarial.interpretations import Readings
+from actuarial.law.clauses import CLAUSES
+from actuarial.law.readings import Readings
 from actuarial.members import MEMBER_FIELDS, MemberDataError
-from actuarial.statute import CLAUSES
 from actuarial.synthetic import generate_members
 
 PROPERTY = settings(
@@ -97,6 +97,9 @@ def test_explanation_refuses_an_unknown_language(half_percent_guides, member):
 
 
 # --------------------------------------------------- vector results = row-by-row results
+AS_OF = dt.date(2026, 6, 1)  # a fixed date the results are asked for
+
+
 def _expected_rows(frame: pd.DataFrame, guides) -> pd.DataFrame:
     """The results table rebuilt from one ``evaluate`` call per member."""
     rows = []
@@ -108,7 +111,7 @@ def _expected_rows(frame: pd.DataFrame, guides) -> pd.DataFrame:
             for name, value in record.items()
         }
         try:
-            result = evaluate(record, guides)
+            result = evaluate(record, guides, as_of=AS_OF)
         except MemberDataError as error:
             message = str(error).replace("member row 1 ", f"members row {number} ", 1)
             rows.append(
@@ -123,6 +126,7 @@ def _expected_rows(frame: pd.DataFrame, guides) -> pd.DataFrame:
                     "annual_amount": np.nan,
                     "monthly_amount": np.nan,
                     "minimum_topup": np.nan,
+                    "schedule": "",
                     "guide_id": "",
                     "error": message,
                     "readings": "defaults",
@@ -150,6 +154,7 @@ def _expected_rows(frame: pd.DataFrame, guides) -> pd.DataFrame:
                     "minimum_topup": np.nan
                     if clause.minimum_topup is None
                     else clause.minimum_topup,
+                    "schedule": clause.schedule or "",
                     "guide_id": clause.guide_id or "",
                     "error": clause.error or "",
                     "readings": result.readings.label(),
@@ -160,7 +165,7 @@ def _expected_rows(frame: pd.DataFrame, guides) -> pd.DataFrame:
 
 def _plain(table: pd.DataFrame) -> pd.DataFrame:
     plain = table.copy()
-    for name in ("member_id", "clause", "reason", "guide_id", "error", "readings"):
+    for name in ("member_id", "clause", "reason", "schedule", "guide_id", "error", "readings"):
         plain[name] = plain[name].astype(object).astype(str)
     plain["start_date"] = pd.to_datetime(plain["start_date"]).astype("datetime64[s]")
     plain["eligible"] = plain["eligible"].astype(bool)
@@ -169,7 +174,7 @@ def _plain(table: pd.DataFrame) -> pd.DataFrame:
 
 def test_frame_results_equal_one_member_results_row_by_row(half_percent_guides):
     frame = generate_members(3000, seed=20130701, invalid_fraction=0.03)
-    table = evaluate_frame(frame, half_percent_guides)
+    table = evaluate_frame(frame, half_percent_guides, as_of=AS_OF)
     expected = _expected_rows(frame, half_percent_guides)
     assert (expected["error"] != "").sum() > 50  # the invalid rows are in the comparison
     assert expected["eligible"].sum() > 1000
@@ -287,7 +292,8 @@ def test_monthly_is_never_below_500_where_the_minimum_applies(half_percent_guide
     table = evaluate_frame(frame, half_percent_guides, as_of=as_of)
     eligible = table[table["eligible"]]
     start = eligible["start_date"].dt.date
-    payment = start if as_of is None else start.map(lambda day: max(day, as_of))
+    asked = dt.date.today() if as_of is None else as_of  # None: the day the results are asked
+    payment = start.map(lambda day: max(day, asked))
     applies = payment >= MINIMUM_FROM
     assert (eligible.loc[applies, "monthly_amount"] >= 500.0).all()
     # Before 2013-07-01 nothing is added: paid = annual / 12, rounded.

@@ -15,7 +15,6 @@ import pytest
 
 from actuarial.engine import evaluate, evaluate_frame
 from actuarial.guides import (
-    DEFAULT_SERIES,
     SHIPPED_GUIDES,
     GuideError,
     GuideSet,
@@ -81,7 +80,7 @@ def test_shipped_guides_all_load_and_each_is_one_at_65():
 
 
 def test_shipped_half_percent_guide_is_illustrative_and_monthly_linear(half_percent_guides):
-    assert half_percent_guides.series == DEFAULT_SERIES
+    assert half_percent_guides.series == "illustrative-half-percent-per-month"
     (guide,) = half_percent_guides.guides
     assert (guide.status, guide.interpolation) == ("illustrative", "monthly-linear")
     assert guide.effective_from == dt.date(1990, 4, 1) and guide.effective_until is None

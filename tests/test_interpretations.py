@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from actuarial.engine import evaluate, evaluate_frame
-from actuarial.interpretations import INTERPRETATIONS, Readings
+from actuarial.law.readings import INTERPRETATIONS, Readings
 
 
 def test_defaults_are_the_readings_of_clauses_md():
@@ -18,8 +18,9 @@ def test_defaults_are_the_readings_of_clauses_md():
         "deferred_reads_age": True,  # I-2
         "refund_bars_high_risk": True,  # I-3
         "minimum_applies_to": "all",  # I-4
-        "deferred_minimum_service": 10.0,  # I-5
+        "deferred_minimum_service": None,  # I-5: those of inciso (a) in the law in force
         "leap_day_birthday": "feb28",  # I-6
+        "high_risk_waits_for_age": False,  # I-9
     }
     assert readings.changed() == {}
     assert readings.label() == "defaults"
@@ -28,7 +29,7 @@ def test_defaults_are_the_readings_of_clauses_md():
 def test_every_switch_belongs_to_one_interpretation():
     switches = [item.switch for item in INTERPRETATIONS if item.switch is not None]
     assert sorted(switches) == sorted(Readings().as_dict())
-    assert [item.id for item in INTERPRETATIONS] == [f"I-{n}" for n in range(1, 9)]
+    assert [item.id for item in INTERPRETATIONS] == [f"I-{n}" for n in range(1, 10)]
 
 
 def test_label_names_only_the_switched_readings():
@@ -39,7 +40,7 @@ def test_label_names_only_the_switched_readings():
 
 def test_describe_states_the_reading_in_force_for_each_interpretation():
     default = Readings().describe()
-    assert len(default) == 8
+    assert len(default) == 9
     assert default[5] == (
         "I-6 Ages: anniversary rule; born Feb 29: birthday on Feb 28 in common years "
         "[leap_day_birthday='feb28', default]"
@@ -67,11 +68,11 @@ def exactly(message: str) -> str:
         ("refund_bars_high_risk", None, "must be True or False (got None)"),
         ("minimum_applies_to", "b", "must be in ['all', 'a'] (got 'b')"),
         ("leap_day_birthday", "mar01", "must be in ['feb28', 'mar1'] (got 'mar01')"),
-        ("deferred_minimum_service", -0.5, "must be in [0, 65] (got -0.5)"),
-        ("deferred_minimum_service", 65.5, "must be in [0, 65] (got 65.5)"),
-        ("deferred_minimum_service", "10", "must be in [0, 65] (got '10')"),
-        ("deferred_minimum_service", True, "must be in [0, 65] (got True)"),
-        ("deferred_minimum_service", math.nan, "must be in [0, 65] (got nan)"),
+        ("deferred_minimum_service", -0.5, "must be None or in [0, 120] (got -0.5)"),
+        ("deferred_minimum_service", 120.5, "must be None or in [0, 120] (got 120.5)"),
+        ("deferred_minimum_service", "10", "must be None or in [0, 120] (got '10')"),
+        ("deferred_minimum_service", True, "must be None or in [0, 120] (got True)"),
+        ("deferred_minimum_service", math.nan, "must be None or in [0, 120] (got nan)"),
     ],
 )
 def test_invalid_readings_are_refused_with_field_rule_and_value(field, value, rule):
@@ -79,8 +80,8 @@ def test_invalid_readings_are_refused_with_field_rule_and_value(field, value, ru
         Readings(**{field: value})
 
 
-@pytest.mark.parametrize("service", [0, 0.0, 65, 25.5])
-def test_deferred_minimum_service_accepts_zero_to_sixty_five_years(service):
+@pytest.mark.parametrize("service", [None, 0, 0.0, 65, 25.5, 120])
+def test_deferred_minimum_service_accepts_none_or_zero_to_one_hundred_twenty_years(service):
     assert Readings(deferred_minimum_service=service).deferred_minimum_service == service
 
 
@@ -106,7 +107,8 @@ def test_i1_april_first_1990_is_covered_by_default_and_excluded_when_switched(
     for clause in excluded.values():
         assert not clause.eligible
         assert clause.reason == (
-            "not covered by Chapter 2 (I-1, April 1 excluded): first entry on or before 1990-04-01"
+            "not covered by Chapter 2 (I-1, 1990-04-01 excluded): first entry on or before "
+            "1990-04-01"
         )
     april_second = member(entry_date="1990-04-02")
     switched = clauses_of(half_percent_guides, april_second, april_first_is_covered=False)
@@ -215,8 +217,8 @@ def test_every_result_names_its_readings(half_percent_guides, member):
     assert result.readings is readings
     assert result.as_dict()["readings"]["minimum_applies_to"] == "a"
     assert (
-        "  I-4 Minimum pension: $500 monthly minimum on inciso (a) annuities only, paid on or "
-        "after 2013-07-01 [minimum_applies_to='a', switched]"
+        "  I-4 Minimum pension: the monthly minimum in force on the payment date ($500.00) on "
+        "inciso (a) annuities only [minimum_applies_to='a', switched]"
     ) in result.explanation
     table = evaluate_frame(
         pd.DataFrame([member(), member(member_id="A-2")]), half_percent_guides, readings=readings

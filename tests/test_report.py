@@ -19,7 +19,7 @@ from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_outp
 import actuarial
 from actuarial import MemberFileError, Readings, report
 from actuarial.cli import cli
-from actuarial.guides import SHIPPED_GUIDES
+from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES
 from actuarial.report import (
     EXAMPLE_MEMBERS,
     REPOSITORY,
@@ -211,7 +211,7 @@ def test_report_writes_an_index_and_one_page_per_notebook_with_provenance(
     assert '<a href="00_first.html">First $500 page</a>' in index
     assert '<a href="01_second.html">Second page</a>' in index
     first = (out / "00_first.html").read_text()
-    assert "staff.csv illustrative-half-percent-per-month 1" in first  # ran with the inputs
+    assert f"staff.csv {DEFAULT_SERIES} 1" in first  # ran with the inputs
     assert "<b>staff.csv</b>: SHA-256 <code>" + sha256(members) in first
     for guide_id in SHIPPED_IDS:
         for name in ("guide.toml", "reduction.csv"):

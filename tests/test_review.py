@@ -30,14 +30,14 @@ def half_percent():
 # ----------------------------------------------------------------- the statute
 def test_clause_functions_name_the_function_of_each_clause():
     table = review.clause_functions()
-    assert table["function"].tolist() == [f"actuarial.statute.inciso_{c}" for c in "abcd"]
+    assert table["function"].tolist() == [f"actuarial.law.clauses.inciso_{c}" for c in "abcd"]
     assert table.loc[1, "title"] == "Anualidad por servicios de alto riesgo"
-    assert table.loc[0, "summary"].startswith("Service annuity at 65 with 10 years")
+    assert table.loc[0, "summary"].startswith("Service annuity at the age of (a)")
 
 
 def test_interpretations_table_shows_each_switch_with_the_value_in_force():
     table = review.interpretations_table(Readings(deferred_minimum_service=0.0))
-    assert table["id"].tolist() == [f"I-{n}" for n in range(1, 9)]
+    assert table["id"].tolist() == [f"I-{n}" for n in range(1, 10)]
     row = table.set_index("id").loc["I-5"]
     assert (row["switch"], row["value"]) == ("deferred_minimum_service", "0.0")
     assert table.set_index("id").loc["I-7", "switch"] == "-"

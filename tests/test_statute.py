@@ -12,9 +12,10 @@ import datetime as dt
 
 import pandas as pd
 import pytest
+from conftest import FROM_START
 
 from actuarial.engine import ClauseResult, evaluate, evaluate_frame
-from actuarial.interpretations import Readings
+from actuarial.law.readings import Readings
 
 NOT_COVERED_BEFORE = "not covered by Chapter 2 (I-1): first entry before 1990-04-01"
 NOT_COVERED_AFTER = (
@@ -45,6 +46,7 @@ def _from_frame(member, guides, clause, as_of, readings) -> ClauseResult:
         annual_amount=_optional(row["annual_amount"]),
         monthly_amount=_optional(row["monthly_amount"]),
         minimum_topup=_optional(row["minimum_topup"]),
+        schedule=row["schedule"] or None,
         guide_id=row["guide_id"] or None,
         error=row["error"] or None,
     )
@@ -61,7 +63,7 @@ def inciso(request, half_percent_guides):
     """``inciso("c", member, as_of=..., readings=...)``: that clause's result for the member."""
     run = _from_evaluate if request.param == "evaluate" else _from_frame
 
-    def result(clause, member, as_of=None, readings=None) -> ClauseResult:
+    def result(clause, member, as_of=FROM_START, readings=None) -> ClauseResult:
         return run(member, half_percent_guides, clause, as_of, readings)
 
     return result

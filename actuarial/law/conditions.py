@@ -1,0 +1,141 @@
+"""What a clause declares beside its quoted text: its conditions, branches and wording.
+
+A :class:`Condition` is declared once: an id by the statute's coordinates (``"a.age"``),
+the law parameter it tests, and its wording in English and Spanish as templates filled
+with the value in force. The ``reason`` column, the explanations (en, es), ``--json`` and
+the notebooks all render from it. Template fields: ``{value}`` (the value the condition
+tests), ``{law[name]}`` (any parameter's value), ``{pct[name]}`` (a rate as a percent),
+and, in explanations, the member's ``{age}``, ``{service}``, ``{group}``, ``{refund}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = [
+    "Clause",
+    "ClauseOutcome",
+    "Condition",
+    "Situation",
+    "Variant",
+    "Wording",
+    "render",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Wording:
+    """One language's texts of a condition: met, not met (reason column), and detailed."""
+
+    met: str
+    not_met: str
+    detail: str  # explanation line, with the member's values
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    """One condition of a clause, declared once beside the text it comes from."""
+
+    id: str  # statute coordinates: "a.age", "c.service"
+    parameter: str | None  # the law parameter it tests (None: a fact, no number)
+    en: Wording
+    es: Wording
+    # The value the condition tests, from the law values in force (and the readings):
+    # by default the parameter's value; a reading may set it (I-5).
+    value: Callable[[Mapping, object], object] | None = field(default=None, compare=False)
+
+    def value_in(self, law_values: Mapping, readings) -> object:
+        if self.value is not None:
+            return self.value(law_values, readings)
+        return law_values[self.parameter] if self.parameter else None
+
+    def wording(self, lang: str) -> Wording:
+        return self.es if lang == "es" else self.en
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """A branch of an eligible clause (inciso (b): the rate by age), with its wording."""
+
+    en: str  # appended to the reason when eligible; "" for none
+    es: str
+    detail_en: str = ""  # explanation line
+    detail_es: str = ""
+
+    def reason(self, lang: str) -> str:
+        return self.es if lang == "es" else self.en
+
+    def detail(self, lang: str) -> str:
+        return self.detail_es if lang == "es" else self.detail_en
+
+
+NO_VARIANT = (Variant("", ""),)
+
+
+@dataclass(frozen=True, slots=True)
+class Situation:
+    """What the clauses look at, one array element per member (ages by I-6)."""
+
+    age_months: np.ndarray  # completed months of age at separation (I-6)
+    birth_date: np.ndarray  # datetime64[D]
+    separation_date: np.ndarray  # datetime64[D]
+    credited_service: np.ndarray  # years
+    average_compensation: np.ndarray  # annual USD
+    high_risk: np.ndarray  # police or firefighter
+    refunded: np.ndarray
+    birthday: Callable[[np.ndarray], np.ndarray]  # the birthday at an age in years (I-6)
+
+
+@dataclass(frozen=True, slots=True)
+class ClauseOutcome:
+    """Result of one clause over all members, before the reduction, minimum and rounding.
+
+    ``conditions`` pairs each :class:`Condition` with its pass array, in the order they are
+    reported; ``variant`` indexes the clause's :class:`Variant` per member.
+    """
+
+    clause: str
+    conditions: tuple[tuple[Condition, np.ndarray], ...]
+    eligible: np.ndarray
+    annual_amount: np.ndarray  # before any reduction for (c); NaN where not eligible
+    start_date: np.ndarray
+    variant: np.ndarray | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Clause:
+    """A clause of the statute: its id, title, rule and the branches of its wording."""
+
+    id: str  # "a", "b", ...: spelled one way in code
+    title: str  # the statute's own title
+    rule: Callable  # rule(situation, law_on, readings) -> ClauseOutcome
+    variants: tuple[Variant, ...] = NO_VARIANT
+    reduced: bool = False  # True: the actuarial reduction of a guide applies (inciso (c))
+
+
+class _Values(dict):
+    """Formatting view of law values: ``{law[name]}`` gives a number as ``65`` not ``65.0``."""
+
+    def __getitem__(self, key):
+        value = super().__getitem__(key)
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        return value
+
+
+def render(template: str, law_values: Mapping, value=None, **member) -> str:
+    """Fill a wording template with the law values in force and a member's values."""
+    if not template:
+        return ""
+    values = _Values(law_values)
+    percents = {
+        name: f"{number * 100:g}%"
+        for name, number in law_values.items()
+        if isinstance(number, float)
+    }
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return template.format(law=values, pct=percents, value=value, **member)

@@ -1,0 +1,43 @@
+"""The monthly minimum pension (I-4), judged on the payment date.
+
+Inciso (a), as amended by Ley 3-2013: «se fija una pensión mínima ... de quinientos dólares
+($500) mensuales, efectivo el, 1ro de julio de 2013». The amount is the law's
+``minimum_monthly_pension`` in force on the payment date: the later of the date the
+results are asked for (``as_of``) and the annuity's start date.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from actuarial.law.readings import Readings
+
+__all__ = ["minimum_changes", "minimum_on", "minimum_reaches", "payment_dates"]
+
+
+def minimum_reaches(clause_ids, readings: Readings) -> np.ndarray:
+    """Which clauses the minimum applies to (I-4): every clause, or inciso (a) only.
+
+    The text sets the minimum in inciso (a) «para todas las pensiones»; by default it is
+    read to reach every Chapter 2 annuity.
+    """
+    return np.array([readings.minimum_applies_to == "all" or c == "a" for c in clause_ids])
+
+
+def payment_dates(start_dates: np.ndarray, as_of) -> np.ndarray:
+    """The date each annuity is paid on: the later of ``as_of`` and its start date."""
+    return np.maximum(start_dates, np.datetime64(as_of, "D"))
+
+
+def minimum_on(law, dates: np.ndarray, reaches: np.ndarray) -> np.ndarray:
+    """Monthly minimum in force on each date where it reaches the annuity; 0 elsewhere."""
+    minimum = np.zeros(dates.shape)
+    paid = reaches & ~np.isnat(dates)
+    if paid.any():
+        minimum[paid] = law.value("minimum_monthly_pension", dates[paid])
+    return minimum
+
+
+def minimum_changes(law) -> np.ndarray:
+    """The dates on which the minimum changes (datetime64[D]), after its first entry."""
+    return law.changes("minimum_monthly_pension")[1:]

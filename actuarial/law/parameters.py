@@ -1,0 +1,478 @@
+"""The law file: every number of the Chapter 2 clauses as dated data, and its amendments.
+
+The shipped ``law.toml`` holds, for each parameter of :data:`PARAMETERS`, a series of
+entries ``{effective_from, value, unit, source}``. An amendment file of the same form adds
+its entries on top: an entry at a new date starts a new period, an entry at a date already
+in force replaces it. The law in force is validated as a whole, each problem naming the
+file, the parameter and the entry. Look-ups are vectorized over arrays of dates and raise
+before a parameter's first date instead of returning nothing. TOML is only parsed: nothing
+loaded is executed.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import math
+import re
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+__all__ = [
+    "PARAMETERS",
+    "UNITS",
+    "Entry",
+    "Law",
+    "LawError",
+    "LawFile",
+    "LawOn",
+    "Parameter",
+    "law_in_force",
+    "law_provenance",
+    "load_law",
+    "resolve_as_of",
+    "shipped_law",
+]
+
+SHIPPED_NAME = "actuarial/law/law.toml"
+
+UNITS = {
+    "USD a month": "a monthly amount in US dollars, 0 or more",
+    "years": "a number of years (ages in whole years), from 0 to 120",
+    "rate": "a fraction, above 0 and at most 1 (0.02 = 2%)",
+    "date": "a calendar date, YYYY-MM-DD",
+}
+ENTRY_KEYS = ("effective_from", "value", "unit", "source")
+ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+@dataclass(frozen=True, slots=True)
+class Parameter:
+    """One public parameter name of the law file: its unit and what selects its value."""
+
+    name: str
+    unit: str
+    selected_by: str  # "separation date" or "payment date"
+    meaning: str
+    whole: bool = False  # ages: whole years
+
+    def problem_with(self, value) -> str | None:
+        """Why ``value`` is outside this parameter's domain (None when it is inside)."""
+        if self.unit == "date":
+            if not isinstance(value, dt.date) or isinstance(value, dt.datetime):
+                return f"'value' must be a date YYYY-MM-DD (got {value!r})"
+            return None
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return f"'value' must be a number (got {value!r})"
+        if not math.isfinite(value):
+            return f"'value' must be a finite number (got {value!r})"
+        if self.unit == "rate" and not 0 < value <= 1:
+            return f"'value' must be in (0, 1] (got {value!r})"
+        if self.unit == "years" and not 0 <= value <= 120:
+            return f"'value' must be in [0, 120] (got {value!r})"
+        if self.unit == "USD a month" and value < 0:
+            return f"'value' must be >= 0 (got {value!r})"
+        if self.whole and value != int(value):
+            return f"'value' must be a whole number of years (got {value!r})"
+        return None
+
+
+PARAMETERS = {
+    parameter.name: parameter
+    for parameter in (
+        Parameter(
+            "minimum_monthly_pension",
+            "USD a month",
+            "payment date",
+            "monthly minimum of every Chapter 2 annuity (I-4)",
+        ),
+        Parameter(
+            "service_annuity.age", "years", "separation date", "age of inciso (a)", whole=True
+        ),
+        Parameter(
+            "service_annuity.minimum_service",
+            "years",
+            "separation date",
+            "credited service inciso (a) requires",
+        ),
+        Parameter(
+            "service_annuity.rate",
+            "rate",
+            "separation date",
+            "share of average compensation per year of service, incisos (a), (c), (d)",
+        ),
+        Parameter("high_risk.age", "years", "separation date", "age of inciso (b)", whole=True),
+        Parameter(
+            "high_risk.minimum_service",
+            "years",
+            "separation date",
+            "credited service inciso (b) requires",
+        ),
+        Parameter(
+            "high_risk.rate_at_age",
+            "rate",
+            "separation date",
+            "share of average compensation at or after the age of inciso (b)",
+        ),
+        Parameter(
+            "high_risk.rate_before_age",
+            "rate",
+            "separation date",
+            "share of average compensation before the age of inciso (b)",
+        ),
+        Parameter(
+            "early_retirement.age", "years", "separation date", "age of inciso (c)", whole=True
+        ),
+        Parameter(
+            "early_retirement.minimum_service",
+            "years",
+            "separation date",
+            "credited service inciso (c) requires",
+        ),
+        Parameter(
+            "deferred.age", "years", "separation date", "age inciso (d) starts at", whole=True
+        ),
+        Parameter(
+            "coverage.first_entry_on_or_after",
+            "date",
+            "separation date",
+            "first day of first entry covered by Chapter 2 (I-1)",
+        ),
+        Parameter(
+            "coverage.first_entry_before",
+            "date",
+            "separation date",
+            "first day of first entry no longer covered (Ley 305-1999)",
+        ),
+    )
+}
+
+
+@dataclass(frozen=True, slots=True)
+class LawFile:
+    """A file the law in force was read from, with its SHA-256."""
+
+    name: str
+    sha256: str
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One dated value of a parameter, and where it was read."""
+
+    effective_from: dt.date
+    value: float | dt.date
+    unit: str
+    source: str
+    file: str
+    number: int  # the entry's position among the parameter's entries in its file, from 1
+
+    def where(self, name: str) -> str:
+        return f"{self.file}: '{name}' entry {self.number} (effective_from {self.effective_from})"
+
+
+class LawError(ValueError):
+    """A law or amendment file that cannot be used; lists every problem found."""
+
+    def __init__(self, problems):
+        self.problems = list(problems)
+        super().__init__("\n".join(self.problems))
+
+
+def _read(name: str, data: bytes) -> tuple[dict[str, list[Entry]], list[str]]:
+    """The entries of one law file by parameter, and the problems of the file alone."""
+    problems: list[str] = []
+    try:
+        document = tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        return {}, [f"{name}: not a TOML file ({error})"]
+    found: dict[str, list[Entry]] = {}
+
+    def walk(table: dict, prefix: str) -> None:
+        for key, value in table.items():
+            path = f"{prefix}{key}"
+            if isinstance(value, dict) and path not in PARAMETERS:
+                walk(value, f"{path}.")
+            elif path not in PARAMETERS:
+                problems.append(
+                    f"{name}: unknown parameter '{path}' (parameters: {sorted(PARAMETERS)})"
+                )
+            elif not isinstance(value, list):
+                problems.append(
+                    f"{name}: '{path}' must be an array of entries [[{path}]] (got {value!r})"
+                )
+            else:
+                found[path] = _entries(name, path, value, problems)
+
+    walk(document, "")
+    return found, problems
+
+
+def _entries(name: str, path: str, raw: list, problems: list[str]) -> list[Entry]:
+    parameter = PARAMETERS[path]
+    entries: list[Entry] = []
+    for number, item in enumerate(raw, start=1):
+        where = f"{name}: '{path}' entry {number}"
+        if not isinstance(item, dict):
+            problems.append(f"{where}: must be a table of {list(ENTRY_KEYS)} (got {item!r})")
+            continue
+        missing = [key for key in ENTRY_KEYS if key not in item]
+        extra = sorted(set(item) - set(ENTRY_KEYS))
+        if missing or extra:
+            problems.append(
+                f"{where}: keys must be {list(ENTRY_KEYS)} (missing {missing}, unknown {extra})"
+            )
+            continue
+        start, value, unit, source = (item[key] for key in ENTRY_KEYS)
+        if not isinstance(start, dt.date) or isinstance(start, dt.datetime):
+            problems.append(f"{where}: 'effective_from' must be a date YYYY-MM-DD (got {start!r})")
+            continue
+        where = f"{where} (effective_from {start})"
+        if unit != parameter.unit:
+            problems.append(f"{where}: 'unit' must be {parameter.unit!r} (got {unit!r})")
+            continue
+        wrong = parameter.problem_with(value)
+        if wrong:
+            problems.append(f"{where}: {wrong}")
+            continue
+        if not isinstance(source, str) or not source.strip():
+            problems.append(f"{where}: 'source' must name the text it comes from (got {source!r})")
+            continue
+        if entries and start <= entries[-1].effective_from:
+            problems.append(
+                f"{where}: entries must be in ascending date order, one per date "
+                f"({start} follows {entries[-1].effective_from})"
+            )
+            continue
+        if parameter.unit != "date":
+            value = float(value)
+        entries.append(Entry(start, value, unit, source, name, number))
+    return entries
+
+
+@dataclass(frozen=True, slots=True)
+class _Series:
+    starts: np.ndarray  # datetime64[D], ascending
+    values: np.ndarray  # float64, or datetime64[D] for dates
+    entries: tuple[Entry, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Law:
+    """The law in force: every parameter's dated entries, and the files they came from."""
+
+    files: tuple[LawFile, ...]
+    entries: dict[str, tuple[Entry, ...]] = field(repr=False)
+    _series: dict[str, _Series] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        series = {}
+        for name, entries in self.entries.items():
+            kind = "datetime64[D]" if PARAMETERS[name].unit == "date" else np.float64
+            series[name] = _Series(
+                np.array([e.effective_from for e in entries], dtype="datetime64[D]"),
+                np.array([e.value for e in entries], dtype=kind),
+                entries,
+            )
+        object.__setattr__(self, "_series", series)
+
+    def value(self, name: str, dates) -> np.ndarray:
+        """Value of parameter ``name`` in force on each date (NaN or NaT where a date is NaT).
+
+        Raises :class:`LawError` for a date before the parameter's first entry. The array
+        may be a read-only view (one value in force for every date): copy it to change it.
+        """
+        series = self._parameter(name)
+        dates = np.asarray(dates, dtype="datetime64[D]")
+        known = ~np.isnat(dates)
+        if known.any():
+            earliest = dates.min() if known.all() else dates[known].min()
+            if earliest < series.starts[0]:
+                first = series.entries[0]
+                raise LawError(
+                    [
+                        f"law: '{name}' has no value in force on {earliest}: its first entry "
+                        f"({first.where(name)}) starts later"
+                    ]
+                )
+        missing = (
+            np.array("NaT", dtype="datetime64[D]") if series.values.dtype.kind == "M" else np.nan
+        )
+        if len(series.starts) == 1:  # one value for every date: no copy per date
+            values = np.broadcast_to(series.values[0], dates.shape)
+        else:
+            index = np.searchsorted(
+                series.starts, np.where(known, dates, series.starts[0]), "right"
+            )
+            values = series.values[index - 1]
+        if not known.all():
+            values = np.where(known, values, missing)
+        return values
+
+    def value_on(self, name: str, date) -> float | dt.date:
+        """The value of ``name`` in force on one date."""
+        value = self.value(name, np.array([date], dtype="datetime64[D]"))[0]
+        return (
+            value.astype("datetime64[D]").item()
+            if isinstance(value, np.datetime64)
+            else float(value)
+        )
+
+    def values_on(self, date) -> dict:
+        """Every parameter's value in force on one date (for the texts that state them)."""
+        return {name: self.value_on(name, date) for name in self._series}
+
+    def latest_values(self) -> dict:
+        """Every parameter's value from the law's last change on."""
+        return self.values_on(max(self.change_dates()))
+
+    def change_dates(self, selected_by: str | None = None) -> np.ndarray:
+        """Every date on which a parameter (selected by ``selected_by``) changes, ascending."""
+        names = [n for n in self._series if selected_by in (None, PARAMETERS[n].selected_by)]
+        return np.unique(np.concatenate([self._series[n].starts for n in names]))
+
+    def changes(self, name: str) -> np.ndarray:
+        """The dates from which ``name`` takes each of its values (datetime64[D])."""
+        return self._parameter(name).starts
+
+    def first_date(self) -> dt.date:
+        """The first date on which every parameter has a value."""
+        return max(entries[0].effective_from for entries in self.entries.values())
+
+    def amended(self, *sources) -> Law:
+        """This law with the entries of each amendment file (a path) added, in order."""
+        law = self
+        for source in sources:
+            path = Path(source)
+            try:
+                data = path.read_bytes()
+            except OSError as error:
+                raise LawError([f"{path}: cannot read the law file ({error})"]) from error
+            law = _merge(law, str(source), data)
+        return law
+
+    def provenance(self) -> list[dict[str, str]]:
+        """Every file of the law in force with its SHA-256, in the order applied."""
+        return [{"file": f.name, "sha256": f.sha256} for f in self.files]
+
+    def label(self) -> str:
+        """Short tag: the amendment files' names, or ``"shipped"``."""
+        amendments = [Path(f.name).name for f in self.files[1:]]
+        return "shipped + " + " + ".join(amendments) if amendments else "shipped"
+
+    def _parameter(self, name: str) -> _Series:
+        if name not in self._series:
+            raise LawError([f"law: unknown parameter '{name}' (parameters: {sorted(PARAMETERS)})"])
+        return self._series[name]
+
+
+def _merge(base: Law | None, name: str, data: bytes) -> Law:
+    found, problems = _read(name, data)
+    merged: dict[str, dict[dt.date, Entry]] = {
+        key: {e.effective_from: e for e in entries}
+        for key, entries in (base.entries.items() if base else ())
+    }
+    for key, entries in found.items():
+        merged.setdefault(key, {}).update({e.effective_from: e for e in entries})
+    entries = {key: tuple(merged[key][d] for d in sorted(merged[key])) for key in merged}
+    problems.extend(_whole_law_problems(name, entries))
+    if problems:
+        raise LawError(problems)
+    files = (*(base.files if base else ()), LawFile(name, hashlib.sha256(data).hexdigest()))
+    return Law(files, {key: entries[key] for key in PARAMETERS})
+
+
+def _whole_law_problems(name: str, entries: dict[str, tuple[Entry, ...]]) -> list[str]:
+    """The law in force as a whole: every parameter has a value from the first covered entry."""
+    problems = [
+        f"{name}: parameter '{key}' has no entry (every parameter of the law needs one)"
+        for key in PARAMETERS
+        if not entries.get(key)
+    ]
+    if problems:
+        return problems
+    # A covered member entered on or after the earliest coverage start and separated later:
+    # every parameter must be in force from that day.
+    needed = entries["coverage.first_entry_on_or_after"][0]
+    for key, series in entries.items():
+        if series[0].effective_from > needed.value:
+            problems.append(
+                f"{series[0].where(key)}: no value in force on {needed.value}, the first day "
+                f"of coverage ({needed.where('coverage.first_entry_on_or_after')}); "
+                f"'{key}' needs an entry from that date"
+            )
+    return problems
+
+
+@cache
+def shipped_law() -> Law:
+    """The law shipped in the package (``actuarial/law/law.toml``)."""
+    data = resources.files("actuarial.law").joinpath("law.toml").read_bytes()
+    return _merge(None, SHIPPED_NAME, data)
+
+
+def load_law(*amendments) -> Law:
+    """The shipped law with each amendment file (a path) applied in order."""
+    return shipped_law().amended(*amendments)
+
+
+def law_in_force(law=None) -> Law:
+    """The ``law=`` argument of the public functions as a :class:`Law`.
+
+    ``None``: the shipped law; a :class:`Law`: itself; a path, or a list of paths and
+    laws: the shipped law (or the last law given) with each file applied in order.
+    """
+    if law is None:
+        return shipped_law()
+    if isinstance(law, Law):
+        return law
+    if isinstance(law, str | Path):
+        return load_law(law)
+    if isinstance(law, Iterable):
+        result = shipped_law()
+        for item in law:
+            result = item if isinstance(item, Law) else result.amended(item)
+        return result
+    raise TypeError(f"'law' must be a path, a list of paths or a Law (got {law!r})")
+
+
+class LawOn:
+    """A law's values on an array of dates, each parameter looked up once when first read."""
+
+    def __init__(self, law: Law, dates: np.ndarray):
+        self.law = law
+        self.dates = np.asarray(dates, dtype="datetime64[D]")
+        self._values: dict[str, np.ndarray] = {}
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        if name not in self._values:
+            self._values[name] = self.law.value(name, self.dates)
+        return self._values[name]
+
+
+def resolve_as_of(as_of=None) -> dt.date:
+    """The date results are asked for: ``as_of`` (a date or ``YYYY-MM-DD``), default today."""
+    if as_of is None:
+        return dt.date.today()
+    if isinstance(as_of, dt.datetime):
+        raise LawError([f"'as_of' must be a date YYYY-MM-DD (got {as_of!r})"])
+    if isinstance(as_of, dt.date):
+        return as_of
+    if isinstance(as_of, str) and ISO_DATE.fullmatch(as_of):
+        try:
+            return dt.date.fromisoformat(as_of)
+        except ValueError:
+            pass
+    raise LawError([f"'as_of' must be a date YYYY-MM-DD (got {as_of!r})"])
+
+
+def law_provenance(law=None, as_of=None) -> dict:
+    """What a result was computed under, for reports: the law files with their SHA-256, in
+    the order applied, and the ``as_of`` date used (default today)."""
+    return {"as_of": resolve_as_of(as_of).isoformat(), "law": law_in_force(law).provenance()}

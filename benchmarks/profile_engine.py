@@ -1,0 +1,204 @@
+"""Where ``evaluate_frame`` and ``evaluate`` spend their time and memory, stage by stage.
+
+    python benchmarks/profile_engine.py                   # 1,000,000 members, 300 one-member calls
+    python benchmarks/profile_engine.py --members 100000 --top 15
+
+Prints Markdown: the stages of ``evaluate_frame`` (parse and validate, the clauses, the
+result columns, the pandas table) with the wall time and the memory each adds at its peak
+(resident memory, after handing freed memory back to the system before each stage), then
+cProfile's heaviest functions for the frame call and for ``evaluate``. What the figures
+mean and what to change: README.md, "Where the time and memory go".
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import datetime as dt
+import io
+import pstats
+import time
+
+import numpy as np
+import pandas as pd
+from child import own_peak_rss, own_rss, settle_memory
+from support import generated_members, markdown_table
+
+from actuarial import evaluate, load_guides
+from actuarial.engine import evaluate_members
+from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES
+from actuarial.members import member_frame, parse_members
+
+AS_OF = dt.date(2026, 7, 1)
+
+
+def staged(members_count: int, guides) -> list[list[str]]:
+    """Each stage of evaluate_frame alone: seconds, and MiB added at its peak and kept."""
+    frame = generated_members(members_count)
+    rows = []
+    state: dict = {}
+    stages = {
+        "parse and validate (parse_members)": lambda: parse_members(frame),
+        "the clauses, guide, minimum (evaluate_members)": lambda: evaluate_members(
+            state["parse and validate (parse_members)"], guides, AS_OF
+        ),
+        "result columns (MemberResults.columns)": lambda: state[
+            "the clauses, guide, minimum (evaluate_members)"
+        ].columns(),
+        "pandas table (MemberResults.table, columns included)": lambda: state[
+            "the clauses, guide, minimum (evaluate_members)"
+        ].table(),
+    }
+    for name, stage in stages.items():
+        settle_memory()
+        before = own_rss()
+        wall, cpu = time.perf_counter(), time.process_time()
+        state[name] = stage()
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        settle_memory()
+        kept = own_rss() - before
+        rows.append(
+            [
+                name,
+                f"{wall:.3f}",
+                f"{cpu:.3f}",
+                f"{(own_peak_rss() - before) / 2**20:,.0f}",
+                f"{kept / 2**20:,.0f}",
+            ]
+        )
+    return rows
+
+
+def output_floor(members_count: int) -> list[str]:
+    """The result table alone: 4 rows a member, the 13 columns in the smallest dtypes pandas
+    keeps (int32 rows, member_id as codes into the ids, int8 codes), each written once from
+    per-member arrays made beforehand. What evaluate_frame cannot go below while it returns
+    this table: its seconds and the memory it adds."""
+    rows = 4 * members_count
+    rng = np.random.default_rng(0)
+    amounts = [rng.random(members_count) * 3000 for _ in range(4)]
+    dates = np.datetime64("2000-01-01") + rng.integers(0, 9000, members_count)
+    ids = pd.Index([f"M-{number}" for number in range(1, members_count + 1)], dtype=object)
+    texts = pd.Index([f"reason {number}" for number in range(40)], dtype=object)
+
+    def interleaved(dtype, per_clause):
+        column = np.empty(rows, dtype=dtype)
+        for clause in range(4):
+            column[clause::4] = per_clause(clause)
+        return column
+
+    def coded(codes, categories):
+        return pd.Categorical.from_codes(codes, categories=categories)
+
+    settle_memory()
+    before = own_rss()
+    wall, cpu = time.perf_counter(), time.process_time()
+    columns = {
+        "row": np.repeat(np.arange(1, members_count + 1, dtype=np.int32), 4),
+        "member_id": coded(np.repeat(np.arange(members_count, dtype=np.int32), 4), ids),
+        "clause": coded(np.tile(np.arange(4, dtype=np.int8), members_count), list("abcd")),
+        "eligible": interleaved(bool, lambda clause: amounts[clause] > 1500),
+        "reason": coded(
+            interleaved(np.int8, lambda clause: 2 * clause + (amounts[clause] > 1500)), texts
+        ),
+        "start_date": interleaved("datetime64[s]", lambda clause: dates),
+    }
+    for name in ("reduction_factor", "annual_amount", "monthly_amount", "minimum_topup"):
+        columns[name] = interleaved(np.float64, lambda clause: amounts[clause])
+    for name in ("guide_id", "error", "readings"):
+        columns[name] = coded(np.zeros(rows, dtype=np.int8), ["one text"])
+    table = pd.DataFrame(columns, copy=False)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    peak = own_peak_rss()
+    settle_memory()
+    return [
+        f"the result table alone ({len(table):,} rows, smallest dtypes)",
+        f"{wall:.3f}",
+        f"{cpu:.3f}",
+        f"{(peak - before) / 2**20:,.0f}",
+        f"{(own_rss() - before) / 2**20:,.0f}",
+    ]
+
+
+def top_functions(profiler: cProfile.Profile, top: int, sort: str) -> str:
+    out = io.StringIO()
+    stats = pstats.Stats(profiler, stream=out)
+    stats.strip_dirs().sort_stats(sort).print_stats(top)
+    lines = out.getvalue().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip().startswith("ncalls"))
+    return "\n".join(lines[start : start + top + 1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--members", type=int, default=1_000_000)
+    parser.add_argument("--calls", type=int, default=300)
+    parser.add_argument("--top", type=int, default=20)
+    arguments = parser.parse_args()
+    guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
+
+    print(f"## evaluate_frame stages, {arguments.members:,} members\n")
+    header = ["stage", "wall s", "CPU s", "added at peak, MiB", "kept after, MiB"]
+    stages = staged(arguments.members, guides)
+    print(markdown_table(header, [*stages, output_floor(arguments.members)]), end="\n\n")
+
+    from actuarial import evaluate_frame
+
+    frame = generated_members(arguments.members)
+    evaluate_frame(frame.iloc[:1000], guides, as_of=AS_OF)
+    profiler = cProfile.Profile()
+    profiler.runcall(evaluate_frame, frame, guides, as_of=AS_OF)
+    print(f"## evaluate_frame, cProfile, own time ({arguments.members:,} members)\n")
+    print("```\n" + top_functions(profiler, arguments.top, "tottime") + "\n```\n")
+
+    members = [
+        {
+            "member_id": row.member_id,
+            "birth_date": row.birth_date.date(),
+            "entry_date": row.entry_date.date(),
+            "separation_date": row.separation_date.date(),
+            "credited_service": row.credited_service,
+            "average_compensation": row.average_compensation,
+            "group": row.group,
+            "refunded": bool(row.refunded),
+        }
+        for row in frame.iloc[: arguments.calls].itertuples(index=False)
+    ]
+    for member in members[:20]:
+        evaluate(member, guides, as_of=AS_OF)
+    # CPU time (time.process_time): on a shared machine, wall time per call is mostly waiting.
+    stage_seconds = {"member_frame": 0.0, "parse_members": 0.0, "evaluate_members": 0.0}
+    for member in members:
+        started = time.process_time()
+        one = member_frame(member)
+        stage_seconds["member_frame"] += time.process_time() - started
+        started = time.process_time()
+        parsed = parse_members(one, source="member")
+        stage_seconds["parse_members"] += time.process_time() - started
+        started = time.process_time()
+        evaluate_members(parsed, guides, AS_OF)
+        stage_seconds["evaluate_members"] += time.process_time() - started
+    staged_total = sum(stage_seconds.values())
+    whole = time.process_time()
+    for member in members:
+        evaluate(member, guides, as_of=AS_OF)
+    whole = time.process_time() - whole
+    rows = [[name, f"{1e3 * spent / len(members):.2f}"] for name, spent in stage_seconds.items()]
+    rows.append(
+        [
+            "explanation and results (the rest of evaluate)",
+            f"{1e3 * (whole - staged_total) / len(members):.2f}",
+        ]
+    )
+    rows.append(["evaluate, whole", f"{1e3 * whole / len(members):.2f}"])
+    print(f"## evaluate, one member per call ({len(members)} calls)\n")
+    print(markdown_table(["stage", "CPU ms per call"], rows), end="\n\n")
+    profiler = cProfile.Profile()
+    for member in members:
+        profiler.runcall(evaluate, member, guides, as_of=AS_OF)
+    print("## evaluate, cProfile, cumulative time\n")
+    print("```\n" + top_functions(profiler, arguments.top, "cumulative") + "\n```")
+
+
+if __name__ == "__main__":
+    main()

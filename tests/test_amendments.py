@@ -1,0 +1,413 @@
+"""Members evaluated under an amendment of the law, payment dates and schedules, reading I-9,
+the registries (clauses, result columns) and the status of the guide used."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+from conftest import FROM_START
+
+from actuarial.batch import OUTPUT_SCHEMA, run_batch
+from actuarial.cli import cli
+from actuarial.engine import COLUMNS, RESULT_COLUMNS, ClauseResult, evaluate, evaluate_frame
+from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, load_guides
+from actuarial.law import load_law, shipped_law
+from actuarial.law.clauses import CLAUSES, register_clause, unregister_clause
+from actuarial.law.conditions import Clause, ClauseOutcome, Condition, Wording
+from actuarial.law.readings import Readings
+
+AS_OF = dt.date(2027, 6, 1)
+
+# A bill: $600 minimum from 2027, early retirement with 20 years, and 2% a year of service,
+# for separations (and payments) from 2027-01-01.
+BILL = """
+[[minimum_monthly_pension]]
+effective_from = 2027-01-01
+value = 600
+unit = "USD a month"
+source = "Test bill"
+
+[[early_retirement.minimum_service]]
+effective_from = 2027-01-01
+value = 20
+unit = "years"
+source = "Test bill"
+
+[[service_annuity.rate]]
+effective_from = 2027-01-01
+value = 0.02
+unit = "rate"
+source = "Test bill"
+"""
+
+# Separates in 2027 at 58y8m with 21 years at $24,000: (c) only under the bill.
+EARLY = {
+    "member_id": "E-1",
+    "birth_date": "1968-06-15",
+    "entry_date": "1995-01-02",
+    "separation_date": "2027-03-01",
+    "credited_service": 21.0,
+    "average_compensation": 24_000.0,
+    "group": "general",
+    "refunded": False,
+}
+# Separates in 2010 at 65 with 12 years at $18,000: 1.5% x 18,000 x 12 / 12 = 270 a month.
+SMALL = {
+    "member_id": "S-1",
+    "birth_date": "1945-03-01",
+    "entry_date": "1992-01-15",
+    "separation_date": "2010-03-01",
+    "credited_service": 12.0,
+    "average_compensation": 18_000.0,
+    "group": "general",
+    "refunded": False,
+}
+
+
+@pytest.fixture
+def bill(tmp_path):
+    path = tmp_path / "bill.toml"
+    path.write_text(BILL, encoding="utf-8")
+    return path
+
+
+def test_a_member_under_the_bill_gets_the_amended_amounts(half_percent_guides, bill):
+    result = evaluate(EARLY, half_percent_guides, as_of=AS_OF, law=bill)
+    early = result.clause("c")
+    # 58y8m: factor 1 - 0.005 x 76 = 0.62; 2% x 24,000 x 21 x 0.62 = 6,249.60 a year,
+    # 520.80 a month, lifted to the $600 minimum: top-up 79.20.
+    assert early.eligible and early.reduction_factor == pytest.approx(0.62)
+    assert (early.annual_amount, early.monthly_amount, early.minimum_topup) == (
+        6_249.60,
+        600.00,
+        79.20,
+    )
+    assert early.schedule == "2027-03-01 600.00"
+    deferred = result.clause("d")  # 2% x 24,000 x 21 = 10,080 a year from the 65th birthday
+    assert (deferred.annual_amount, deferred.monthly_amount) == (10_080.00, 840.00)
+    # Under the law in force the same member has no (c): 25 years are needed.
+    today = evaluate(EARLY, half_percent_guides, as_of=AS_OF)
+    assert not today.clause("c").eligible
+    assert today.clause("c").reason == "inciso (c): not eligible: credited service below 25 years"
+    assert today.clause("d").annual_amount == 7_560.00  # 1.5% x 24,000 x 21
+
+
+def test_reasons_and_explanations_state_the_amended_values_and_none_of_the_old(
+    half_percent_guides, bill
+):
+    result = evaluate(EARLY, half_percent_guides, as_of=AS_OF, law=bill)
+    assert result.clause("c").reason == (
+        "inciso (c): eligible: no refund of contributions; age at separation 55 or older; "
+        "age at separation below 65; credited service 20 years or more"
+    )
+    english = "\n".join(result.explanation)
+    spanish = "\n".join(
+        evaluate(EARLY, half_percent_guides, as_of=AS_OF, law=bill, lang="es").explanation
+    )
+    assert "  ✓ credited service 21.00 >= 20 years" in english
+    assert "the $600.00 minimum in force on 2027-06-01 adds $79.20 a month (I-4)" in english
+    assert "the monthly minimum in force on the payment date ($600.00)" in english  # I-4
+    assert "  ✓ servicio acreditado 21.00 >= 20 años" in spanish
+    assert "la pensión mínima de $600.00 vigente el 2027-06-01 añade $79.20 al mes (I-4)" in spanish
+    assert "la pensión mínima mensual vigente en la fecha de pago ($600.00)" in spanish
+    for text in (english, spanish, *(c.reason for c in result.clauses)):
+        for old in ("$500", ">= 25 ", "25 years", "25 años"):
+            assert old not in text
+    assert f"bill.toml (sha256 {load_law(bill).files[1].sha256})" in english
+
+
+def test_the_schedule_lists_each_change_of_the_minimum_after_the_start(half_percent_guides, bill):
+    shipped = evaluate(SMALL, half_percent_guides, as_of=AS_OF).clause("a")
+    assert shipped.schedule == "2010-03-01 270.00; 2013-07-01 500.00"
+    assert (shipped.monthly_amount, shipped.minimum_topup) == (500.00, 230.00)
+    amended = evaluate(SMALL, half_percent_guides, as_of=AS_OF, law=bill).clause("a")
+    assert amended.schedule == "2010-03-01 270.00; 2013-07-01 500.00; 2027-01-01 600.00"
+    assert (amended.monthly_amount, amended.minimum_topup) == (600.00, 330.00)
+    assert amended.annual_amount == 3_240.00  # the rate of the separation date: 1.5%
+    # Paid on the start date: the minimum is judged then.
+    at_start = evaluate(SMALL, half_percent_guides, as_of=FROM_START, law=bill).clause("a")
+    assert (at_start.monthly_amount, at_start.minimum_topup) == (270.00, 0.00)
+    assert evaluate(SMALL, half_percent_guides, as_of=AS_OF).clause("b").schedule is None
+
+
+def test_an_amount_above_every_minimum_has_one_schedule_entry(half_percent_guides, member):
+    result = evaluate(member(), half_percent_guides, as_of=AS_OF)
+    assert result.clause("a").schedule == "2025-06-15 1200.00"
+
+
+def test_the_schedule_column_is_empty_where_not_eligible(half_percent_guides, bill):
+    table = evaluate_frame(pd.DataFrame([SMALL, EARLY]), half_percent_guides, as_of=AS_OF, law=bill)
+    assert table.loc[~table["eligible"], "schedule"].eq("").all()
+    assert table.loc[table["eligible"], "schedule"].str.match(r"^\d{4}-\d\d-\d\d \d+\.\d\d").all()
+
+
+def test_as_of_defaults_to_the_day_the_results_are_asked_for(half_percent_guides, member):
+    result = evaluate(member(), half_percent_guides)
+    assert result.as_of == dt.date.today()
+    assert f"Payment date: the later of {dt.date.today()} (as of)" in "\n".join(result.explanation)
+
+
+def test_explicit_as_of_gives_the_results_of_a_payment_on_that_date(half_percent_guides):
+    before = evaluate(SMALL, half_percent_guides, as_of=dt.date(2013, 6, 30)).clause("a")
+    after = evaluate(SMALL, half_percent_guides, as_of=dt.date(2013, 7, 1)).clause("a")
+    assert (before.monthly_amount, after.monthly_amount) == (270.00, 500.00)
+
+
+# ------------------------------------------------------------------------------ I-9
+POLICE = {
+    "member_id": "P-1",
+    "birth_date": "1970-01-01",
+    "entry_date": "1991-01-01",
+    "separation_date": "2021-06-01",  # 51y5m
+    "credited_service": 30.4,
+    "average_compensation": 60_000.0,
+    "group": "police",
+    "refunded": False,
+}
+
+
+def test_i9_by_default_65_percent_from_separation_before_55(half_percent_guides):
+    result = evaluate(POLICE, half_percent_guides, as_of=AS_OF).clause("b")
+    assert (result.annual_amount, result.start_date) == (39_000.00, dt.date(2021, 6, 1))
+    assert result.reason.endswith("; age at separation below 55: 65% of average compensation")
+
+
+def test_i9_switched_75_percent_from_the_55th_birthday(half_percent_guides):
+    readings = Readings(high_risk_waits_for_age=True)
+    result = evaluate(POLICE, half_percent_guides, as_of=AS_OF, readings=readings)
+    high_risk = result.clause("b")
+    assert (high_risk.annual_amount, high_risk.start_date) == (45_000.00, dt.date(2025, 1, 1))
+    assert high_risk.reason.endswith(
+        "; age at separation below 55: 75% of average compensation from age 55 (I-9)"
+    )
+    assert (
+        "  75% of average compensation from the 55th birthday (I-9; age at separation below 55)"
+        in (result.explanation)
+    )
+    assert result.readings.label() == "high_risk_waits_for_age=True"
+
+
+@pytest.mark.parametrize("waits", [False, True])
+def test_i9_at_55_both_readings_pay_75_percent_from_separation(half_percent_guides, waits):
+    at_55 = {**POLICE, "separation_date": "2025-01-01"}
+    result = evaluate(
+        at_55, half_percent_guides, as_of=AS_OF, readings=Readings(high_risk_waits_for_age=waits)
+    ).clause("b")
+    assert (result.annual_amount, result.start_date) == (45_000.00, dt.date(2025, 1, 1))
+
+
+def test_i9_reads_the_age_from_the_law(half_percent_guides, tmp_path):
+    bill = tmp_path / "age.toml"
+    bill.write_text(
+        '[[high_risk.age]]\neffective_from = 2020-01-01\nvalue = 50\nunit = "years"\n'
+        'source = "Test bill"\n',
+        encoding="utf-8",
+    )
+    result = evaluate(POLICE, half_percent_guides, as_of=AS_OF, law=bill).clause("b")
+    assert result.annual_amount == 45_000.00  # 51y5m is past the amended age of 50
+    assert result.reason.endswith("; age at separation 50 or older: 75% of average compensation")
+
+
+def test_i9_switch_on_the_command_line():
+    args = ["evaluate", "--birth-date", "1970-01-01", "--entry-date", "1991-01-01"]
+    args += ["--separation-date", "2021-06-01", "--service", "30.4", "--compensation", "60000"]
+    args += ["--group", "police", "--as-of", "2027-06-01", "--json"]
+    runner = CliRunner()
+    default = json.loads(runner.invoke(cli, args).stdout)
+    switched = json.loads(runner.invoke(cli, [*args, "--high-risk-waits-for-age"]).stdout)
+    assert default["clauses"][1]["annual_amount"] == 39_000.00
+    assert switched["clauses"][1]["annual_amount"] == 45_000.00
+    assert switched["clauses"][1]["start_date"] == "2025-01-01"
+
+
+# ------------------------------------------------------------------- guides and the law
+def test_a_law_that_lets_c_reach_an_age_outside_the_guide_gets_an_error_on_that_row(
+    half_percent_guides, tmp_path
+):
+    bill = tmp_path / "fifty.toml"
+    bill.write_text(
+        '[[early_retirement.age]]\neffective_from = 2020-01-01\nvalue = 50\nunit = "years"\n'
+        'source = "Test bill"\n',
+        encoding="utf-8",
+    )
+    young = {
+        **EARLY,
+        "birth_date": "1970-01-01",
+        "separation_date": "2022-03-01",
+        "credited_service": 26.0,
+    }
+    result = evaluate(young, half_percent_guides, as_of=AS_OF, law=bill)
+    early = result.clause("c")
+    assert early.eligible and early.reduction_factor is None and early.monthly_amount is None
+    assert early.schedule is None  # no amount, no schedule
+    assert early.error == (
+        "age at separation 52y2m is outside the table of guide "
+        "'illustrative-half-percent-per-month' (55y0m to 65y0m): no reduction factor"
+    )
+    assert result.clause("d").error is None
+
+
+def test_the_default_series_is_an_actuarial_reduction_on_a_stated_basis():
+    guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
+    assert DEFAULT_SERIES == "pub2010-general-unisex-4.5pct"
+    (guide,) = guides.guides
+    assert guide.basis  # mortality, interest and timing stated
+    assert load_guides(SHIPPED_GUIDES, "illustrative-half-percent-per-month")  # still shipped
+
+
+def test_a_guide_not_adopted_is_named_in_plain_words(half_percent_guides, tmp_path):
+    result = evaluate(EARLY, half_percent_guides, as_of=AS_OF, law=None)
+    member = {**EARLY, "credited_service": 26.0}
+    lines = evaluate(member, half_percent_guides, as_of=AS_OF).explanation
+    assert (
+        "  guide 'illustrative-half-percent-per-month' is illustrative, not adopted by the Junta "
+        "de Síndicos: this reduction is an illustration, not the Board's"
+    ) in lines
+    spanish = evaluate(member, half_percent_guides, as_of=AS_OF, lang="es").explanation
+    assert any("es ilustrativa, no adoptada por la Junta de Síndicos" in line for line in spanish)
+    assert not any("not adopted" in line for line in result.explanation)  # no guide used
+
+
+# ------------------------------------------------------------------------- registries
+def test_one_column_list_makes_the_table_the_arrow_schema_and_the_one_member_result(
+    half_percent_guides, member
+):
+    assert tuple(column.name for column in COLUMNS) == RESULT_COLUMNS
+    assert tuple(OUTPUT_SCHEMA.names) == RESULT_COLUMNS
+    assert tuple(ClauseResult.__slots__) == tuple(c.name for c in COLUMNS if c.per_clause)
+    table = evaluate_frame(pd.DataFrame([member()]), half_percent_guides, as_of=AS_OF)
+    assert tuple(table.columns) == RESULT_COLUMNS
+
+
+def _toy_rule(situation, law_on, readings) -> ClauseOutcome:
+    """A toy clause for the test: $100 a month with the service of (a)."""
+    passes = situation.credited_service >= law_on["service_annuity.minimum_service"]
+    return ClauseOutcome(
+        "e",
+        ((TOY_SERVICE, passes),),
+        passes,
+        np.where(passes, 1_200.0, np.nan),
+        np.where(passes, situation.separation_date, np.datetime64("NaT")),
+    )
+
+
+TOY_SERVICE = Condition(
+    "e.service",
+    "service_annuity.minimum_service",
+    Wording(
+        "service {value:g} years or more", "service below {value:g} years", "service {service:.2f}"
+    ),
+    Wording(
+        "servicio {value:g} años o más",
+        "servicio menor de {value:g} años",
+        "servicio {service:.2f}",
+    ),
+)
+
+
+@pytest.fixture
+def fifth_clause():
+    register_clause(Clause("e", "Toy clause", _toy_rule))
+    yield
+    unregister_clause("e")
+
+
+def test_a_fifth_clause_is_evaluated_tabled_and_batched(
+    fifth_clause, half_percent_guides, member, write_members, tmp_path
+):
+    assert list(CLAUSES) == ["a", "b", "c", "d", "e"]
+    members = [
+        member(),
+        member(member_id="A-2", credited_service=5.0),
+        member(member_id="X", group="x"),
+    ]
+    table = evaluate_frame(pd.DataFrame(members), half_percent_guides, as_of=AS_OF)
+    assert table["clause"].astype(str).tolist() == list("abcde") * 2 + [""]
+    toy = table[table["clause"] == "e"].set_index("member_id")
+    assert toy.loc["A-1", "monthly_amount"] == 500.00  # 100 a month, lifted by the minimum (I-4)
+    assert toy.loc["A-2", "reason"] == "inciso (e): not eligible: service below 10 years"
+    result = evaluate(member(), half_percent_guides, as_of=AS_OF)
+    assert result.clause("e").eligible
+    assert "inciso (e) Toy clause: ELIGIBLE" in result.explanation
+    out = tmp_path / "out.parquet"
+    summary = run_batch(write_members(members), half_percent_guides, out, AS_OF, progress=False)
+    assert summary.eligible == {"a": 1, "b": 0, "c": 0, "d": 0, "e": 1}
+    assert summary.output_rows == len(pq.read_table(out)) == 2 * 5 + 1
+
+
+def test_the_clauses_are_four_without_the_toy():
+    assert list(CLAUSES) == ["a", "b", "c", "d"]
+
+
+# ---------------------------------------------------------------- batch and the command line
+def test_batch_records_the_law_files_and_as_of_in_parquet_metadata(
+    half_percent_guides, member, write_members, bill, tmp_path
+):
+    out = tmp_path / "out.parquet"
+    law = load_law(bill)
+    summary = run_batch(
+        write_members([member()]), half_percent_guides, out, AS_OF, progress=False, law=law
+    )
+    metadata = pq.read_schema(out).metadata
+    assert json.loads(metadata[b"actuarial.law"]) == law.provenance()
+    assert metadata[b"actuarial.as_of"] == b"2027-06-01"
+    assert f"law: {bill} sha256 {law.files[1].sha256}" in summary.lines()
+    assert "payment date: the later of 2027-06-01 (as of) and each annuity's start date" in (
+        summary.lines()
+    )
+
+
+def test_batch_with_law_pays_the_amended_amounts_and_names_the_files(bill, tmp_path, write_members):
+    members = write_members([SMALL, EARLY])
+    out = tmp_path / "r.csv"
+    args = ["batch", str(members), "--law", str(bill), "--as-of", "2027-06-01", "--out", str(out)]
+    result = CliRunner().invoke(cli, [*args, "--series", "illustrative-half-percent-per-month"])
+    assert result.exit_code == 0, result.output
+    assert f"law: {bill} sha256 {load_law(bill).files[1].sha256}" in result.stdout.splitlines()
+    assert f"law: actuarial/law/law.toml sha256 {shipped_law().files[0].sha256}" in result.stdout
+    table = pd.read_csv(out, keep_default_na=False).set_index(["member_id", "clause"])
+    assert float(table.loc[("S-1", "a"), "monthly_amount"]) == 600.00
+    assert float(table.loc[("E-1", "c"), "monthly_amount"]) == 600.00
+    assert table.loc[("S-1", "a"), "schedule"] == (
+        "2010-03-01 270.00; 2013-07-01 500.00; 2027-01-01 600.00"
+    )
+    assert table.loc[("E-1", "c"), "reason"].endswith("credited service 20 years or more")
+    assert out.with_suffix(".csv").exists() and not list(tmp_path.glob("r.csv.*"))
+
+
+def test_law_is_repeatable_and_a_bad_law_file_exits_1_naming_it(bill, tmp_path):
+    other = tmp_path / "other.toml"
+    other.write_text("[[minimum_monthly_pension]]\nvalue = 1\n", encoding="utf-8")
+    args = ["evaluate", "--birth-date", "1960-06-15", "--entry-date", "1995-06-15"]
+    args += ["--separation-date", "2025-06-15", "--service", "20", "--compensation", "48000"]
+    ok = CliRunner().invoke(cli, [*args, "--law", str(bill), "--law", str(bill), "--json"])
+    assert [f["file"] for f in json.loads(ok.stdout)["law"]][1:] == [str(bill), str(bill)]
+    bad = CliRunner().invoke(cli, [*args, "--law", str(other)])
+    assert bad.exit_code == 1
+    assert bad.stderr.startswith(f"error: {other}: 'minimum_monthly_pension' entry 1: keys must be")
+
+
+@pytest.mark.parametrize("value", ["20270601", "2027-6-1", "2027-06-01T00:00", "June 1"])
+def test_as_of_accepts_iso_dates_only(value):
+    args = ["evaluate", "--birth-date", "1960-06-15", "--entry-date", "1995-06-15"]
+    args += ["--separation-date", "2025-06-15", "--service", "20", "--compensation", "48000"]
+    result = CliRunner().invoke(cli, [*args, "--as-of", value])
+    assert result.exit_code == 2
+    assert f"must be a date YYYY-MM-DD (got {value!r})" in result.stderr
+
+
+def test_the_reading_switches_on_the_command_line_are_generated_from_the_readings():
+    from actuarial.law.readings import INTERPRETATIONS
+
+    help_text = CliRunner().invoke(cli, ["batch", "--help"]).stdout
+    for item in INTERPRETATIONS:
+        if item.switch is not None:
+            for option in item.cli.option.split("/"):
+                assert option in help_text
+    assert "$500" in help_text  # the I-4 help states the minimum of the law in force

@@ -1,0 +1,296 @@
+"""The law as dated data: the shipped law file, amendments, validation and look-ups by date."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+import tomllib
+from importlib import resources
+
+import numpy as np
+import pytest
+
+from actuarial.law import PARAMETERS, UNITS, LawError, law_in_force, load_law, shipped_law
+
+SHIPPED = "actuarial/law/law.toml"
+
+# The public parameter names (README, "The law file"), their units and today's values.
+PUBLIC = {
+    "minimum_monthly_pension": ("USD a month", 500),
+    "service_annuity.age": ("years", 65),
+    "service_annuity.minimum_service": ("years", 10),
+    "service_annuity.rate": ("rate", 0.015),
+    "high_risk.age": ("years", 55),
+    "high_risk.minimum_service": ("years", 30),
+    "high_risk.rate_at_age": ("rate", 0.75),
+    "high_risk.rate_before_age": ("rate", 0.65),
+    "early_retirement.age": ("years", 55),
+    "early_retirement.minimum_service": ("years", 25),
+    "deferred.age": ("years", 65),
+    "coverage.first_entry_on_or_after": ("date", dt.date(1990, 4, 1)),
+    "coverage.first_entry_before": ("date", dt.date(2000, 1, 1)),
+}
+
+
+def exactly(message: str) -> str:
+    return "^" + re.escape(message) + "$"
+
+
+def _flatten(table: dict, prefix: str = "") -> dict:
+    found = {}
+    for key, value in table.items():
+        if isinstance(value, dict):
+            found.update(_flatten(value, f"{prefix}{key}."))
+        else:
+            found[f"{prefix}{key}"] = value
+    return found
+
+
+def test_the_shipped_law_file_has_the_public_parameter_names_as_its_top_level_keys():
+    text = resources.files("actuarial.law").joinpath("law.toml").read_text("utf-8")
+    entries = _flatten(tomllib.loads(text))
+    assert set(entries) == set(PUBLIC) == set(PARAMETERS)
+    for name, series in entries.items():
+        for entry in series:
+            assert set(entry) == {"effective_from", "value", "unit", "source"}
+            assert entry["unit"] == PUBLIC[name][0]
+            assert entry["unit"] in UNITS
+            assert entry["source"]
+
+
+@pytest.mark.parametrize("name", sorted(PUBLIC))
+def test_each_parameter_has_its_value_of_today(name):
+    assert shipped_law().value_on(name, dt.date(2026, 1, 1)) == PUBLIC[name][1]
+
+
+@pytest.mark.parametrize(
+    ("payment_date", "expected_usd"),
+    [
+        ("1990-04-01", 0.0),  # first date of the law: no minimum before Ley 3-2013
+        ("2013-06-30", 0.0),
+        ("2013-07-01", 500.0),  # Ley 3-2013: «efectivo el, 1ro de julio de 2013»
+        ("2040-01-01", 500.0),
+    ],
+)
+def test_the_minimum_is_500_from_july_1_2013(payment_date, expected_usd):
+    assert shipped_law().value("minimum_monthly_pension", [payment_date])[0] == expected_usd
+
+
+def test_look_ups_are_vectorized_and_keep_missing_dates_missing():
+    dates = np.array(["2013-06-30", "NaT", "2013-07-01"], dtype="datetime64[D]")
+    amounts = shipped_law().value("minimum_monthly_pension", dates)
+    assert amounts[0] == 0.0 and np.isnan(amounts[1]) and amounts[2] == 500.0
+    starts = shipped_law().value("coverage.first_entry_on_or_after", dates)
+    assert np.isnat(starts[1]) and starts[0] == np.datetime64("1990-04-01")
+
+
+def test_a_look_up_before_the_first_date_raises_instead_of_returning_nothing():
+    with pytest.raises(
+        LawError,
+        match=exactly(
+            "law: 'service_annuity.age' has no value in force on 1990-03-31: its first entry "
+            f"({SHIPPED}: 'service_annuity.age' entry 1 (effective_from 1990-04-01)) starts later"
+        ),
+    ):
+        shipped_law().value("service_annuity.age", ["1995-01-01", "1990-03-31"])
+
+
+def test_an_unknown_parameter_look_up_names_the_valid_ones():
+    with pytest.raises(LawError, match=r"^law: unknown parameter 'minimum' \(parameters: \["):
+        shipped_law().value("minimum", ["2020-01-01"])
+
+
+def test_the_shipped_law_records_its_file_and_sha256():
+    data = resources.files("actuarial.law").joinpath("law.toml").read_bytes()
+    assert shipped_law().provenance() == [
+        {"file": SHIPPED, "sha256": hashlib.sha256(data).hexdigest()}
+    ]
+
+
+# ------------------------------------------------------------------------ amendments
+def entry(name, date, value, unit, source="Test bill"):
+    value = f"{value}" if not isinstance(value, str) else value
+    return (
+        f"[[{name}]]\neffective_from = {date}\nvalue = {value}\n"
+        f'unit = "{unit}"\nsource = "{source}"\n'
+    )
+
+
+@pytest.fixture
+def amendment(tmp_path):
+    """Write an amendment file from entries; returns its path."""
+
+    def write(*entries, name="bill.toml"):
+        path = tmp_path / name
+        path.write_text("\n".join(entries), encoding="utf-8")
+        return path
+
+    return write
+
+
+def test_an_amendment_at_a_new_date_starts_a_new_period(amendment):
+    bill = amendment(entry("minimum_monthly_pension", "2027-01-01", 600, "USD a month"))
+    law = load_law(bill)
+    days = ["2026-12-31", "2027-01-01", "2013-07-01"]
+    assert law.value("minimum_monthly_pension", days).tolist() == [500.0, 600.0, 500.0]
+    assert shipped_law().value_on("minimum_monthly_pension", "2027-01-01") == 500.0
+    assert law.provenance()[1] == {
+        "file": str(bill),
+        "sha256": hashlib.sha256(bill.read_bytes()).hexdigest(),
+    }
+    assert law.label() == "shipped + bill.toml"
+
+
+def test_an_amendment_at_an_existing_date_replaces_that_entry(amendment):
+    bill = amendment(entry("minimum_monthly_pension", "2013-07-01", 550.5, "USD a month"))
+    law = load_law(bill)
+    assert law.value_on("minimum_monthly_pension", "2020-01-01") == 550.5
+    assert len(law.entries["minimum_monthly_pension"]) == 2
+
+
+def test_amendments_apply_in_order_and_law_accepts_a_path_a_list_or_a_loaded_law(amendment):
+    first = amendment(entry("service_annuity.rate", "2027-01-01", 0.02, "rate"), name="a.toml")
+    second = amendment(entry("service_annuity.rate", "2027-01-01", 0.025, "rate"), name="b.toml")
+    both = load_law(first, second)
+    assert both.value_on("service_annuity.rate", "2028-01-01") == 0.025
+    assert law_in_force([first, second]).value_on("service_annuity.rate", "2028-01-01") == 0.025
+    assert law_in_force(str(first)).value_on("service_annuity.rate", "2028-01-01") == 0.02
+    assert law_in_force(both) is both
+    assert law_in_force(None) is shipped_law()
+    assert [f["file"] for f in both.provenance()] == [SHIPPED, str(first), str(second)]
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        (
+            entry("minimum_pension", "2027-01-01", 600, "USD a month"),
+            "unknown parameter 'minimum_pension' (parameters: [",
+        ),
+        (
+            entry("minimum_monthly_pension", "2027-01-01", 600, "USD"),
+            "'minimum_monthly_pension' entry 1 (effective_from 2027-01-01): 'unit' must be "
+            "'USD a month' (got 'USD')",
+        ),
+        (
+            entry("service_annuity.rate", "2027-01-01", 1.5, "rate"),
+            "'service_annuity.rate' entry 1 (effective_from 2027-01-01): 'value' must be in "
+            "(0, 1] (got 1.5)",
+        ),
+        (
+            entry("minimum_monthly_pension", "2027-01-01", -1, "USD a month"),
+            "'minimum_monthly_pension' entry 1 (effective_from 2027-01-01): 'value' must be "
+            ">= 0 (got -1)",
+        ),
+        (
+            entry("early_retirement.age", "2027-01-01", 54.5, "years"),
+            "'early_retirement.age' entry 1 (effective_from 2027-01-01): 'value' must be a "
+            "whole number of years (got 54.5)",
+        ),
+        (
+            entry("early_retirement.age", "2027-01-01", "true", "years"),
+            "'early_retirement.age' entry 1 (effective_from 2027-01-01): 'value' must be a "
+            "number (got True)",
+        ),
+        (
+            entry("coverage.first_entry_before", "2027-01-01", 5, "date"),
+            "'coverage.first_entry_before' entry 1 (effective_from 2027-01-01): 'value' must "
+            "be a date YYYY-MM-DD (got 5)",
+        ),
+        (
+            entry("high_risk.age", "2028-01-01", 56, "years")
+            + entry("high_risk.age", "2027-01-01", 57, "years"),
+            "'high_risk.age' entry 2 (effective_from 2027-01-01): entries must be in ascending "
+            "date order, one per date (2027-01-01 follows 2028-01-01)",
+        ),
+        (
+            '[[high_risk.age]]\neffective_from = 2027-01-01\nvalue = 56\nunit = "years"\n',
+            "'high_risk.age' entry 1: keys must be ['effective_from', 'value', 'unit', "
+            "'source'] (missing ['source'], unknown [])",
+        ),
+        (
+            entry("deferred.age", "1980-01-01", 60, "years"),
+            None,  # accepted: a value before the first day of coverage is never needed
+        ),
+    ],
+)
+def test_each_problem_of_an_amendment_names_the_file_the_parameter_and_the_entry(
+    amendment, text, problem
+):
+    bill = amendment(text)
+    if problem is None:
+        assert load_law(bill).value_on("deferred.age", "1985-01-01") == 60
+        return
+    with pytest.raises(LawError) as error:
+        load_law(bill)
+    assert str(error.value).startswith(f"{bill}: {problem}")
+
+
+def test_a_law_with_no_value_on_a_needed_date_is_refused(amendment):
+    # The coverage window moved earlier: every parameter must be in force from its first day.
+    bill = amendment(entry("coverage.first_entry_on_or_after", "1990-04-01", "1985-01-01", "date"))
+    with pytest.raises(LawError) as error:
+        load_law(bill)
+    problems = error.value.problems
+    assert len(problems) == len(PARAMETERS)
+    assert problems[0] == (
+        f"{SHIPPED}: 'minimum_monthly_pension' entry 1 (effective_from 1990-04-01): no value "
+        "in force on 1985-01-01, the first day of coverage "
+        f"({bill}: 'coverage.first_entry_on_or_after' entry 1 (effective_from 1990-04-01)); "
+        "'minimum_monthly_pension' needs an entry from that date"
+    )
+
+
+def test_every_problem_of_a_file_is_reported_at_once(amendment):
+    bill = amendment(
+        entry("minimum_pension", "2027-01-01", 600, "USD a month")
+        + entry("service_annuity.rate", "2027-01-01", 2, "rate")
+    )
+    with pytest.raises(LawError) as error:
+        load_law(bill)
+    assert len(error.value.problems) == 2
+
+
+def test_a_file_that_is_not_toml_or_cannot_be_read_is_refused(amendment, tmp_path):
+    bill = amendment("value = = 3")
+    with pytest.raises(LawError, match=rf"^{re.escape(str(bill))}: not a TOML file \("):
+        load_law(bill)
+    missing = tmp_path / "missing.toml"
+    with pytest.raises(LawError, match=rf"^{re.escape(str(missing))}: cannot read the law file"):
+        load_law(missing)
+
+
+def test_nothing_in_a_law_file_is_executed(amendment, tmp_path):
+    marker = tmp_path / "executed"
+    bill = amendment(
+        entry(
+            "minimum_monthly_pension",
+            "2027-01-01",
+            600,
+            "USD a month",
+            source=f"__import__('pathlib').Path('{marker}').touch()",
+        )
+    )
+    law = load_law(bill)
+    assert not marker.exists()
+    assert law.entries["minimum_monthly_pension"][-1].source.startswith("__import__")
+
+
+def test_law_provenance_gives_the_report_the_files_their_hashes_and_the_as_of(amendment):
+    from actuarial import law_provenance
+
+    bill = amendment(entry("minimum_monthly_pension", "2027-01-01", 600, "USD a month"))
+    assert law_provenance([bill], "2027-06-01") == {
+        "as_of": "2027-06-01",
+        "law": load_law(bill).provenance(),
+    }
+    assert law_provenance()["as_of"] == dt.date.today().isoformat()
+
+
+@pytest.mark.parametrize("as_of", ["20270601", "2027-6-01", "2027-02-30", dt.datetime(2027, 1, 1)])
+def test_as_of_is_an_iso_date_only(as_of):
+    from actuarial.law import resolve_as_of
+
+    with pytest.raises(LawError, match=r"^'as_of' must be a date YYYY-MM-DD \(got "):
+        resolve_as_of(as_of)
