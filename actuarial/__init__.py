@@ -8,10 +8,12 @@ from actuarial.guides import Guide, GuideError, GuideSet, load_guides
 from actuarial.law import Law, LawError, law_provenance, load_law
 from actuarial.law.readings import Readings
 from actuarial.members import Member, MemberDataError, MemberFileError
+from actuarial.valuation import Basis, value_frame
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "Basis",
     "ClauseResult",
     "Evaluation",
     "Guide",
@@ -28,4 +30,5 @@ __all__ = [
     "law_provenance",
     "load_guides",
     "load_law",
+    "value_frame",
 ]

@@ -13,9 +13,17 @@ Payments of 1/m are made m times a year in advance. ``method`` says how:
 - ``"woolhouse3"``: a_x - (m - 1)/(2m) - (m^2 - 1)/(12 m^2) (delta + mu_x).
 
 The Woolhouse formulas start from the annual annuity under the table's own fractional-age
-assumption, and take mu_x from :meth:`LifeTable.force_of_mortality` (exact Makeham when the
-table carries its law; otherwise estimated from q, which makes ``"woolhouse3"`` -inf within
-a year of an age where q = 1, the end of most tables).
+assumption, and take mu_x from :meth:`LifeTable.force_of_mortality` (exact Makeham where the
+table follows its law; otherwise estimated from q; in the table's last year, the table's
+own force under its fractional-age assumption).
+
+A whole-life value needs mortality to the end of life: a table that does not run out (last
+q below 1) is refused, naming it, its last age and q (see :meth:`LifeTable.close_at`).
+
+Generational mortality: ``table`` may also be a :class:`~actuarial.generational.Mortality`;
+``cohort`` (year of birth) then broadcasts with ``age`` and ``interest`` like them, each
+distinct cohort valued on its own projected table, and ``sex`` ("F", "M" or None for the
+basis's blend) picks the side of a sex-distinct basis.
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ __all__ = [
     "AnnuityError",
     "annuities_due",
     "annuity_due",
+    "by_cohort",
     "deferred_annuity_due",
     "pure_endowment",
     "temporary_annuity_due",
@@ -119,6 +128,7 @@ def _whole_lives(table: LifeTable, age_arrays, interest, m: int, method: str) ->
     done once per distinct rate, for all the arrays; the work per age on each array as
     given; only the table lookups take the full broadcast shape.
     """
+    table.require_runs_out()
     interest = np.asarray(interest, float)
     rates, rate_index = np.unique(interest, return_inverse=True)
     rate_index = rate_index.reshape(interest.shape)
@@ -151,44 +161,83 @@ def _whole_lives(table: LifeTable, age_arrays, interest, m: int, method: str) ->
     return values
 
 
+# --------------------------------------------------------------------- cohorts
+def by_cohort(table, cohort, sex, compute, *arrays):
+    """``compute(life_table, *arrays)`` on the table of each member's cohort.
+
+    ``table`` is a :class:`LifeTable` (every cohort alike) or a basis's mortality with a
+    ``table(sex, cohort)`` method; ``cohort`` broadcasts with ``arrays`` and each distinct
+    cohort is computed in one vectorized call on its rows.
+    """
+    if isinstance(table, LifeTable):
+        return compute(table, *arrays)
+    if cohort is None or not table.generational:
+        return compute(table.table(sex, None), *arrays)
+    cohorts = np.asarray(cohort)
+    if not (np.isfinite(cohorts.astype(float)) & (cohorts == np.round(cohorts))).all():
+        raise AnnuityError(f"'cohort' must be whole years of birth (got {cohorts.flat[0]!r})")
+    cohorts, *arrays = np.broadcast_arrays(cohorts.astype(np.int64), *map(np.asarray, arrays))
+    values = np.empty(cohorts.shape)
+    for year in np.unique(cohorts):
+        rows = cohorts == year
+        values[rows] = compute(table.table(sex, int(year)), *(a[rows] for a in arrays))
+    return values[()]
+
+
 # --------------------------------------------------------------------- public functions
-def pure_endowment(table: LifeTable, age, n, interest, fractional: str | None = None):
+def pure_endowment(table, age, n, interest, fractional: str | None = None, cohort=None, sex=None):
     """n_E_x = v^n n_p_x: value at x of 1 paid at x + n if alive (n may be fractional)."""
-    ages = table.check_ages(age, upper="alive")
-    years, rates = _duration(n), _interest(interest)
-    return np.power(1.0 + rates, -years) * table.survival(ages, years, fractional)
+
+    def compute(life: LifeTable, age, n, interest):
+        ages = life.check_ages(age, upper="alive")
+        years, rates = _duration(n), _interest(interest)
+        return np.power(1.0 + rates, -years) * life.survival(ages, years, fractional)
+
+    return by_cohort(table, cohort, sex, compute, age, n, interest)
 
 
-def annuity_due(table: LifeTable, age, interest, m=1, method: str = "udd"):
+def annuity_due(table, age, interest, m=1, method: str = "udd", cohort=None, sex=None):
     """Whole-life annuity-due a^(m)_x: 1 a year paid in m instalments of 1/m in advance."""
-    ages = table.check_ages(age, upper="alive")
-    return _whole_life(table, ages, _interest(interest), _payments_per_year(m), _method(method))
+    m, method = _payments_per_year(m), _method(method)
+
+    def compute(life: LifeTable, age, interest):
+        ages = life.check_ages(age, upper="alive")
+        return _whole_life(life, ages, _interest(interest), m, method)
+
+    return by_cohort(table, cohort, sex, compute, age, interest)
 
 
-def annuities_due(table: LifeTable, ages, interest, m=1, method: str = "udd") -> list:
+def annuities_due(table, ages, interest, m=1, method: str = "udd", cohort=None, sex=None) -> list:
     """:func:`annuity_due` at each array of ages in the sequence ``ages``, on the same rates.
 
     The work per interest rate is done once for all of them: for the early-retirement
     factor, a^(m)_x and a^(m)_NRA in one call.
     """
-    ages = [table.check_ages(each, upper="alive") for each in ages]
     m, method = _payments_per_year(m), _method(method)
+    if not isinstance(table, LifeTable):
+        return [annuity_due(table, each, interest, m, method, cohort, sex) for each in ages]
+    ages = [table.check_ages(each, upper="alive") for each in ages]
     return _whole_lives(table, ages, _interest(interest), m, method)
 
 
-def deferred_annuity_due(table: LifeTable, age, n, interest, m=1, method: str = "udd"):
+def deferred_annuity_due(table, age, n, interest, m=1, method: str = "udd", cohort=None, sex=None):
     """n|a^(m)_x = n_E_x * a^(m)_{x+n}: the m-thly annuity-due starting at age x + n."""
-    ages, years = table.check_ages(age, upper="alive"), _duration(n)
-    rates, m, method = _interest(interest), _payments_per_year(m), _method(method)
-    fractional = method if method in EXACT_METHODS else None
-    endowment = pure_endowment(table, ages, years, rates, fractional)
-    return endowment * _whole_life(table, ages + years, rates, m, method)
+    m, method = _payments_per_year(m), _method(method)
+
+    def compute(life: LifeTable, age, n, interest):
+        ages, years = life.check_ages(age, upper="alive"), _duration(n)
+        rates = _interest(interest)
+        fractional = method if method in EXACT_METHODS else None
+        endowment = pure_endowment(life, ages, years, rates, fractional)
+        return endowment * _whole_life(life, ages + years, rates, m, method)
+
+    return by_cohort(table, cohort, sex, compute, age, n, interest)
 
 
-def temporary_annuity_due(table: LifeTable, age, n, interest, m=1, method: str = "udd"):
+def temporary_annuity_due(table, age, n, interest, m=1, method: str = "udd", cohort=None, sex=None):
     """a^(m)_{x:n} = a^(m)_x - n|a^(m)_x: payments for at most n years."""
-    whole = annuity_due(table, age, interest, m, method)
-    return whole - deferred_annuity_due(table, age, n, interest, m, method)
+    whole = annuity_due(table, age, interest, m, method, cohort, sex)
+    return whole - deferred_annuity_due(table, age, n, interest, m, method, cohort, sex)
 
 
 def whole_life_insurance(table: LifeTable, age, interest, moment: int = 1):

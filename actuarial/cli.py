@@ -173,9 +173,7 @@ def evaluate(guides_path, series, as_of, law_files, lang, as_json, readings, **m
     try:
         guides = _load(guides_path, series)
         law = _law(law_files)
-        result = evaluate_member(
-            member, guides, as_of=as_of, readings=readings, lang=lang, law=law
-        )
+        result = evaluate_member(member, guides, as_of=as_of, readings=readings, lang=lang, law=law)
     except USABLE_INPUT_ERRORS as error:
         _fail(error)
     if as_json:
@@ -198,9 +196,7 @@ def evaluate(guides_path, series, as_of, law_files, lang, as_json, readings, **m
 @law_options
 @guide_options
 @reading_options
-def batch(
-    members, out_path, as_of, law_files, chunk_rows, progress, guides_path, series, readings
-):
+def batch(members, out_path, as_of, law_files, chunk_rows, progress, guides_path, series, readings):
     """Evaluate a member file (CSV or Parquet) into OUT, one row per member and clause."""
     from actuarial.batch import run_batch
 
@@ -339,22 +335,84 @@ def _guide(reference: str):
     )
 
 
-def _table(spec: str):
-    from actuarial.mortality import MortalityError, table_from_spec
+MORTALITY_HELP = (
+    "Life table: sult, ilt, soa:<id>, csv:<path>; a blend such as soa:3400,soa:3399:0.5; a "
+    "join by age such as soa:3398+soa:3400@50 (3400 from age 50); or FEMALE/MALE, the female "
+    "first, e.g. soa:3399/soa:3400 (each side may be a blend or a join)."
+)
+
+
+def mortality_options(command):
+    """--mortality and what makes it a basis's mortality: improvement, base year, closing,
+    and the blend for members of unstated sex."""
+    options = [
+        click.option("--mortality", required=True, help=MORTALITY_HELP),
+        click.option(
+            "--improvement",
+            default=None,
+            help="Generational improvement: mp-2014 ... mp-2020 (by sex) or csv:<path> "
+            "(age x calendar year). Default: none.",
+        ),
+        click.option(
+            "--base-year",
+            type=int,
+            default=None,
+            help="Year of the base rates, for tables whose metadata does not give it.",
+        ),
+        click.option(
+            "--close-at",
+            type=int,
+            default=None,
+            help="Close a table that does not run out by q = 1 at this age (explicitly).",
+        ),
+        click.option(
+            "--female-weight",
+            type=click.FloatRange(0, 1),
+            default=0.5,
+            show_default=True,
+            help="For a FEMALE/MALE spec: the female share of q for members of unstated sex.",
+        ),
+    ]
+
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        kwargs["mortality"] = _mortality(
+            kwargs.pop("mortality"),
+            kwargs.pop("improvement"),
+            kwargs.pop("base_year"),
+            kwargs.pop("close_at"),
+            kwargs.pop("female_weight"),
+        )
+        return command(*args, **kwargs)
+
+    for option in reversed(options):
+        wrapper = option(wrapper)
+    return wrapper
+
+
+def _mortality(spec, improvement, base_year, close_at, female_weight):
+    from actuarial.generational import Mortality
+    from actuarial.mortality import MortalityError
 
     try:
-        return table_from_spec(spec)
+        return Mortality(spec, improvement, base_year, female_weight, close_at)
     except MortalityError as error:
         raise click.BadParameter(str(error), param_hint="--mortality") from error
 
 
-MORTALITY_HELP = (
-    "Life table: sult, ilt, soa:<id>, csv:<path>, or a blend such as soa:3400,soa:3399:0.5."
-)
+def _cohort_of(mortality, cohort):
+    """The cohort a generational basis needs (a usage error without it)."""
+    if mortality.generational and cohort is None:
+        raise click.UsageError("--improvement needs --cohort (the year of birth) here")
+    return cohort
+
+
+COHORT_HELP = "Year of birth of the members, on a generational basis (--improvement)."
 
 
 @guides.command("derive")
-@click.option("--mortality", required=True, help=MORTALITY_HELP)
+@mortality_options
+@click.option("--cohort", type=int, default=None, help=COHORT_HELP)
 @click.option("--interest", type=float, required=True, help="Annual effective rate, e.g. 0.05.")
 @click.option(
     "--out",
@@ -380,22 +438,34 @@ MORTALITY_HELP = (
     show_default=True,
 )
 def guides_derive(
-    mortality, interest, out_path, effective_from, effective_until, series, title, m, method
+    mortality,
+    cohort,
+    interest,
+    out_path,
+    effective_from,
+    effective_until,
+    series,
+    title,
+    m,
+    method,
 ):
     """Write a complete guide derived by actuarial equivalence (every month of inciso (c))."""
     from actuarial.equivalence import EquivalenceError, derive_guide
+    from actuarial.mortality import MortalityError
 
-    table = _table(mortality)
+    cohort = _cohort_of(mortality, cohort)
     guide_id = out_path.name
-    title = (
-        title
-        or f"Reduction factors by actuarial equivalence: {table.name}, {100 * interest:g}%, m = {m}"
+    born = f", born {cohort}" if mortality.generational else ""
+    title = title or (
+        f"Reduction factors by actuarial equivalence: {mortality.describe()}{born}, "
+        f"{100 * interest:g}%, m = {m}"
     )
     try:
         derive_guide(
             out_path,
-            table,
+            mortality,
             interest,
+            cohort=cohort,
             guide_id=guide_id,
             series=series or guide_id,
             title=title,
@@ -405,7 +475,7 @@ def guides_derive(
             method=method,
         )
         guide = load_guide(out_path)
-    except (EquivalenceError, GuideError, ValueError) as error:
+    except (EquivalenceError, GuideError, MortalityError, ValueError) as error:
         _fail(error)
     click.echo(
         f"written: {out_path} ({len(guide.factors)} rows; factor at {FIRST_AGE} "
@@ -437,7 +507,8 @@ def guides_compare(guide_a, guide_b, top):
 
 @guides.command("fit")
 @click.argument("guide")
-@click.option("--mortality", required=True, help=MORTALITY_HELP)
+@mortality_options
+@click.option("--cohort", type=int, default=None, help=COHORT_HELP)
 @click.option("--payments-per-year", "m", type=click.IntRange(1), default=12, show_default=True)
 @click.option(
     "--top",
@@ -446,42 +517,68 @@ def guides_compare(guide_a, guide_b, top):
     show_default=True,
     help="Ages shown where the guide departs most from equivalence.",
 )
-def guides_fit(guide, mortality, m, top):
-    """The interest rate that best reproduces a guide under a life table, and where it departs."""
-    from actuarial.equivalence import fit_interest
+def guides_fit(guide, mortality, cohort, m, top):
+    """The interest rate that best reproduces a guide under a life table, and where it departs.
 
+    Fitted twice: on the guide file's rows, and on every month from 55y0m to 65y0m that the
+    engine reads (a monthly-linear guide expanded to its 121 monthly factors).
+    """
+    import numpy as np
+
+    from actuarial.equivalence import EquivalenceError, fit_interest
+    from actuarial.mortality import MortalityError
+
+    cohort = _cohort_of(mortality, cohort)
     try:
         found = _guide(guide)
-    except GuideError as error:
+        nra = found.normal_retirement_age
+        on_rows = fit_interest(mortality, found.age_months, found.factors, nra, m, cohort=cohort)
+        months = np.arange(EARLIEST_AGE_MONTHS, nra * 12 + 1)
+        on_months = fit_interest(mortality, months, found.factor(months), nra, m, cohort=cohort)
+    except (GuideError, MortalityError, EquivalenceError) as error:
         _fail(error)
-    table = _table(mortality)
-    fit = fit_interest(table, found.age_months, found.factors, found.normal_retirement_age, m)
-    click.echo(f"guide: {found.id}; mortality: {table.name}; payments per year: {m}")
-    click.echo(f"implied interest rate: {fit.interest:.4%}")
-    click.echo(f"rmse: {fit.rmse:.6f}; largest deviation: {fit.max_abs_deviation:.6f}")
-    worst = fit.deviations.reindex(
-        fit.deviations["difference"].abs().sort_values(ascending=False).index
+    born = f"; born {cohort}" if mortality.generational else ""
+    click.echo(f"guide: {found.id}; {mortality.describe()}{born}; payments per year: {m}")
+    for label, fit in (
+        (f"on the guide file's {len(found.age_months)} rows", on_rows),
+        (f"on every month the engine reads ({len(months)}, {found.interpolation})", on_months),
+    ):
+        click.echo(
+            f"implied interest rate {label}: {fit.interest:.4%}; rmse {fit.rmse:.6f}; "
+            f"largest deviation {fit.max_abs_deviation:.6f}"
+        )
+    worst = on_months.deviations.reindex(
+        on_months.deviations["difference"].abs().sort_values(ascending=False).index
     ).head(top)
-    click.echo("ages where the guide departs most from equivalence (guide - equivalent):")
+    click.echo("months where the guide departs most from equivalence (guide - equivalent):")
     click.echo(worst.to_string(index=False, float_format=lambda v: f"{v:.6f}"))
 
 
 @guides.command("subsidy")
 @click.argument("guide")
-@click.option("--mortality", required=True, help=MORTALITY_HELP)
+@mortality_options
+@click.option("--cohort", type=int, default=None, help=COHORT_HELP)
 @click.option("--interest", type=float, required=True)
 @click.option("--payments-per-year", "m", type=click.IntRange(1), default=12, show_default=True)
-def guides_subsidy(guide, mortality, interest, m):
+def guides_subsidy(guide, mortality, cohort, interest, m):
     """By age: how far a guide's factor exceeds the equivalent one, and its present value."""
-    from actuarial.equivalence import subsidy
+    from actuarial.equivalence import EquivalenceError, subsidy
+    from actuarial.mortality import MortalityError
 
+    cohort = _cohort_of(mortality, cohort)
     try:
         found = _guide(guide)
-    except GuideError as error:
+        table = subsidy(
+            mortality,
+            found.age_months,
+            found.factors,
+            interest,
+            found.normal_retirement_age,
+            m,
+            cohort=cohort,
+        )
+    except (GuideError, MortalityError, EquivalenceError) as error:
         _fail(error)
-    table = subsidy(
-        _table(mortality), found.age_months, found.factors, interest, found.normal_retirement_age, m
-    )
     click.echo(
         f"guide: {found.id}; per $1 a year of normal-retirement annuity, "
         f"present value at the retirement age"
@@ -519,6 +616,70 @@ def report(members_path, out_dir, progress, guides_path, series, readings):
     except (*USABLE_INPUT_ERRORS, ReportError) as error:
         _fail(error)
     click.echo(f"report: {index}")
+
+
+@cli.command()
+@click.argument("members", type=click.Path(path_type=Path))
+@click.option(
+    "--out",
+    "out_path",
+    required=True,
+    type=click.Path(path_type=Path),
+    help="Output file, .csv or .parquet.",
+)
+@mortality_options
+@click.option("--interest", type=float, required=True, help="Annual effective rate, e.g. 0.045.")
+@click.option(
+    "--sensitivities/--no-sensitivities",
+    default=True,
+    show_default=True,
+    help="Interest +-1pp, q x 0.9 and x 1.1, and each shipped guide series.",
+)
+@law_options
+@guide_options
+@reading_options
+def value(
+    members,
+    out_path,
+    mortality,
+    interest,
+    sensitivities,
+    as_of,
+    law_files,
+    guides_path,
+    series,
+    readings,
+):
+    """Present values at separation of every clause (batch rows plus pv_at_separation and,
+    for (b) and (c), value_over_deferred), with totals, subsidy and sensitivities."""
+    from actuarial.law import law_provenance
+    from actuarial.mortality import MortalityError
+    from actuarial.valuation import Basis, ValuationError, run_valuation
+
+    try:
+        basis = Basis(mortality, interest)
+        guides = _load(guides_path, series)
+        law = _law(law_files)
+        summary = run_valuation(
+            members,
+            guides,
+            basis,
+            out_path,
+            as_of,
+            readings,
+            with_sensitivities=sensitivities,
+            law=law,
+        )
+    except (*USABLE_INPUT_ERRORS, MortalityError, ValuationError) as error:
+        _fail(error)
+    click.echo(f"basis: {basis.describe()}")
+    click.echo("\n".join(summary.lines()))
+    provenance = law_provenance(law, as_of)
+    click.echo(f"as of: {provenance['as_of']} (the schedules value each payment when it falls)")
+    click.echo("\n".join(f"law: {f['file']} sha256 {f['sha256']}" for f in provenance["law"]))
+    click.echo(f"guides: series '{guides.series}' ({', '.join(g.id for g in guides)})")
+    click.echo(f"readings: {readings.label()}")
+    click.echo(f"written: {out_path}")
 
 
 def _require_extra(extra: str) -> None:

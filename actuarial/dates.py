@@ -12,6 +12,7 @@ import numpy as np
 
 __all__ = [
     "LEAP_DAY_RULES",
+    "add_months",
     "add_years",
     "age_in_months",
     "as_dates",
@@ -119,6 +120,20 @@ def add_years(birth, years: int, leap_day_birthday: str = "feb28") -> np.ndarray
     if leap_day_birthday == "mar1":  # February 29 in a common year: March 1
         day = np.where((birth_month == 2) & (birth_day == 29) & (last_day == 28), 29, day)
     result = _date(birth_year + years, birth_month, day)
+    return np.where(missing, np.datetime64("NaT"), result)
+
+
+def add_months(dates, months) -> np.ndarray:
+    """The date ``months`` calendar months after each date, on the same day of the month or
+    the month's last day when it is shorter (2016-01-31 + 1 month = 2016-02-29)."""
+    dates = as_dates(dates)
+    months = np.asarray(months, dtype=np.int64)
+    dates, months = np.broadcast_arrays(dates, months)
+    missing = np.isnat(dates)
+    year, month, day = _parts(np.where(missing, np.datetime64("1970-01-01"), dates))
+    index = year * 12 + (month - 1) + months
+    new_year, new_month = index // 12, index % 12 + 1
+    result = _date(new_year, new_month, np.minimum(day, _days_in_month(new_year, new_month)))
     return np.where(missing, np.datetime64("NaT"), result)
 
 

@@ -26,7 +26,13 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import minimize_scalar
 
-from actuarial.annuities import EXACT_METHODS, annuities_due, annuity_due, pure_endowment
+from actuarial.annuities import (
+    EXACT_METHODS,
+    annuities_due,
+    annuity_due,
+    by_cohort,
+    pure_endowment,
+)
 from actuarial.guides import EARLIEST_AGE_MONTHS, INTERPOLATIONS, NORMAL_RETIREMENT_AGE
 from actuarial.law.parameters import shipped_law
 from actuarial.mortality import LifeTable, blend, soa, sult
@@ -63,38 +69,55 @@ class EquivalenceError(ValueError):
 
 # --------------------------------------------------------------------- the factor
 def early_retirement_factor(
-    table: LifeTable, age, interest, normal_retirement_age=NORMAL_RETIREMENT_AGE, m=12, method="udd"
+    table,
+    age,
+    interest,
+    normal_retirement_age=NORMAL_RETIREMENT_AGE,
+    m=12,
+    method="udd",
+    cohort=None,
+    sex=None,
 ):
     """f(x) = (NRA-x)E_x * a^(m)_NRA / a^(m)_x at exact ages x <= NRA (years + months/12).
 
     The annuity started at x, times f(x), has the value at x of the full annuity deferred
-    to the NRA. Broadcasts ``age`` against ``interest``.
+    to the NRA. Broadcasts ``age`` against ``interest`` (and ``cohort``, the year of birth,
+    on a generational basis: each cohort on its own projected table).
     """
-    ages = table.check_ages(age, upper="alive")
+    ages = np.asarray(age, dtype=float)
     if not (ages <= normal_retirement_age).all():
         bad = ages[~(ages <= normal_retirement_age)].flat[0]
         raise EquivalenceError(
             f"'age' must be <= the normal retirement age {normal_retirement_age} (got {bad:g})"
         )
     fractional = method if method in EXACT_METHODS else None
-    deferral = pure_endowment(table, ages, normal_retirement_age - ages, interest, fractional)
-    at_age, at_nra = annuities_due(table, (ages, normal_retirement_age), interest, m, method)
-    return deferral * at_nra / at_age
+
+    def compute(life: LifeTable, ages, interest):
+        ages = life.check_ages(ages, upper="alive")
+        deferral = pure_endowment(life, ages, normal_retirement_age - ages, interest, fractional)
+        at_age, at_nra = annuities_due(life, (ages, normal_retirement_age), interest, m, method)
+        return deferral * at_nra / at_age
+
+    return by_cohort(table, cohort, sex, compute, ages, interest)
 
 
 def derive_reduction_table(
-    table: LifeTable,
+    table,
     interest: float,
     normal_retirement_age=NORMAL_RETIREMENT_AGE,
     m=12,
     method="udd",
+    cohort=None,
 ) -> pd.DataFrame:
     """Equivalent factors for every month from 55y0m to NRAy0m, rounded to 6 decimals.
 
     Columns ``age_years, age_months, factor``; the factor is exactly 1 at NRAy0m.
+    ``cohort``: the year of birth on a generational basis.
     """
     months = np.arange(EARLIEST_RETIREMENT_AGE * 12, normal_retirement_age * 12 + 1)
-    factor = early_retirement_factor(table, months / 12, interest, normal_retirement_age, m, method)
+    factor = early_retirement_factor(
+        table, months / 12, interest, normal_retirement_age, m, method, cohort
+    )
     factor = np.round(factor, 6)
     factor[-1] = 1.0  # 0E_NRA * a_NRA / a_NRA, exactly
     return pd.DataFrame({"age_years": months // 12, "age_months": months % 12, "factor": factor})
@@ -223,9 +246,10 @@ def _payment_timing(m: int) -> str:
 
 def derive_guide(
     folder,
-    table: LifeTable,
+    table,
     interest: float,
     *,
+    cohort: int | None = None,
     guide_id: str,
     series: str,
     title: str,
@@ -239,9 +263,29 @@ def derive_guide(
     extra_basis: dict | None = None,
 ) -> Path:
     """Derive the equivalent reduction table and write it as a guide whose ``source`` and
-    ``[basis]`` say exactly how it was made (table, interest, timing, method, NRA)."""
+    ``[basis]`` say exactly how it was made (table, interest, timing, method, NRA).
+
+    ``table`` is a :class:`LifeTable` or a basis's mortality; on a generational basis the
+    guide is for the members born in ``cohort``, recorded in ``[basis]`` with the scale.
+    """
     nra = normal_retirement_age
-    table_df = derive_reduction_table(table, interest, nra, m, method)
+    generational = getattr(table, "generational", False)
+    if generational and cohort is None:
+        raise EquivalenceError("a guide on a generational basis needs 'cohort' (year of birth)")
+    table_df = derive_reduction_table(table, interest, nra, m, method, cohort)
+    life = table if isinstance(table, LifeTable) else table.table(None, cohort)
+    extra_basis = dict(extra_basis or {})
+    if not isinstance(table, LifeTable):
+        extra_basis = {
+            **{
+                f"mortality_{k}" if k != "mortality" else "mortality_spec": v
+                for k, v in table.as_dict().items()
+            },
+            **extra_basis,
+        }
+        if generational:
+            extra_basis["cohort"] = int(cohort)
+    table = life
     formula = f"({nra}-x)E_x * a({m})_{nra} / a({m})_x"
     if source is None:
         source = (
@@ -317,13 +361,14 @@ class InterestFit:
 
 
 def fit_interest(
-    table: LifeTable,
+    table,
     age_months,
     factors,
     normal_retirement_age=NORMAL_RETIREMENT_AGE,
     m=12,
     method="udd",
     bounds=(0.0, 0.2),
+    cohort=None,
 ) -> InterestFit:
     """The rate i in ``bounds`` minimising sum (guide - f_i(x))^2 over the guide's rows.
 
@@ -338,7 +383,7 @@ def fit_interest(
     ages = months / 12
 
     def equivalent(rate: float) -> np.ndarray:
-        return early_retirement_factor(table, ages, rate, normal_retirement_age, m, method)
+        return early_retirement_factor(table, ages, rate, normal_retirement_age, m, method, cohort)
 
     best = minimize_scalar(
         lambda rate: float(np.sum((factors - equivalent(rate)) ** 2)),
@@ -371,13 +416,14 @@ def compare_factors(age_months, factors_a, factors_b) -> pd.DataFrame:
 
 
 def subsidy(
-    table: LifeTable,
+    table,
     age_months,
     guide_factors,
     interest,
     normal_retirement_age=NORMAL_RETIREMENT_AGE,
     m=12,
     method="udd",
+    cohort=None,
 ) -> pd.DataFrame:
     """What a guide gives beyond actuarial equivalence, per age.
 
@@ -388,13 +434,16 @@ def subsidy(
     """
     months, guide = _age_months(age_months, guide_factors, names=("guide_factors",))
     ages = months / 12
-    equivalent = early_retirement_factor(table, ages, interest, normal_retirement_age, m, method)
+    equivalent = early_retirement_factor(
+        table, ages, interest, normal_retirement_age, m, method, cohort
+    )
+    value = annuity_due(table, ages, interest, m, method, cohort)
     return _by_age(
         months,
         guide_factor=guide,
         equivalent_factor=equivalent,
         ratio=guide / equivalent,
-        subsidy_value=(guide - equivalent) * annuity_due(table, ages, interest, m, method),
+        subsidy_value=(guide - equivalent) * value,
     )
 
 

@@ -3,19 +3,29 @@
 A :class:`LifeTable` holds annual mortality rates q_x for consecutive integer ages. Survival
 between integer ages follows the table's fractional-age assumption: ``"udd"`` (uniform
 distribution of deaths: l is linear within each year of age) or ``"constant-force"`` (l is
-geometric within each year). A table whose last q_x is below 1 is closed by q = 1 at the
-next age, so every table has an age ``omega`` at which no one is alive.
+geometric within each year).
+
+A table *runs out* when its last q_x is 1: no one is alive at ``omega`` = last age + 1.
+A table whose last q is below 1 (PubG-2010 employees, ages 18-80, q_80 = 0.0173) is
+never closed silently: survival within it is defined, but anything that needs the whole
+of a life (annuities, expectations of life) refuses it naming the table, its last age
+and q, unless it is closed explicitly with :meth:`LifeTable.close_at`.
 
 Sources: :func:`sult` (SOA Standard Ultimate Life Table), :func:`ilt` (Illustrative Life
 Table of Bowers et al.), :func:`soa` (mort.soa.org tables shipped with ``pymort``),
-:func:`from_csv` and :func:`blend`.
+:func:`from_csv`, :func:`blend` and :func:`join`. Generational mortality (a base table
+projected by an improvement scale, one table per year of birth) is in
+:mod:`actuarial.generational`.
 """
 
 from __future__ import annotations
 
 import csv
+import functools
 import math
+import re
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,9 +35,12 @@ __all__ = [
     "FRACTIONAL_AGE_ASSUMPTIONS",
     "LifeTable",
     "MortalityError",
+    "age_rows",
     "blend",
     "from_csv",
     "ilt",
+    "join",
+    "scale_rates",
     "soa",
     "sult",
     "table_from_spec",
@@ -51,7 +64,10 @@ class LifeTable:
     """Annual mortality rates ``qx[k]`` = q at age ``min_age + k``, with their provenance.
 
     ``makeham`` = (A, B, c) when the table follows Makeham's law mu_x = A + B c^x; it then
-    gives the exact force of mortality (used by Woolhouse's three-term formula).
+    gives the exact force of mortality (used by Woolhouse's three-term formula) at the ages
+    whose q follows the law. ``sex`` ("F", "M" or None) and ``base_year`` (the calendar
+    year of the rates, e.g. 2010 for Pub-2010) are known for some published tables; an
+    improvement scale needs them.
     """
 
     name: str
@@ -60,6 +76,8 @@ class LifeTable:
     fractional: str = "udd"
     source: str = ""
     makeham: tuple[float, float, float] | None = None
+    sex: str | None = None
+    base_year: int | None = None
     _q_closed: np.ndarray = field(init=False, repr=False)
     _l_unit: np.ndarray = field(init=False, repr=False)
     _l_ahead: np.ndarray = field(init=False, repr=False)
@@ -82,19 +100,22 @@ class LifeTable:
                 f"{where}: 'fractional' must be in {list(FRACTIONAL_AGE_ASSUMPTIONS)} "
                 f"(got {self.fractional!r})"
             )
+        if self.sex not in (None, "F", "M"):
+            raise MortalityError(f"{where}: 'sex' must be in ['F', 'M', None] (got {self.sex!r})")
         qx.setflags(write=False)
-        closed = qx if qx[-1] == 1 else np.append(qx, 1.0)
-        unit_l = np.concatenate([[1.0], np.cumprod(1.0 - closed)])
-        size = len(unit_l) + 1  # ages min_age..omega, then one age of 0 beyond
+        unit_l = np.concatenate([[1.0], np.cumprod(1.0 - qx)])
+        size = len(unit_l) + 1  # ages min_age..max_age + 1, then one age of 0 beyond
         padded = np.concatenate([unit_l, np.zeros(size)])
         ahead = padded[np.add.outer(np.arange(size), np.arange(size))]
-        for array in (closed, unit_l, ahead):
+        for array in (unit_l, ahead):
             array.setflags(write=False)
         object.__setattr__(self, "min_age", int(self.min_age))
         object.__setattr__(self, "qx", qx)
-        object.__setattr__(self, "_q_closed", closed)
+        object.__setattr__(self, "_q_closed", qx)
         object.__setattr__(self, "_l_unit", unit_l)
-        object.__setattr__(self, "_l_ahead", ahead)  # [n, k] = l_{n+k}, radix 1, 0 past omega
+        # [n, k] = l_{n+k}, radix 1; the zeros past the end are read only for tables that
+        # run out (see require_runs_out), where they are the truth.
+        object.__setattr__(self, "_l_ahead", ahead)
 
     # ----------------------------------------------------------------- the table's ages
     @property
@@ -103,22 +124,68 @@ class LifeTable:
         return self.min_age + len(self.qx) - 1
 
     @property
+    def end_age(self) -> int:
+        """The last age with an l: max_age + 1 (0 there if the table runs out)."""
+        return self.max_age + 1
+
+    @property
+    def runs_out(self) -> bool:
+        """Whether the last q is 1, so that no one is alive at max_age + 1."""
+        return bool(self.qx[-1] == 1)
+
+    @property
     def omega(self) -> int:
-        """The age at which no one is alive: max_age + 1, or max_age + 2 if the last q < 1."""
-        return self.max_age + (1 if self.qx[-1] == 1 else 2)
+        """The age at which no one is alive (max_age + 1); refused if the table does not run out."""
+        self.require_runs_out()
+        return self.end_age
+
+    def require_runs_out(self) -> LifeTable:
+        """This table, or the refusal naming it, its last age and q, if its last q is below 1."""
+        if not self.runs_out:
+            raise MortalityError(
+                f"table '{self.name}' does not run out: its last age is {self.max_age} with "
+                f"q = {_show(self.qx[-1])} (below 1), so survival beyond {self.end_age} is "
+                f"unknown; use a table that runs out, join one from a later age, or close "
+                f"this one explicitly (--close-at AGE, Python: table.close_at(AGE))"
+            )
+        return self
+
+    def close_at(self, age: int) -> LifeTable:
+        """The table with q = 1 at ``age`` (min_age < age <= max_age + 1) and no ages after.
+
+        The explicit closing rule for a table that does not run out; stated in its name.
+        """
+        if isinstance(age, bool) or not isinstance(age, int | np.integer):
+            raise MortalityError(f"'close_at' must be an integer age (got {age!r})")
+        if not self.min_age <= age <= self.end_age:
+            raise MortalityError(
+                f"'close_at' must be in [{self.min_age}, {self.end_age}] for table "
+                f"'{self.name}' (got {age})"
+            )
+        qx = np.append(self.qx[: age - self.min_age], 1.0)
+        return LifeTable(
+            name=f"{self.name}, closed at {age}",
+            min_age=self.min_age,
+            qx=qx,
+            fractional=self.fractional,
+            source=f"{self.source}; closed explicitly by q = 1 at age {age}",
+            makeham=self.makeham,
+            sex=self.sex,
+            base_year=self.base_year,
+        )
 
     def _closed_qx(self) -> np.ndarray:
-        """q at min_age..omega-1: the table's q, closed by q = 1 if its last is below 1."""
+        """q at min_age..max_age (the table's own rates)."""
         return self._q_closed
 
     def check_ages(self, age, field_name: str = "age", upper: str = "omega") -> np.ndarray:
         """``age`` as a float array, or an error naming the first age outside the table.
 
-        ``upper="omega"`` allows [min_age, omega]; ``"alive"`` allows [min_age, omega),
-        the ages at which someone is still alive.
+        ``upper="omega"`` allows [min_age, max_age + 1]; ``"alive"`` allows
+        [min_age, max_age + 1), the ages at which the table says someone may be alive.
         """
         ages = np.asarray(age, dtype=float)
-        top = self.omega
+        top = self.end_age
         inside = (ages >= self.min_age) & ((ages <= top) if upper == "omega" else (ages < top))
         if not inside.all():
             bad = ages[~inside].flat[0]
@@ -146,18 +213,37 @@ class LifeTable:
         """mu_x: exact if the table carries Makeham's law, else estimated from q.
 
         The estimate is -(ln p_{x-1} + ln p_x)/2 at integer ages (-ln p_x at the first age),
-        linear between integer ages; it is infinite where q = 1.
+        linear between integer ages. In the table's last year of age (and wherever a law's
+        q is not the table's, as at SULT's q_120 = 1), mu is the table's own: under UDD
+        mu_{x+s} = q_x / (1 - s q_x), under a constant force -ln(1 - q_x); the estimate's
+        value at the last integer age is that same own force.
         """
         ages = self.check_ages(age, upper="alive")
-        if self.makeham is not None:
-            a, b, c = self.makeham
-            return a + b * np.power(c, ages)
-        with np.errstate(divide="ignore"):
-            log_p = np.log1p(-self._closed_qx())
-        central = -0.5 * (np.concatenate([log_p[:1], log_p[:-1]]) + log_p)
-        grid = self.min_age + np.arange(len(central))
-        with np.errstate(invalid="ignore"):
-            return np.interp(ages, grid, central)
+        q = self._closed_qx()
+        k, s = self._year_and_fraction(ages)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if self.fractional == "udd":
+                own = q[k] / (1.0 - s * q[k])
+                own_at_last = q[-1]
+            else:
+                own = -np.log1p(-q[k])
+                own_at_last = -np.log1p(-q[-1])
+            last_year = k == len(q) - 1
+            if self.makeham is not None:
+                a, b, c = self.makeham
+                follows_law = np.isclose(
+                    q,
+                    _makeham_qx(self.min_age + np.arange(len(q), dtype=float), a, b, c),
+                    rtol=1e-12,
+                    atol=0.0,
+                )
+                law = a + b * np.power(c, ages)
+                return np.where(follows_law[k], law, own)
+            log_p = np.log1p(-q)
+            central = -0.5 * (np.concatenate([log_p[:1], log_p[:-1]]) + log_p)
+            central[-1] = own_at_last
+            grid = self.min_age + np.arange(len(central))
+            return np.where(last_year, own, np.interp(ages, grid, central))
 
     # ----------------------------------------------------------------- survival
     def _l_integer(self, radix: float = RADIX) -> np.ndarray:
@@ -176,9 +262,10 @@ class LifeTable:
     def _year_and_fraction(self, ages) -> tuple[np.ndarray, np.ndarray]:
         """For each age, the year of age k (0 at min_age) and the fraction s of it lived.
 
-        Ages beyond omega count as omega, where k is the last year and s = 1 (l = 0).
+        Ages beyond max_age + 1 count as max_age + 1, where k is the last year and s = 1
+        (l = 0 there for a table that runs out; callers check the others).
         """
-        years = np.minimum(ages, self.omega) - self.min_age
+        years = np.minimum(ages, self.end_age) - self.min_age
         k = np.minimum(np.floor(years).astype(np.int64), len(self._q_closed) - 1)
         return k, years - k
 
@@ -207,35 +294,42 @@ class LifeTable:
             bad = durations[~(durations >= 0)].flat[0]
             raise MortalityError(f"'t' must be >= 0 (got {_show(bad)})")
         rule = fractional or self.fractional
+        if not self.runs_out and (ages + durations > self.end_age).any():
+            self.require_runs_out()  # survival past the table's end is unknown
         return self._l(ages + durations, 1.0, rule) / self._l(ages, 1.0, rule)
 
     def e(self, age, complete: bool = False) -> np.ndarray:
-        """Expectation of life: curtate e_x = sum_k k_p_x, or complete (integral of t_p_x)."""
+        """Expectation of life: curtate e_x = sum_k k_p_x, or complete (integral of t_p_x).
+
+        Refused for a table that does not run out. The complete expectation is the integral
+        from the age to omega, summed from the end of the table (no difference of two large
+        integrals from min_age: exact to rounding at every age, e(120) = 0.5 on SULT).
+        """
+        self.require_runs_out()
         ages = self.check_ages(age, upper="alive")
         if not complete:
             durations = np.arange(1, self.omega - self.min_age + 1)
             return self.survival(ages[..., None], durations).sum(axis=-1)
-        cumulative = self._integral_of_l(np.array([float(self.omega)]))[0]
-        return (cumulative - self._integral_of_l(ages)) / self._l(ages, 1.0, self.fractional)
-
-    def _integral_of_l(self, ages: np.ndarray) -> np.ndarray:
-        """Integral of l (radix 1) from min_age to each age, exact for the table's assumption."""
         l_int = self._l_integer(1.0)
         q = self._closed_qx()
         k, s = self._year_and_fraction(ages)
         with np.errstate(divide="ignore", invalid="ignore"):
             if self.fractional == "udd":
                 whole = l_int[:-1] * (1.0 - q / 2)
-                part = l_int[k] * (s - q[k] * s**2 / 2)
+                # integral over [s, 1] of l_k (1 - t q_k) dt, divided by l(x) = l_k (1 - s q_k)
+                rest = (1.0 - s) * (1.0 - q[k] * (1.0 + s) / 2) / (1.0 - s * q[k])
             else:
                 log_p = np.log1p(-q)
                 whole = np.where(q == 0, l_int[:-1], np.where(q == 1, 0.0, -q / log_p * l_int[:-1]))
-                part = np.where(
+                # integral over [s, 1] of p^t dt / p^s = (p^(1-s) - 1) / ln p
+                rest = np.where(
                     q[k] == 0,
-                    l_int[k] * s,
-                    np.where(q[k] == 1, 0.0, l_int[k] * np.expm1(s * log_p[k]) / log_p[k]),
+                    1.0 - s,
+                    np.where(q[k] == 1, 0.0, np.expm1((1.0 - s) * log_p[k]) / log_p[k]),
                 )
-        return np.concatenate([[0.0], np.cumsum(whole)])[k] + part
+            tail = np.concatenate([np.cumsum(whole[::-1])[::-1], [0.0]])  # from age k on
+            alive = self._l(ages, 1.0, self.fractional)
+            return rest + tail[k + 1] / alive
 
 
 # --------------------------------------------------------------------- tables by law
@@ -303,12 +397,57 @@ def soa(table_id: int) -> LifeTable:
         raise MortalityError(f"SOA table {table_id}: ages must be consecutive integers")
     info = xml.ContentClassification
     selected = " (ultimate table)" if len(xml.Tables) > 1 else ""
+    description = str(table.MetaData.TableDescription or info.TableDescription or "")
+    base_year = re.search(r"Base Year[^.]*?(\d{4})", description)
     return LifeTable(
         name=info.TableName,
         min_age=int(ages[0]),
         qx=table.Values["vals"].to_numpy(dtype=float),
         source=f"mort.soa.org table {table_id}{selected}: {table.MetaData.TableDescription}",
+        sex=_sex_in_name(info.TableName),
+        base_year=int(base_year.group(1)) if base_year else None,
     )
+
+
+def _sex_in_name(name: str) -> str | None:
+    """'F' or 'M' when a published table's name says Female or Male, else None."""
+    words = set(re.findall(r"[a-z]+", str(name).lower()))
+    if "female" in words and "male" not in words:
+        return "F"
+    if "male" in words and "female" not in words:
+        return "M"
+    return None
+
+
+@functools.cache
+def _soa_cached(table_id: int) -> LifeTable:
+    """:func:`soa`, read once per process (tables are immutable)."""
+    return soa(table_id)
+
+
+def age_rows(path: Path, reader, width: int, problems: list[str]):
+    """The data rows of a CSV by consecutive integer age: (where, age, cells after the age).
+
+    Blank rows are skipped; a row with the wrong number of fields or a bad age is reported
+    in ``problems`` (file and line) and skipped; a gap in the ages is reported and kept.
+    """
+    previous = None
+    for record in reader:
+        where = f"{path} line {reader.line_num}"
+        if not any(cell.strip() for cell in record):
+            continue
+        if len(record) != width:
+            problems.append(f"{where}: row must have {width} fields (got {len(record)})")
+            continue
+        try:
+            age = int(record[0])
+        except ValueError:
+            problems.append(f"{where}: 'age' must be an integer (got {record[0]!r})")
+            continue
+        if previous is not None and age != previous + 1:
+            problems.append(f"{where}: 'age' must be {previous + 1}, the next age (got {age})")
+        previous = age
+        yield where, age, record[1:]
 
 
 def from_csv(path) -> LifeTable:
@@ -325,28 +464,15 @@ def from_csv(path) -> LifeTable:
         header = [cell.strip() for cell in next(reader, [])]
         if header != ["age", "qx"]:
             raise MortalityError(f"{path} line 1: header must be age,qx (got {','.join(header)!r})")
-        for record in reader:
-            where = f"{path} line {reader.line_num}"
-            if not any(cell.strip() for cell in record):
-                continue
-            if len(record) != 2:
-                problems.append(f"{where}: row must have 2 fields (got {len(record)})")
-                continue
+        for where, age, (cell,) in age_rows(path, reader, 2, problems):
             try:
-                age = int(record[0])
+                rate = float(cell)
             except ValueError:
-                problems.append(f"{where}: 'age' must be an integer (got {record[0]!r})")
-                continue
-            if ages and age != ages[-1] + 1:
-                problems.append(f"{where}: 'age' must be {ages[-1] + 1}, the next age (got {age})")
-            try:
-                rate = float(record[1])
-            except ValueError:
-                problems.append(f"{where}: 'qx' must be a number (got {record[1]!r})")
+                problems.append(f"{where}: 'qx' must be a number (got {cell!r})")
                 rate = math.nan
             else:
                 if not (math.isfinite(rate) and 0 <= rate <= 1):
-                    problems.append(f"{where}: 'qx' must be in [0, 1] (got {record[1].strip()})")
+                    problems.append(f"{where}: 'qx' must be in [0, 1] (got {cell.strip()})")
             ages.append(age)
             rates.append(rate)
     if not ages and not problems:
@@ -357,7 +483,11 @@ def from_csv(path) -> LifeTable:
 
 
 def blend(table_a: LifeTable, table_b: LifeTable, weight_a: float) -> LifeTable:
-    """Unisex blend: q_x = w q^a_x + (1 - w) q^b_x on the ages both tables share."""
+    """Unisex blend: q_x = w q^a_x + (1 - w) q^b_x on the ages both tables share.
+
+    The blend covers only those ages (its source says which); an age outside them is
+    refused with the range, never filled from one table alone.
+    """
     if not (isinstance(weight_a, int | float) and 0 <= weight_a <= 1):
         raise MortalityError(f"'weight_a' must be in [0, 1] (got {weight_a!r})")
     low, high = max(table_a.min_age, table_b.min_age), min(table_a.max_age, table_b.max_age)
@@ -381,13 +511,109 @@ def blend(table_a: LifeTable, table_b: LifeTable, weight_a: float) -> LifeTable:
         fractional=table_a.fractional,
         source=f"blend of q_x, ages {low}-{high}: {weight_a:g} x [{table_a.source}] + "
         f"{1 - weight_a:g} x [{table_b.source}]",
+        sex=table_a.sex if table_a.sex == table_b.sex else None,
+        base_year=table_a.base_year if table_a.base_year == table_b.base_year else None,
     )
 
 
-def table_from_spec(spec: str) -> LifeTable:
+def join(tables: list[LifeTable], from_ages: list[int]) -> LifeTable:
+    """One table from several by age: ``tables[0]`` below ``from_ages[0]``, ``tables[1]``
+    from it (below the next), and so on, e.g. Pub-2010 employees below 50, retirees from 50.
+
+    Each table must cover its ages: the one before a join age up to the year before it, the
+    one after from the join age on.
+    """
+    if len(tables) != len(from_ages) + 1 or not tables:
+        raise MortalityError("'join' needs one more table than join ages")
+    if list(from_ages) != sorted(set(from_ages)):
+        raise MortalityError(f"join ages must increase (got {list(from_ages)})")
+    if len({t.fractional for t in tables}) > 1:
+        raise MortalityError("tables to join must share a fractional-age assumption")
+    if from_ages and from_ages[0] <= tables[0].min_age:
+        raise MortalityError(
+            f"join age {from_ages[0]} must be above {tables[0].min_age}, the first age of "
+            f"table '{tables[0].name}'"
+        )
+    bounds = [tables[0].min_age, *from_ages]
+    pieces, names = [], []
+    for position, table in enumerate(tables):
+        low = bounds[position]
+        high = from_ages[position] - 1 if position < len(from_ages) else table.max_age
+        if not table.min_age <= low <= high <= table.max_age:
+            needed = f"{low}-{high}" if position < len(from_ages) else f"from {low} on"
+            raise MortalityError(
+                f"table '{table.name}' (ages {table.min_age}-{table.max_age}) must cover ages "
+                f"{needed} of the join"
+            )
+        pieces.append(table.q(np.arange(low, high + 1)))
+        names.append(f"{table.name} {low}-{high}")
+    sexes = {t.sex for t in tables}
+    years = {t.base_year for t in tables}
+    return LifeTable(
+        name=" + ".join(names),
+        min_age=bounds[0],
+        qx=np.concatenate(pieces),
+        fractional=tables[0].fractional,
+        source="join by age: "
+        + "; ".join(
+            f"ages {name.rsplit(' ', 1)[1]} from [{t.source}]"
+            for name, t in zip(names, tables, strict=True)
+        ),
+        sex=sexes.pop() if len(sexes) == 1 else None,
+        base_year=years.pop() if len(years) == 1 else None,
+    )
+
+
+def scale_rates(table: LifeTable, factor: float) -> tuple[LifeTable, np.ndarray]:
+    """The table with every q multiplied by ``factor``, and the ages where that passed 1.
+
+    A scaled q above 1 is capped at 1 (no one survives that age); the ages capped are
+    returned so that a sensitivity can say where it happened. A q of 1 (the end of a table
+    that runs out) stays 1: scaling changes the rates, not where the table ends.
+    """
+    if not (isinstance(factor, int | float) and math.isfinite(factor) and factor > 0):
+        raise MortalityError(f"'factor' must be a number > 0 (got {factor!r})")
+    scaled = np.where(table.qx == 1, 1.0, table.qx * factor)
+    capped = np.flatnonzero(scaled > 1) + table.min_age
+    return (
+        LifeTable(
+            name=f"{table.name} x {factor:g}",
+            min_age=table.min_age,
+            qx=np.minimum(scaled, 1.0),
+            fractional=table.fractional,
+            source=f"q_x x {factor:g}, capped at 1, of [{table.source}]",
+            sex=table.sex,
+            base_year=table.base_year,
+        ),
+        capped,
+    )
+
+
+def table_from_spec(spec: str, leaf: Callable[[LifeTable], LifeTable] | None = None) -> LifeTable:
     """A table named on the command line: ``sult``, ``ilt``, ``soa:<id>``, ``csv:<path>``,
-    or a blend of two: ``soa:3400,soa:3399:0.5`` (the weight of a component follows it;
-    the weights must be stated and sum to 1)."""
+    a blend of two: ``soa:3400,soa:3399:0.5`` (the weight of a component follows it;
+    the weights must be stated and sum to 1), or a join by age of tables or blends:
+    ``soa:3398+soa:3400@50`` (3398 below 50, 3400 from 50; more: ``A+B@50+C@80``).
+
+    ``leaf`` transforms each named table before it is blended or joined (generational
+    mortality projects each one by its own sex's improvement scale).
+    """
+    pieces = [piece.strip() for piece in str(spec).split("+")]
+    tables, from_ages = [_blend_from_spec(pieces[0], leaf)], []
+    for piece in pieces[1:]:
+        body, at, age = piece.rpartition("@")
+        if not at or not age.strip().isdigit() or not body.strip():
+            raise MortalityError(
+                f"'mortality' join must give each later table its first age, e.g. "
+                f"'soa:3398+soa:3400@50' (got {spec!r})"
+            )
+        tables.append(_blend_from_spec(body.strip(), leaf))
+        from_ages.append(int(age))
+    return tables[0] if len(tables) == 1 else join(tables, from_ages)
+
+
+def _blend_from_spec(spec: str, leaf) -> LifeTable:
+    """One table or a blend of two (see :func:`table_from_spec`)."""
     parts = [part.strip() for part in str(spec).split(",")]
     if not 1 <= len(parts) <= 2 or not all(parts):
         raise MortalityError(
@@ -397,7 +623,7 @@ def table_from_spec(spec: str) -> LifeTable:
     tables, weights = [], []
     for part in parts:
         table, weight = _component(part, spec)
-        tables.append(table)
+        tables.append(leaf(table) if leaf else table)
         weights.append(weight)
     if len(tables) == 1:
         if weights[0] not in (None, 1.0):
@@ -427,7 +653,7 @@ def _component(part: str, spec: str) -> tuple[LifeTable, float | None]:
     if kind == "ilt" and not args:
         return ilt(), weight
     if kind == "soa" and len(args) == 1 and args[0].isdigit():
-        return soa(int(args[0])), weight
+        return _soa_cached(int(args[0])), weight
     if kind == "csv" and args:
         return from_csv(":".join(args)), weight
     raise MortalityError(

@@ -22,7 +22,7 @@ from actuarial.law.clauses import CLAUSES
 from actuarial.law.conditions import render
 from actuarial.law.parameters import shipped_law
 from actuarial.law.readings import INTERPRETATIONS, Readings
-from actuarial.mortality import LifeTable, MortalityError, table_from_spec
+from actuarial.mortality import LifeTable, MortalityError, scale_rates, table_from_spec
 
 __all__ = [
     "benefits_by_clause",
@@ -191,13 +191,7 @@ def scale_mortality(table: LifeTable, scale: float) -> LifeTable:
     """The table with every q_x multiplied by ``scale`` (capped at 1): a sensitivity basis."""
     if isinstance(scale, bool) or not (isinstance(scale, int | float) and scale > 0):
         raise MortalityError(f"'scale' must be a number > 0 (got {scale!r})")
-    return LifeTable(
-        name=f"{table.name} x {scale:g}",
-        min_age=table.min_age,
-        qx=np.minimum(table.qx * scale, 1.0),
-        fractional=table.fractional,
-        source=f"{scale:g} x q_x of [{table.source}], capped at 1",
-    )
+    return scale_rates(table, scale)[0]
 
 
 def mortality_sensitivity(table: LifeTable, age_months, interest: float, scales) -> pd.DataFrame:

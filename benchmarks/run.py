@@ -21,6 +21,7 @@ import bench_engine
 import bench_grids
 import bench_openfisca
 import bench_scaling
+import bench_value
 from support import (
     BENCHMARKS,
     LOAD_AVERAGE,
@@ -47,6 +48,7 @@ FULL = {
         "one_member_count": 1_000,
         "batch_members": 1_000_000,
     },
+    "value": {"members_count": 1_000_000, "reference_members": 300, "repeat": 3},
 }
 QUICK = {
     "engine": {"members_count": 100_000, "sample_size": 300, "repeat": 3},
@@ -59,6 +61,7 @@ QUICK = {
         "one_member_count": 200,
         "batch_members": 100_000,
     },
+    "value": {"members_count": 100_000, "reference_members": 50, "repeat": 2},
 }
 BENCHMARKS_BY_NAME = {
     "engine": bench_engine.run,
@@ -66,6 +69,7 @@ BENCHMARKS_BY_NAME = {
     "grids": bench_grids.run,
     "scaling": bench_scaling.run,
     "openfisca": bench_openfisca.run,
+    "value": bench_value.run,
 }
 VERDICT = {True: "met", False: "NOT met", None: "not assessed at these sizes"}
 

@@ -302,3 +302,17 @@ def test_constant_force_table_values_its_annual_annuity_geometrically():
     assert annuity_due(table, 60, 0.05) == annuity_due(SULT, 60, 0.05)  # integer ages agree
     plain = sum(1.05**-k * table.survival(60.5, k) for k in range(61))
     assert annuity_due(table, 60.5, 0.05, 1, "woolhouse2") == pytest.approx(plain, rel=1e-12)
+
+
+def test_woolhouse3_in_the_last_year_of_a_table_uses_its_own_force_and_is_finite():
+    # SULT's last year (q_120 = 1): a_120 = 1 and, under UDD, mu_120 = q_120 = 1.
+    value = annuity_due(SULT, 120, 0.05, 12, "woolhouse3")
+    delta = np.log(1.05)
+    assert value == pytest.approx(1 - 11 / 24 - 143 / 1728 * (delta + 1.0), rel=1e-12)
+    no_law = LifeTable("SULT without its law", 20, SULT.qx)
+    assert np.isfinite(annuity_due(no_law, [119.5, 120, 120.5], 0.05, 12, "woolhouse3")).all()
+
+
+def test_annuities_refuse_a_table_that_does_not_run_out():
+    with pytest.raises(MortalityError, match=r"'short' does not run out: its last age is 61"):
+        annuity_due(LifeTable("short", 60, [0.1, 0.2]), 60, 0.05, 12)

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from conftest import HALF_PERCENT_SERIES
 
 from actuarial.cli import cli
-from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES
+from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, load_guide
 from actuarial.members import MEMBER_FIELDS
 
 SAMPLE = "examples/members.csv"
@@ -367,7 +367,8 @@ def test_guides_derive_writes_a_guide_that_loads_and_fits_back_to_its_interest(t
     assert validated.exit_code == 0 and "ok: sult-6.25" in validated.output
     fitted = invoke("guides", "fit", out, "--mortality", "sult")
     assert fitted.exit_code == 0, fitted.output
-    assert "implied interest rate: 6.2500%" in fitted.output
+    assert "implied interest rate on the guide file's 121 rows: 6.2500%" in fitted.output
+    assert "on every month the engine reads (121, exact): 6.2500%" in fitted.output
 
 
 def test_guides_derive_records_the_blend_in_the_basis(tmp_path):
@@ -400,9 +401,54 @@ def test_guides_derive_refuses_a_bad_mortality_spec_with_the_rule(tmp_path):
 def test_guides_fit_of_the_half_percent_guide_reports_where_it_departs_most():
     result = invoke("guides", "fit", HALF_PERCENT_SERIES, "--mortality", "sult", "--top", "1")
     assert result.exit_code == 0, result.output
-    # The 0.5%-a-month line fits SULT best near 6.08%; it departs most at 55y0m.
-    assert "implied interest rate: 6.07" in result.output
-    assert result.output.splitlines()[-1].split()[:4] == ["55", "0", "0.400000", "0.459688"]
+    # The 0.5%-a-month line fits SULT best near 6.08% on its 11 rows, but 5.91% on the
+    # 121 months the engine reads (linear between the rows); it departs most at 55y0m.
+    assert "on the guide file's 11 rows: 6.0758%; rmse 0.032846" in result.output
+    assert "on every month the engine reads (121, monthly-linear): 5.9089%" in result.output
+    assert result.output.splitlines()[-1].split()[:4] == ["55", "0", "0.400000", "0.465491"]
+
+
+NOT_RUN_OUT = (
+    "error: table 'PubG-2010 Male Employee' does not run out: its last age is 80 with "
+    "q = 0.0173 (below 1), so survival beyond 81 is unknown; use a table that runs out, "
+    "join one from a later age, or close this one explicitly (--close-at AGE, Python: "
+    "table.close_at(AGE))\n"
+)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["derive", "--interest", "0.05", "--out", "OUT"],
+        ["fit", DEFAULT_SERIES],
+        ["subsidy", DEFAULT_SERIES, "--interest", "0.05"],
+    ],
+    ids=["derive", "fit", "subsidy"],
+)
+def test_guides_review_refuses_a_table_that_does_not_run_out_in_one_line(command, tmp_path):
+    args = [tmp_path / "g" if arg == "OUT" else arg for arg in command]
+    result = invoke("guides", *args, "--mortality", "soa:3398")
+    assert result.exit_code == 1
+    assert result.stderr == NOT_RUN_OUT
+    assert not (tmp_path / "g").exists()
+    closed = invoke("guides", *args, "--mortality", "soa:3398", "--close-at", "81")
+    assert closed.exit_code == 0, closed.output
+
+
+@pytest.mark.parametrize("command", ["derive", "fit", "subsidy"])
+def test_guides_review_refuses_a_table_without_the_ages_in_one_line(command, tmp_path):
+    table = tmp_path / "old.csv"
+    table.write_text(
+        "age,qx\n" + "".join(f"{a},{min(1, 0.01 * (a - 59))}\n" for a in range(60, 160))
+    )
+    args = {
+        "derive": ["derive", "--interest", "0.05", "--out", tmp_path / "g"],
+        "fit": ["fit", DEFAULT_SERIES],
+        "subsidy": ["subsidy", DEFAULT_SERIES, "--interest", "0.05"],
+    }[command]
+    result = invoke("guides", *args, "--mortality", f"csv:{table}")
+    assert result.exit_code == 1
+    assert result.stderr == "error: 'age' must be in [60, 160) for table 'old' (got 55)\n"
 
 
 def test_guides_compare_puts_the_largest_difference_first():
@@ -429,3 +475,38 @@ def test_guides_review_commands_name_an_unknown_guide_and_the_shipped_ones():
     assert result.exit_code == 1
     assert "no-such-guide: no guide folder here and no shipped guide of that id" in result.output
     assert "sult-5pct-monthly" in result.output
+
+
+def test_guides_derive_on_a_generational_basis_records_scale_and_cohort(tmp_path):
+    out = tmp_path / "pub-1965"
+    args = ["--mortality", "soa:3399/soa:3400", "--improvement", "mp-2020"]
+    result = invoke(
+        "guides", "derive", *args, "--cohort", "1965", "--interest", "0.045", "--out", out
+    )
+    assert result.exit_code == 0, result.output
+    toml = (out / "guide.toml").read_text()
+    for line in (
+        'mortality_spec = "soa:3399/soa:3400"',
+        'mortality_improvement = "mp-2020"',
+        "mortality_female_weight = 0.5",
+        "cohort = 1965",
+    ):
+        assert line in toml
+    assert "projected from 2010 by [mort.soa.org table 3609 (mp-2020)" in toml
+    later = invoke(
+        "guides",
+        "derive",
+        *args,
+        "--cohort",
+        "1980",
+        "--interest",
+        "0.045",
+        "--out",
+        tmp_path / "b",
+    )
+    assert later.exit_code == 0
+    # later cohorts live longer: deferring to 65 costs less, the equivalent factor is higher
+    assert load_guide(tmp_path / "b").factors[0] > load_guide(out).factors[0]
+    missing = invoke("guides", "derive", *args, "--interest", "0.045", "--out", tmp_path / "c")
+    assert missing.exit_code == 2
+    assert "--improvement needs --cohort (the year of birth) here" in missing.output

@@ -115,11 +115,100 @@ def test_complete_expectation_integrates_survival_under_constant_force():
     assert table.e(57.3, complete=True) == pytest.approx(trapezoid, abs=1e-6)
 
 
-def test_table_whose_last_q_is_below_one_is_closed_at_the_next_age():
+def direct_complete_expectation(table, age):
+    """Independent: sum over each year of age of the integral of t_p_x, one year at a time
+    (UDD: l is linear in each year, so the trapezoid is exact)."""
+    l_int = [1.0]
+    for q in table.qx:
+        l_int.append(l_int[-1] * (1 - q))
+    whole = int(age)
+    s = age - whole
+    k = whole - table.min_age
+    l_age = l_int[k] * (1 - s * table.qx[k])
+    total = (l_age + l_int[k + 1]) / 2 * (1 - s)
+    for j in range(k + 1, len(table.qx)):
+        total += (l_int[j] + l_int[j + 1]) / 2
+    return total / l_age
+
+
+@pytest.mark.parametrize("table", [SULT, ilt()], ids=["SULT", "ILT"])
+def test_complete_expectation_is_the_direct_sum_to_1e_10_at_every_age(table):
+    ages = np.concatenate([np.arange(table.min_age, table.max_age + 1), [table.max_age + 0.5]])
+    computed = table.e(ages, complete=True)
+    for age, value in zip(ages, computed, strict=True):
+        assert value == pytest.approx(direct_complete_expectation(table, age), abs=1e-10)
+
+
+def test_complete_expectation_in_the_last_year_of_sult_is_one_half():
+    # Before: e(120) = 0.50714 (two integrals from age 20 subtracted, digits lost)
+    assert SULT.e(120, complete=True) == pytest.approx(0.5, abs=1e-12)
+    assert SULT.e(120.5, complete=True) == pytest.approx(0.25, abs=1e-12)
+
+
+def test_table_whose_last_q_is_below_one_gives_survival_within_it_but_no_omega():
     table = LifeTable("short", 60, [0.1, 0.2])
-    assert (table.max_age, table.omega) == (61, 63)
+    assert (table.max_age, table.end_age, table.runs_out) == (61, 62, False)
     assert table.survival(60, 2) == pytest.approx(0.9 * 0.8)
-    assert table.survival(60, 3) == 0.0
+    with pytest.raises(MortalityError, match=r"survival beyond 62"):
+        table.survival(60, 3)
+    message = (
+        "table 'short' does not run out: its last age is 61 with q = 0.2 (below 1), so "
+        "survival beyond 62 is unknown; use a table that runs out, join one from a later "
+        "age, or close this one explicitly (--close-at AGE, Python: table.close_at(AGE))"
+    )
+    with pytest.raises(MortalityError) as caught:
+        table.omega  # noqa: B018
+    assert str(caught.value) == message
+    with pytest.raises(MortalityError, match="does not run out"):
+        table.e(60)
+
+
+def test_pubg2010_male_employee_table_does_not_run_out_and_is_refused_naming_age_and_q():
+    with pytest.raises(
+        MortalityError,
+        match=r"'PubG-2010 Male Employee' does not run out: "
+        r"its last age is 80 with q = 0.0173",
+    ):
+        soa(3398).e(60, complete=True)
+
+
+def test_closing_explicitly_sets_q_one_at_the_age_and_says_so():
+    table = LifeTable("short", 60, [0.1, 0.2]).close_at(62)
+    assert (table.max_age, table.omega, table.qx[-1]) == (62, 63, 1.0)
+    assert "closed at 62" in table.name
+    assert table.e(60) == pytest.approx(0.9 + 0.9 * 0.8)
+    truncated = LifeTable("short", 60, [0.1, 0.2]).close_at(61)
+    assert truncated.qx.tolist() == [0.1, 1.0]
+    with pytest.raises(MortalityError, match=r"'close_at' must be in \[60, 62\]"):
+        LifeTable("short", 60, [0.1, 0.2]).close_at(63)
+
+
+def test_join_takes_each_table_from_its_age_and_refuses_a_gap():
+    joined = table_from_spec("soa:3398+soa:3400@50")
+    assert (joined.min_age, joined.max_age, joined.runs_out) == (18, 120, True)
+    assert joined.q(49) == soa(3398).q(49)
+    assert joined.q(50) == soa(3400).q(50)
+    assert (joined.sex, joined.base_year) == ("M", 2010)
+    with pytest.raises(MortalityError, match=r"\(ages 18-80\) must cover ages from 81 on"):
+        table_from_spec("soa:3400+soa:3398@81")
+    above = r"join age 20 must be above 20, the first age of table 'SULT'"
+    with pytest.raises(MortalityError, match=above):
+        table_from_spec("sult+soa:3400@20")
+
+
+def test_blend_states_its_ages_and_refuses_ages_outside_them():
+    blended = table_from_spec("soa:3400,sult:0.5")
+    assert "blend of q_x, ages 50-120:" in blended.source
+    with pytest.raises(MortalityError, match=r"'age' must be in \[50, 121\) for table '50% "):
+        blended.survival(45, 1)
+
+
+def test_woolhouse_force_in_sults_last_year_is_the_tables_own_udd_force():
+    # SULT sets q_120 = 1 although Makeham's law gives q_120 < 1: in that year the force
+    # is the table's own under UDD, mu_{120+s} = 1 / (1 - s), not Makeham's formula.
+    assert SULT.force_of_mortality([120, 120.5]) == pytest.approx([1.0, 2.0])
+    a, b, c = SULT.makeham
+    assert SULT.force_of_mortality(119.5) == pytest.approx(a + b * c**119.5)
 
 
 def test_life_table_rates_cannot_be_changed_after_construction():

@@ -1,0 +1,382 @@
+"""Generational mortality: improvement scales, one life table per year of birth, and the
+mortality of a valuation basis (sex-distinct, joined by age, projected, closed, scaled).
+
+Convention (stated in docs/valuation.md): for a member born in year B, q at age x is
+
+    q_x(B) = q_x(base) * prod_{z = base+1}^{B+x} (1 - i(x, z))      when B + x > base,
+    q_x(B) = q_x(base) / prod_{z = B+x+1}^{base} (1 - i(x, z))      when B + x < base,
+
+with i(x, z) the scale's rate at age x in calendar year z; beyond the scale's last year
+its last year's rates hold, before its first year its first year's; ages outside the
+scale's range take the nearest age's rates. Within each year of age the base table's
+fractional-age assumption (UDD) holds on the projected rates.
+
+The SOA scales MP-2014 ... MP-2020 ship with ``pymort`` (mort.soa.org tables), one per sex;
+a CSV scale (``age,<year>,<year>,...``) holds one scale for both sexes.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import math
+import re
+import warnings
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+
+from actuarial.mortality import (
+    LifeTable,
+    MortalityError,
+    age_rows,
+    blend,
+    scale_rates,
+    table_from_spec,
+)
+
+__all__ = [
+    "MP_SCALES",
+    "ImprovementScale",
+    "Mortality",
+    "improvement_scale",
+    "project",
+]
+
+MP_SCALES = {
+    # SOA Retirement Plans Experience Committee, Mortality Improvement Scales MP-2014 to
+    # MP-2020: mort.soa.org table ids of the female and male scales (shipped with pymort).
+    "mp-2014": {"F": 3136, "M": 3135},
+    "mp-2015": {"F": 3374, "M": 3373},
+    "mp-2016": {"F": 3385, "M": 3386},
+    "mp-2017": {"F": 3481, "M": 3482},
+    "mp-2018": {"F": 3605, "M": 3606},
+    "mp-2019": {"F": 3607, "M": 3608},
+    "mp-2020": {"F": 3609, "M": 3610},
+}
+SEXES = ("F", "M")
+SEX_NAMES = {"F": "female", "M": "male"}
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ImprovementScale:
+    """Annual mortality improvement rates ``rates[a, y]`` at age ``min_age + a`` in calendar
+    year ``first_year + y``."""
+
+    name: str
+    min_age: int
+    first_year: int
+    rates: np.ndarray = field(repr=False)
+    source: str = ""
+    sex: str | None = None
+
+    def __post_init__(self) -> None:
+        rates = np.array(self.rates, dtype=float, copy=True)
+        if rates.ndim != 2 or not rates.size:
+            raise MortalityError(f"scale '{self.name}': rates must be a table of ages x years")
+        bad = ~(np.isfinite(rates) & (rates < 1) & (rates > -1))
+        if bad.any():
+            age, year = np.argwhere(bad)[0]
+            raise MortalityError(
+                f"scale '{self.name}': improvement at age {self.min_age + age} in "
+                f"{self.first_year + year} must be in (-1, 1) (got {rates[age, year]:g})"
+            )
+        rates.setflags(write=False)
+        object.__setattr__(self, "rates", rates)
+
+    @property
+    def last_year(self) -> int:
+        return self.first_year + self.rates.shape[1] - 1
+
+    @property
+    def max_age(self) -> int:
+        return self.min_age + self.rates.shape[0] - 1
+
+    def rate(self, age, year) -> np.ndarray:
+        """i(x, z): the nearest age's rates outside the ages, the first or last year's
+        rates outside the years."""
+        ages = np.clip(np.asarray(age, dtype=np.int64), self.min_age, self.max_age)
+        years = np.clip(np.asarray(year, dtype=np.int64), self.first_year, self.last_year)
+        return self.rates[ages - self.min_age, years - self.first_year]
+
+
+def improvement_scale(spec: str, sex: str | None = None) -> ImprovementScale:
+    """``mp-2014`` ... ``mp-2020`` for ``sex`` "F" or "M", or ``csv:<path>`` (both sexes)."""
+    name = str(spec).strip().lower()
+    if name in MP_SCALES:
+        if sex not in SEXES:
+            raise MortalityError(
+                f"improvement scale '{name}' is by sex: the table it projects must be female "
+                f"or male (a table whose name says so, or a side of a FEMALE/MALE spec)"
+            )
+        return _soa_scale(MP_SCALES[name][sex], name)
+    if name.startswith("csv:"):
+        return _csv_scale(Path(str(spec).strip()[4:]))
+    raise MortalityError(f"'improvement' must be in {[*MP_SCALES, 'csv:<path>']} (got {spec!r})")
+
+
+@functools.cache
+def _soa_scale(table_id: int, name: str) -> ImprovementScale:
+    from pymort import MortXML
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        xml = MortXML.from_id(table_id)
+    values = xml.Tables[0].Values["vals"].unstack()
+    ages, years = values.index.to_numpy(), values.columns.to_numpy()
+    info = xml.ContentClassification
+    return ImprovementScale(
+        name=info.TableName,
+        min_age=int(ages[0]),
+        first_year=int(years[0]),
+        rates=values.to_numpy(dtype=float),
+        source=f"mort.soa.org table {table_id} ({name}): {info.TableName}",
+        sex="F" if "female" in info.TableName.lower() else "M",
+    )
+
+
+def _csv_scale(path: Path) -> ImprovementScale:
+    """A scale from ``age,<year>,<year>,...`` with consecutive ages and years; every bad
+    cell is reported at once with file and line."""
+    problems: list[str] = []
+    try:
+        handle = path.open(newline="", encoding="utf-8")
+    except OSError as error:
+        raise MortalityError(
+            f"{path}: cannot read the improvement scale ({error.strerror})"
+        ) from None
+    with handle:
+        reader = csv.reader(handle)
+        header = [cell.strip() for cell in next(reader, [])]
+        if (
+            len(header) < 2
+            or header[0] != "age"
+            or not all(re.fullmatch(r"\d{4}", h) for h in header[1:])
+        ):
+            raise MortalityError(
+                f"{path} line 1: header must be age,<year>,<year>,... (got {','.join(header)!r})"
+            )
+        years = [int(h) for h in header[1:]]
+        if years != list(range(years[0], years[0] + len(years))):
+            raise MortalityError(f"{path} line 1: years must be consecutive (got {header[1:]})")
+        ages, rows = [], []
+        for where, age, cells in age_rows(path, reader, len(header), problems):
+            row = []
+            for year, cell in zip(years, cells, strict=True):
+                try:
+                    rate = float(cell)
+                except ValueError:
+                    rate = math.nan
+                if not (math.isfinite(rate) and -1 < rate < 1):
+                    problems.append(
+                        f"{where}: improvement in {year} must be in (-1, 1) (got {cell.strip()!r})"
+                    )
+                row.append(rate)
+            ages.append(age)
+            rows.append(row)
+    if not ages and not problems:
+        problems.append(f"{path}: no rows after the header")
+    if problems:
+        raise MortalityError("\n".join(problems))
+    return ImprovementScale(
+        name=path.stem, min_age=ages[0], first_year=years[0], rates=np.array(rows), source=str(path)
+    )
+
+
+def project(table: LifeTable, scale: ImprovementScale, base_year: int, cohorts) -> np.ndarray:
+    """q[c, a]: the table's q at age ``min_age + a`` for a member born in ``cohorts[c]``,
+    projected from ``base_year`` by ``scale`` (the convention in the module docstring)."""
+    cohorts = np.atleast_1d(np.asarray(cohorts, dtype=np.int64))
+    ages = np.arange(table.min_age, table.max_age + 1)
+    years = cohorts[:, None] + ages[None, :]  # calendar year B + x of each age
+    span = max(int(np.abs(years - base_year).max()), 1)
+    # Sums of ln(1 - i) anchored at the base year, so a cohort's q does not depend on
+    # which other cohorts are projected with it:
+    # ahead[a, n] = sum over z = base+1 .. base+n+1; behind[a, n] = over z = base-n .. base.
+    ahead = np.cumsum(np.log1p(-scale.rate(ages[:, None], base_year + 1 + np.arange(span))), 1)
+    behind = np.cumsum(np.log1p(-scale.rate(ages[:, None], base_year - np.arange(span))), 1)
+    rows = np.broadcast_to(np.arange(len(ages))[None, :], years.shape)
+    offset = years - base_year
+    exponent = np.where(
+        offset > 0,
+        ahead[rows, np.clip(offset - 1, 0, span - 1)],
+        -behind[rows, np.clip(-offset - 1, 0, span - 1)],
+    )
+    exponent[offset == 0] = 0.0
+    projected = table.qx[None, :] * np.exp(exponent)
+    if (projected > 1).any():
+        c, a = np.argwhere(projected > 1)[0]
+        raise MortalityError(
+            f"table '{table.name}' projected by '{scale.name}' gives q above 1 at age "
+            f"{ages[a]} for the cohort born in {cohorts[c]} (q = {projected[c, a]:g})"
+        )
+    return projected
+
+
+@dataclass(frozen=True, eq=False)
+class Mortality:
+    """The mortality of a basis: which table for a member of a given sex and year of birth.
+
+    ``spec``: a table spec (see :func:`actuarial.mortality.table_from_spec`), or a
+    sex-distinct ``FEMALE/MALE`` pair of them, the female first (each side may be a blend or
+    a join). ``improvement``: ``mp-2014`` ... ``mp-2020`` (each table projected by its own
+    sex's scale) or ``csv:<path>``; ``base_year``: for tables whose metadata does not give
+    it. ``female_weight``: the blend of q for a member whose sex is not given (default
+    50/50). ``close_at``: an explicit closing age for a table that does not run out.
+    ``rate_factor``: every final q times this, capped at 1 (a sensitivity).
+    """
+
+    spec: str
+    improvement: str | None = None
+    base_year: int | None = None
+    female_weight: float = 0.5
+    close_at: int | None = None
+    rate_factor: float = 1.0
+    _cache: dict = field(default_factory=dict, init=False, repr=False)
+    _capped: set = field(default_factory=set, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.female_weight, int | float) and 0 <= self.female_weight <= 1):
+            raise MortalityError(f"'female_weight' must be in [0, 1] (got {self.female_weight!r})")
+        sides = _sides(self.spec)
+        object.__setattr__(self, "_sides", sides)
+        self.table(None, _probe_cohort(self))  # every table and scale named must load
+
+    @property
+    def generational(self) -> bool:
+        return self.improvement is not None
+
+    @property
+    def sex_distinct(self) -> bool:
+        return len(self._sides) == 2
+
+    @property
+    def capped_ages(self) -> list[int]:
+        """Ages at which ``rate_factor`` took a q above 1 (capped at 1), in the tables built."""
+        return sorted(self._capped)
+
+    def scaled(self, factor: float) -> Mortality:
+        """The same basis with every q times ``factor`` (capped at 1)."""
+        return replace(self, rate_factor=self.rate_factor * factor)
+
+    def table(self, sex: str | None = None, cohort: int | None = None) -> LifeTable:
+        """The life table of a member of ``sex`` ("F", "M" or None: the blend) born in
+        ``cohort`` (required when generational)."""
+        if sex not in (None, *SEXES):
+            raise MortalityError(f"'sex' must be in ['F', 'M', None] (got {sex!r})")
+        if self.generational and cohort is None:
+            raise MortalityError(
+                f"generational mortality ({self.improvement}) needs a cohort (year of birth)"
+            )
+        key = (sex, int(cohort) if self.generational else None)
+        if key not in self._cache:
+            self._cache[key] = self._build(sex, key[1])
+        return self._cache[key]
+
+    def tables(self, sex: str | None, cohorts) -> dict[int, LifeTable]:
+        """:meth:`table` for each distinct cohort."""
+        return {int(c): self.table(sex, int(c)) for c in np.unique(np.asarray(cohorts))}
+
+    def _build(self, sex: str | None, cohort: int | None) -> LifeTable:
+        if len(self._sides) == 1:
+            table = self._side(self._sides[0], None, cohort)
+        elif sex is None:
+            female = self._side(self._sides[0], "F", cohort)
+            male = self._side(self._sides[1], "M", cohort)
+            table = blend(female, male, float(self.female_weight))
+        else:
+            table = self._side(self._sides[SEXES.index(sex)], sex, cohort)
+        if self.close_at is not None:
+            table = table.close_at(self.close_at)
+        if self.rate_factor != 1.0:
+            table, capped = scale_rates(table, float(self.rate_factor))
+            self._capped.update(int(age) for age in capped)
+        return table
+
+    def _side(self, spec: str, sex: str | None, cohort: int | None) -> LifeTable:
+        def leaf(table: LifeTable) -> LifeTable:
+            if sex is not None and table.sex not in (None, sex):
+                raise MortalityError(
+                    f"table '{table.name}' is {SEX_NAMES[table.sex]} but stands on the "
+                    f"{SEX_NAMES[sex]} side of '{self.spec}' (FEMALE/MALE, the female first)"
+                )
+            if not self.generational:
+                return table
+            table_sex = table.sex or sex
+            scale = improvement_scale(self.improvement, table_sex)
+            base_year = table.base_year
+            if base_year is None:
+                base_year = self.base_year
+            elif self.base_year is not None and self.base_year != base_year:
+                raise MortalityError(
+                    f"'base_year' {self.base_year} contradicts table '{table.name}', whose "
+                    f"rates are for {base_year}"
+                )
+            if base_year is None:
+                raise MortalityError(
+                    f"table '{table.name}' does not state the year of its rates: give "
+                    f"--base-year to project it by '{self.improvement}'"
+                )
+            q = project(table, scale, int(base_year), [cohort])[0]
+            return LifeTable(
+                name=f"{table.name}, {scale.name} from {base_year}, born {cohort}",
+                min_age=table.min_age,
+                qx=q,
+                fractional=table.fractional,
+                source=f"[{table.source}] projected from {base_year} by [{scale.source}] "
+                f"for the cohort born in {cohort}",
+                sex=table_sex,
+                base_year=None,
+            )
+
+        return table_from_spec(spec, leaf)
+
+    def describe(self) -> str:
+        """One line saying what this basis's mortality is."""
+        parts = [f"mortality {self.spec}"]
+        if self.sex_distinct:
+            parts.append(
+                f"female/male; members of unstated sex: {100 * self.female_weight:g}% female "
+                f"+ {100 * (1 - self.female_weight):g}% male"
+            )
+        if self.generational:
+            base = f", base year {self.base_year}" if self.base_year is not None else ""
+            parts.append(f"generational, improvement {self.improvement}{base}")
+        if self.close_at is not None:
+            parts.append(f"closed at {self.close_at}")
+        if self.rate_factor != 1.0:
+            parts.append(f"q x {self.rate_factor:g} capped at 1")
+        return "; ".join(parts)
+
+    def as_dict(self) -> dict:
+        record = {"mortality": self.spec}
+        if self.sex_distinct:
+            record["female_weight"] = float(self.female_weight)
+        if self.generational:
+            record["improvement"] = self.improvement
+            if self.base_year is not None:
+                record["base_year"] = int(self.base_year)
+        if self.close_at is not None:
+            record["close_at"] = int(self.close_at)
+        if self.rate_factor != 1.0:
+            record["rate_factor"] = float(self.rate_factor)
+        return record
+
+
+_KIND_AHEAD = r"/(?=(?:sult|ilt)(?:[,:+@]|$)|soa:|csv:)"
+
+
+def _sides(spec: str) -> tuple[str, ...]:
+    """The spec, or its female and male sides (split at the '/' before a table kind)."""
+    sides = tuple(side.strip() for side in re.split(_KIND_AHEAD, str(spec).strip()))
+    if len(sides) > 2 or not all(sides):
+        raise MortalityError(
+            f"'mortality' must be one spec or FEMALE/MALE, the female first, e.g. "
+            f"'soa:3399/soa:3400' (got {spec!r})"
+        )
+    return sides
+
+
+def _probe_cohort(mortality: Mortality) -> int | None:
+    return 1960 if mortality.generational else None

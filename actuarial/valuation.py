@@ -1,0 +1,694 @@
+"""The value of each choice: present values of the Chapter 2 annuities on a stated basis.
+
+Definition (docs/valuation.md): the value at the separation date of a clause's annuity for
+a member alive then, paid monthly in advance for life. Time counts in whole months from the
+age at separation in completed months A (I-6): payment k = 0, 1, ... falls d + k months
+after separation, where d = (age in completed months at the start date) - A. Payment k is
+the ``schedule`` amount in force on the calendar date start + k months. So
+
+    PV = sum_k P(start + k months) v^((d+k)/12) l((A+d+k)/12) / l(A/12),
+
+with l from the basis's table for the member's sex and year of birth (UDD within each year
+of age) and v = 1/(1 + i). With the schedule's steps (t_j, P_j), P_0 = 0 before the first,
+and K_j the first payment on or after t_j:
+
+    PV = sum_j (P_j - P_{j-1}) v^((d+K_j)/12) S(A+d+K_j) / l(A/12),
+    S(n) = sum_{m>=0} v^(m/12) l((n+m)/12) = 12 l(n/12) a^(12)_{n/12},
+
+so every member is a few lookups in a grid of monthly annuities-due per table and rate.
+``value_over_deferred`` of a (b) or (c) row = its PV minus the PV of the member's (d) row:
+the early-retirement subsidy of that member (blank where (d) is not eligible).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+
+from actuarial.annuities import annuity_due
+from actuarial.dates import add_months, format_age
+from actuarial.engine import MemberResults, evaluate_members
+from actuarial.generational import SEXES, Mortality
+from actuarial.guides import GuideSet
+from actuarial.law import law_provenance
+from actuarial.law.clauses import CLAUSES, situation
+from actuarial.law.readings import Readings
+from actuarial.members import MemberFileError, parse_members
+
+__all__ = [
+    "SEX_CODES",
+    "VALUE_COLUMNS",
+    "Basis",
+    "ValuationError",
+    "ValuationSummary",
+    "break_even_interest",
+    "choices_by_interest",
+    "member_choices",
+    "ages_in_months",
+    "member_present_values",
+    "run_valuation",
+    "schedule_steps",
+    "sensitivities",
+    "sex_codes",
+    "shipped_series",
+    "subsidy_by_age",
+    "totals_by_clause",
+    "value_frame",
+    "value_results",
+]
+
+VALUE_COLUMNS = ("pv_at_separation", "value_over_deferred")
+CLAUSE_IDS = tuple(CLAUSES)  # "a", "b", "c", "d": the engine's columns, in order
+SUBSIDIZED_CLAUSES = ("b", "c")  # early annuities, valued over the deferred (d)
+SEX_CODES = ("F", "M", "")  # the optional member column `sex`: female, male, not given
+PAYMENTS_PER_YEAR = 12
+
+
+class ValuationError(ValueError):
+    """A basis or a valuation request breaks a rule (field, rule and value)."""
+
+
+# --------------------------------------------------------------------- the basis
+@dataclass(frozen=True, eq=False)
+class Basis:
+    """Mortality (a spec or a :class:`Mortality`), interest (annual effective) and optional
+    generational improvement: the stated basis of a valuation, which records itself."""
+
+    mortality: Mortality | str
+    interest: float
+    improvement: str | None = None
+    base_year: int | None = None
+    close_at: int | None = None
+    female_weight: float = 0.5
+
+    def __post_init__(self) -> None:
+        rate = self.interest
+        if isinstance(rate, bool) or not (
+            isinstance(rate, int | float) and math.isfinite(rate) and rate > -1
+        ):
+            raise ValuationError(f"'interest' must be a number > -1 (got {rate!r})")
+        if isinstance(self.mortality, str):
+            mortality = Mortality(
+                self.mortality,
+                self.improvement,
+                self.base_year,
+                self.female_weight,
+                self.close_at,
+            )
+            object.__setattr__(self, "mortality", mortality)
+        elif self.improvement not in (None, self.mortality.improvement):
+            raise ValuationError(
+                f"'improvement' {self.improvement!r} contradicts the mortality's "
+                f"{self.mortality.improvement!r}"
+            )
+        object.__setattr__(self, "improvement", self.mortality.improvement)
+
+    def with_interest(self, interest: float) -> Basis:
+        return replace(self, interest=interest)
+
+    def with_mortality(self, mortality: Mortality) -> Basis:
+        return replace(self, mortality=mortality, improvement=mortality.improvement)
+
+    def as_dict(self) -> dict:
+        return {
+            **self.mortality.as_dict(),
+            "interest": float(self.interest),
+            "payments": "monthly in advance, for life, from the start date",
+            "fractional_ages": "udd",
+            "time": "whole months from the age at separation in completed months (I-6)",
+        }
+
+    def describe(self) -> str:
+        return f"{self.mortality.describe()}; interest {100 * self.interest:g}%; monthly, UDD"
+
+
+# --------------------------------------------------------------------- schedules
+def schedule_steps(results: MemberResults) -> tuple[np.ndarray, np.ndarray]:
+    """The engine's ``schedule`` of each clause as dated steps: dates and monthly amounts,
+    shape (members, clauses, steps); the first step is the start date, the others the dates
+    the law in force changes the amount (NaT where a step does not apply)."""
+    return (
+        np.stack(results.schedule_dates, axis=-1),
+        np.stack(results.schedule_amounts, axis=-1),
+    )
+
+
+def ages_in_months(birth_dates, dates, readings: Readings) -> np.ndarray:
+    """Completed months of age on ``dates``, by the anniversary rule of the readings (I-6),
+    applied where the law applies it (:func:`actuarial.law.clauses.situation`)."""
+    birth_dates = np.asarray(birth_dates, dtype="datetime64[D]")
+    count = len(birth_dates)
+    members = SimpleNamespace(
+        birth_date=birth_dates,
+        separation_date=np.asarray(dates, dtype="datetime64[D]"),
+        credited_service=np.zeros(count),
+        average_compensation=np.zeros(count),
+        refunded=np.zeros(count, dtype=bool),
+    )
+    return situation(members, readings, np.zeros(count, dtype=bool)).age_months
+
+
+def _increments(dates: np.ndarray, amounts: np.ndarray) -> np.ndarray:
+    """P_j - P_{j-1} over the steps that are there (NaT steps are skipped, P_0 = 0)."""
+    present = ~np.isnat(dates) & ~np.isnan(amounts)
+    positions = np.arange(dates.shape[-1])
+    last = np.maximum.accumulate(np.where(present, positions, -1), axis=-1)  # last step so far
+    filled = np.where(
+        last >= 0,
+        np.take_along_axis(np.nan_to_num(amounts), np.maximum(last, 0), axis=-1),
+        0.0,
+    )
+    before = np.concatenate([np.zeros_like(filled[..., :1]), filled[..., :-1]], axis=-1)
+    return np.where(present, filled - before, 0.0)
+
+
+def _first_payment_on_or_after(start, step_dates) -> np.ndarray:
+    """K: the first k >= 0 with start + k months >= the step's date (0 where no step)."""
+    first = np.zeros(step_dates.shape, dtype=np.int64)
+    starts = np.broadcast_to(start[..., None], step_dates.shape)
+    later = ~np.isnat(step_dates) & (step_dates > starts)  # a step on the start date: K = 0
+    if not later.any():
+        return first
+    from_date, to_date = starts[later], step_dates[later]
+    months = to_date.astype("datetime64[M]").astype(np.int64) - from_date.astype(
+        "datetime64[M]"
+    ).astype(np.int64)
+    first[later] = months + (add_months(from_date, months) < to_date)
+    return first
+
+
+# --------------------------------------------------------------------- the grid
+@dataclass(frozen=True, slots=True)
+class _Grid:
+    """Per table (sex, cohort) and rate: S(n) and l(n/12) at month ages n0 .. n1."""
+
+    first_month: np.ndarray  # (groups,) 12 x the table's first age
+    end_month: np.ndarray  # (groups,) 12 x omega
+    names: list
+    sums: np.ndarray  # (groups, rates, months), 0 at and past omega
+    alive: np.ndarray  # (groups, months)
+    low: int
+
+
+def _grid(mortality: Mortality, keys: list[tuple[str | None, int | None]], rates) -> _Grid:
+    tables = [mortality.table(sex, cohort) for sex, cohort in keys]
+    for table in tables:
+        table.require_runs_out()
+    low = min(12 * t.min_age for t in tables)
+    high = max(12 * t.omega for t in tables)
+    width = high - low + 2
+    rates = np.asarray(rates, dtype=float)
+    sums = np.zeros((len(tables), len(rates), width))
+    alive = np.zeros((len(tables), width))
+    for g, table in enumerate(tables):
+        months = np.arange(12 * table.min_age, 12 * table.omega)
+        ages = months / 12
+        l_at = table.l(ages, radix=1.0, fractional="udd")
+        value = annuity_due(table, ages[None, :], rates[:, None], PAYMENTS_PER_YEAR, "udd")
+        columns = months - low
+        sums[g][:, columns] = PAYMENTS_PER_YEAR * l_at[None, :] * value
+        alive[g, columns] = l_at
+    return _Grid(
+        first_month=np.array([12 * t.min_age for t in tables]),
+        end_month=np.array([12 * t.omega for t in tables]),
+        names=[t.name for t in tables],
+        sums=sums,
+        alive=alive,
+        low=low,
+    )
+
+
+# --------------------------------------------------------------------- present values
+def sex_codes(frame: pd.DataFrame, source: str = "members") -> tuple[np.ndarray, np.ndarray]:
+    """The optional column ``sex`` as codes into :data:`SEX_CODES`, and an error per row."""
+    count = len(frame)
+    if "sex" not in frame.columns:
+        return np.full(count, 2), np.full(count, "", dtype=object)
+    text = frame["sex"].astype("string").fillna("").str.strip().str.upper().to_numpy(dtype=object)
+    codes = np.full(count, -1)
+    for code, name in enumerate(SEX_CODES):
+        codes[text == name] = code
+    error = np.full(count, "", dtype=object)
+    for row in np.flatnonzero(codes < 0):
+        error[row] = (
+            f"{source} row {row + 1}: 'sex' must be in ['F', 'M', ''] "
+            f"(got {frame['sex'].iloc[row]!r})"
+        )
+    return np.where(codes < 0, 2, codes), error
+
+
+def value_results(
+    results: MemberResults,
+    basis: Basis,
+    sex=None,
+    rates=None,
+    steps: tuple[np.ndarray, np.ndarray] | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Present values (members, 4 clauses, rates) and a valuation error per member.
+
+    ``sex``: codes into :data:`SEX_CODES` (default: not given). ``rates``: interest rates
+    (default: the basis's). ``steps``: the schedule as dated steps (members, 4, S).
+    NaN where a clause is not eligible, the member is invalid, or the basis does not cover
+    the member (who then has an error).
+    """
+    members = results.members
+    count = len(members)
+    rates = np.atleast_1d(np.asarray(basis.interest if rates is None else rates, dtype=float))
+    sex = np.full(count, 2) if sex is None else np.asarray(sex)
+    step_dates, step_amounts = steps if steps is not None else schedule_steps(results)
+    valid = members.valid
+    at_separation = np.where(valid, results.age_months, 0)
+    mortality = basis.mortality
+    birth_year = members.birth_date.astype("datetime64[Y]").astype(np.int64) + 1970
+    sex_key = sex if mortality.sex_distinct else np.full(count, 2)
+    cohort_key = birth_year if mortality.generational else np.zeros(count, dtype=np.int64)
+    valued = valid & results.eligible.any(axis=1)
+    combined = sex_key.astype(np.int64) * 100_000 + np.where(valued, cohort_key, 0)
+    unique, group = np.unique(combined[valued], return_inverse=True)
+    keys = [
+        (
+            (SEXES[k // 100_000] if k // 100_000 < 2 else None),
+            (int(k % 100_000) if mortality.generational else None),
+        )
+        for k in unique
+    ]
+    values = np.full((count, len(CLAUSE_IDS), len(rates)), np.nan)
+    error = np.full(count, "", dtype=object)
+    if not keys:
+        return values, error
+    grid = _grid(mortality, keys, rates)
+    index = np.flatnonzero(valued)
+    age = at_separation[index]
+    below = age < grid.first_month[group]
+    beyond = age >= grid.end_month[group]
+    for position in np.flatnonzero(below | beyond):
+        g = group[position]
+        rule = (
+            f"below {grid.first_month[g] // 12}, the first age"
+            if below[position]
+            else f"at or beyond {grid.end_month[g] // 12}, the end"
+        )
+        error[index[position]] = (
+            f"valuation: age at separation {format_age(age[position])} is {rule} of table "
+            f"'{grid.names[g]}'"
+        )
+    covered = ~(below | beyond)
+    index, group, age = index[covered], group[covered], age[covered]
+    width = grid.alive.shape[1]
+    l_at_separation = grid.alive[group, age - grid.low]
+    log_v = -np.log1p(rates)
+    birth = members.birth_date[index]
+    for column in range(len(CLAUSE_IDS)):
+        start_all = results.start_date[index, column]
+        rows = np.flatnonzero(~np.isnat(start_all))  # the members eligible for this clause
+        start, at, g = start_all[rows], age[rows], group[rows]
+        deferral = np.zeros(len(rows), dtype=np.int64)  # 0 when paid from separation
+        later = start != results.members.separation_date[index[rows]]
+        deferral[later] = (
+            ages_in_months(birth[rows][later], start[later], results.readings) - at[later]
+        )
+        dates = step_dates[index[rows], column]
+        amounts = step_amounts[index[rows], column]
+        increments = _increments(dates, amounts)
+        first = _first_payment_on_or_after(start, dates)
+        months = deferral[:, None] + first  # months from separation to each step's first payment
+        cells = np.minimum(at[:, None] + months - grid.low, width - 1)
+        total = np.empty((len(rows), len(rates)))
+        for r in range(len(rates)):
+            tail = grid.sums[g[:, None], r, cells]
+            discount = np.exp(log_v[r] / 12 * months)
+            total[:, r] = np.einsum("ij,ij,ij->i", increments, discount, tail)
+        total /= l_at_separation[rows, None]
+        total[np.isnan(amounts[:, 0])] = np.nan  # no amount (no guide in force): no value
+        values[index[rows], column] = total
+    return values, error
+
+
+# --------------------------------------------------------------------- frames
+def _flat_rows(results: MemberResults) -> np.ndarray:
+    """Which (member, clause) cells are rows of the results table (as the engine keeps them)."""
+    keep = np.ones((len(results.members), len(CLAUSE_IDS)), dtype=bool)
+    keep[~results.members.valid, 1:] = False
+    return keep.ravel()
+
+
+def _over_deferred(values: np.ndarray) -> np.ndarray:
+    """PV of (b) and (c) minus the member's (d); NaN elsewhere and where (d) is blank."""
+    over = np.full(values.shape, np.nan)
+    deferred = values[:, CLAUSE_IDS.index("d")]
+    for clause in SUBSIDIZED_CLAUSES:
+        column = CLAUSE_IDS.index(clause)
+        over[:, column] = values[:, column] - deferred
+    return over
+
+
+def _table(results: MemberResults, values: np.ndarray, errors: np.ndarray) -> pd.DataFrame:
+    table = results.table()
+    keep = _flat_rows(results)
+    invalid_rows = np.repeat(~results.members.valid, len(CLAUSE_IDS))[keep]
+    pv = values.ravel()[keep]
+    pv[invalid_rows] = np.nan
+    over = _over_deferred(values).ravel()[keep]
+    over[invalid_rows] = np.nan
+    table["pv_at_separation"] = pv
+    table["value_over_deferred"] = over
+    member_error = np.repeat(errors, len(CLAUSE_IDS))[keep]
+    eligible = table["eligible"].to_numpy()
+    marked = (member_error != "") & eligible
+    if marked.any():
+        error = table["error"].astype(object).to_numpy().copy()
+        error[marked] = np.where(
+            error[marked] == "", member_error[marked], error[marked] + "; " + member_error[marked]
+        )
+        table["error"] = pd.Categorical(error)
+    return table
+
+
+def value_frame(
+    members_df: pd.DataFrame,
+    guides: GuideSet,
+    basis: Basis,
+    as_of: dt.date | None = None,
+    readings: Readings | None = None,
+    source: str = "members",
+    law=None,
+) -> pd.DataFrame:
+    """The batch's rows and columns plus ``pv_at_separation`` and ``value_over_deferred``.
+
+    A member the basis does not cover (an age below its first age, a bad ``sex``) gets an
+    error on its eligible rows and blank values; every other member is valued.
+    """
+    return _valued(members_df, guides, basis, as_of, readings, source, law=law)[0]
+
+
+def _valued(members_df, guides, basis, as_of, readings, source, rates=None, law=None):
+    duplicated = (
+        members_df["member_id"].duplicated(keep=False).to_numpy()
+        if len(members_df) and "member_id" in members_df.columns
+        else None
+    )
+    members = parse_members(members_df, source=source, duplicated=duplicated)
+    results = evaluate_members(members, guides, as_of, readings, law)
+    sex, sex_error = sex_codes(members_df, source)
+    values, errors = value_results(results, basis, sex, rates)
+    errors = np.where(sex_error != "", sex_error, errors)
+    values[sex_error != ""] = np.nan
+    return _table(results, values[..., 0], errors), results, values, errors, sex
+
+
+def member_present_values(member, guides, basis, as_of=None, readings=None, law=None) -> dict:
+    """One member's present value by clause (None where not eligible or not covered)."""
+    from actuarial.members import member_frame
+
+    frame = member_frame(member)
+    if isinstance(member, dict) and "sex" in member:
+        frame["sex"] = member["sex"]
+    table = value_frame(frame, guides, basis, as_of, readings, source="member", law=law)
+    return {
+        clause: (None if np.isnan(pv) else float(pv))
+        for clause, pv in zip(table["clause"], table["pv_at_separation"], strict=True)
+    }
+
+
+def break_even_interest(member, guides, basis, early="c", later="d", bounds=(-0.05, 0.25)):
+    """The interest rate at which the member's ``early`` and ``later`` clauses have equal
+    present values (None if they do not cross within ``bounds``)."""
+    from scipy.optimize import brentq
+
+    def gap(rate):
+        values = member_present_values(member, guides, basis.with_interest(rate))
+        if values[early] is None or values[later] is None:
+            raise ValuationError(f"inciso ({early}) and inciso ({later}) must both be valued")
+        return values[early] - values[later]
+
+    low, high = gap(bounds[0]), gap(bounds[1])
+    if np.sign(low) == np.sign(high):
+        return None
+    return float(brentq(gap, *bounds, xtol=1e-10))
+
+
+# --------------------------------------------------------------------- summary
+@dataclass
+class ValuationSummary:
+    """Totals by clause, the total subsidy, members not valued, and the sensitivities."""
+
+    basis: dict
+    members: int = 0
+    invalid: int = 0
+    not_valued: int = 0
+    valued_rows: dict = field(default_factory=lambda: dict.fromkeys(CLAUSE_IDS, 0))
+    totals: dict = field(default_factory=lambda: dict.fromkeys(CLAUSE_IDS, 0.0))
+    total_subsidy: float = 0.0
+    subsidy_rows: int = 0
+    sensitivities: pd.DataFrame | None = None
+
+    @classmethod
+    def of(cls, results: MemberResults, values, errors, basis: Basis) -> ValuationSummary:
+        summary = cls(basis=basis.as_dict())
+        summary.members = len(results.members)
+        summary.invalid = int((~results.members.valid).sum())
+        summary.not_valued = int((errors != "").sum())
+        for column, clause in enumerate(CLAUSE_IDS):
+            pv = values[:, column]
+            summary.valued_rows[clause] = int(np.isfinite(pv).sum())
+            summary.totals[clause] = float(np.nansum(pv))
+        over = _over_deferred(values)
+        summary.total_subsidy = float(np.nansum(over))
+        summary.subsidy_rows = int(np.isfinite(over).sum())
+        return summary
+
+    def lines(self) -> list[str]:
+        totals = "; ".join(
+            f"({c}) ${self.totals[c]:,.2f} ({self.valued_rows[c]:,} rows)" for c in CLAUSE_IDS
+        )
+        lines = [
+            f"members: {self.members:,} (invalid rows: {self.invalid:,}; not valued, the basis "
+            f"does not cover them: {self.not_valued:,})",
+            f"present value at separation by clause: {totals}",
+            f"total subsidy, (b) and (c) over (d): ${self.total_subsidy:,.2f} "
+            f"({self.subsidy_rows:,} rows)",
+        ]
+        if self.sensitivities is not None:
+            lines.append("sensitivities (totals in USD):")
+            lines.extend(
+                self.sensitivities.to_string(
+                    index=False, float_format=lambda v: f"{v:,.2f}"
+                ).splitlines()
+            )
+        return lines
+
+
+def _totals(values) -> dict:
+    row = {f"pv_{c}": float(np.nansum(values[:, i])) for i, c in enumerate(CLAUSE_IDS)}
+    row["total_subsidy"] = float(np.nansum(_over_deferred(values)))
+    return row
+
+
+def sensitivities(
+    members_df: pd.DataFrame,
+    guides: GuideSet,
+    basis: Basis,
+    as_of=None,
+    readings=None,
+    series: dict[str, GuideSet] | None = None,
+    source: str = "members",
+    law=None,
+) -> pd.DataFrame:
+    """Totals by clause and total subsidy: on the basis; interest +-1 percentage point
+    (GASB 67/68); every q x 0.9 and x 1.1 (capped at 1; the ages are named); and under each
+    guide series in ``series`` (the cost of a change of guide: ``subsidy_change``)."""
+    _, results, values, errors, sex = _valued(
+        members_df,
+        guides,
+        basis,
+        as_of,
+        readings,
+        source,
+        rates=[basis.interest, basis.interest - 0.01, basis.interest + 0.01],
+        law=law,
+    )
+    rows = []
+    for label, r in (("basis", 0), ("interest -1pp", 1), ("interest +1pp", 2)):
+        rows.append({"scenario": label, **_totals(values[..., r]), "note": ""})
+    for factor in (0.9, 1.1):
+        scaled = basis.mortality.scaled(factor)
+        scaled_values, _ = value_results(results, basis.with_mortality(scaled), sex)
+        capped = scaled.capped_ages
+        note = f"q capped at 1 at ages {_ranges(capped)}" if capped else "no q capped"
+        rows.append({"scenario": f"q x {factor:g}", **_totals(scaled_values[..., 0]), "note": note})
+    for name, guide_set in (series or {}).items():
+        other = evaluate_members(results.members, guide_set, as_of, readings, law)
+        other_values, _ = value_results(other, basis, sex)
+        rows.append({"scenario": f"series {name}", **_totals(other_values[..., 0]), "note": ""})
+    frame = pd.DataFrame(rows)
+    frame.insert(
+        frame.columns.get_loc("total_subsidy") + 1,
+        "subsidy_change",
+        frame["total_subsidy"] - frame["total_subsidy"].iloc[0],
+    )
+    return frame
+
+
+def _ranges(ages) -> str:
+    """'98-120' for consecutive ages, '70, 98-120' otherwise."""
+    ages = sorted(ages)
+    pieces, start = [], None
+    for position, age in enumerate(ages):
+        if start is None:
+            start = age
+        if position + 1 == len(ages) or ages[position + 1] != age + 1:
+            pieces.append(f"{start}" if start == age else f"{start}-{age}")
+            start = None
+    return ", ".join(pieces)
+
+
+def shipped_series() -> dict[str, GuideSet]:
+    """Every shipped guide series, loaded."""
+    from actuarial.guides import SHIPPED_GUIDES, load_every_guide, load_guides
+
+    names = sorted({g.series for g in load_every_guide(SHIPPED_GUIDES)})
+    return {name: load_guides(SHIPPED_GUIDES, name) for name in names}
+
+
+def run_valuation(
+    members_path,
+    guides: GuideSet,
+    basis: Basis,
+    out_path,
+    as_of=None,
+    readings=None,
+    with_sensitivities: bool = True,
+    law=None,
+) -> ValuationSummary:
+    """Value a member file into ``out_path`` (CSV or Parquet); the summary with totals,
+    members not valued and (optionally) the sensitivities."""
+    from actuarial.batch import read_members
+
+    members_path, out_path = Path(members_path), Path(out_path)
+    suffix = out_path.suffix.lower()
+    if suffix not in (".csv", ".parquet", ".pq"):
+        raise MemberFileError(
+            f"{out_path}: the output file must end in one of ['.csv', '.parquet', '.pq'] "
+            f"(got {out_path.suffix!r})"
+        )
+    if out_path.resolve() == members_path.resolve():
+        raise MemberFileError(f"{out_path}: the output must not overwrite the member file")
+    frame = read_members(members_path)
+    sex = _read_sex(members_path)
+    if sex is not None:
+        frame["sex"] = sex
+    table, results, values, errors, _ = _valued(
+        frame, guides, basis, as_of, readings, members_path.name, law=law
+    )
+    summary = ValuationSummary.of(results, values[..., 0], errors, basis)
+    if with_sensitivities:
+        summary.sensitivities = sensitivities(
+            frame, guides, basis, as_of, readings, shipped_series(), members_path.name, law
+        )
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    partial = out_path.with_name(out_path.name + ".partial")
+    if suffix == ".csv":
+        table.to_csv(partial, index=False, date_format="%Y-%m-%d")
+    else:
+        import json
+
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        arrow = pa.Table.from_pandas(table, preserve_index=False)
+        metadata = {
+            **(arrow.schema.metadata or {}),
+            b"actuarial.basis": json.dumps(basis.as_dict()).encode(),
+            b"actuarial.guides": json.dumps({g.id: g.sha256() for g in guides}).encode(),
+            b"actuarial.law": json.dumps(law_provenance(law, as_of)).encode(),
+            b"actuarial.readings": json.dumps(results.readings.as_dict()).encode(),
+        }
+        pq.write_table(arrow.replace_schema_metadata(metadata), partial)
+    partial.replace(out_path)
+    return summary
+
+
+def _read_sex(path: Path):
+    """The optional ``sex`` column of a member file, or None."""
+    import pyarrow as pa
+    import pyarrow.csv as pa_csv
+    import pyarrow.parquet as pq
+
+    try:
+        if path.suffix.lower() in (".parquet", ".pq"):
+            if "sex" not in pq.read_schema(path).names:
+                return None
+            return pq.read_table(path, columns=["sex"]).column(0).to_pandas()
+        header = path.open(encoding="utf-8-sig").readline()
+        if "sex" not in [name.strip().strip('"') for name in header.strip().split(",")]:
+            return None
+        table = pa_csv.read_csv(
+            path,
+            convert_options=pa_csv.ConvertOptions(
+                include_columns=["sex"], column_types={"sex": pa.string()}
+            ),
+        )
+        return table.column(0).to_pandas()
+    except (OSError, pa.ArrowException) as error:
+        raise MemberFileError(f"{path}: cannot read the column 'sex' ({error})") from error
+
+
+# --------------------------------------------------------------------- tables to show
+def member_choices(member, guides: GuideSet, basis: Basis, as_of=None, readings=None, law=None):
+    """One member's clauses side by side: eligibility, start, monthly amount, present value
+    at separation and value over the deferred (d)."""
+    from actuarial.members import member_frame
+
+    frame = member_frame(member)
+    if isinstance(member, dict) and "sex" in member:
+        frame["sex"] = member["sex"]
+    table = value_frame(frame, guides, basis, as_of, readings, source="member", law=law)
+    columns = ["clause", "eligible", "start_date", "reduction_factor", "monthly_amount"]
+    return table[[*columns, *VALUE_COLUMNS, "error"]].reset_index(drop=True)
+
+
+def totals_by_clause(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows valued, total present value and total value over (d), by clause."""
+    valued = frame[frame["pv_at_separation"].notna()]
+    grouped = valued.groupby("clause", observed=True)
+    table = pd.DataFrame(
+        {
+            "rows_valued": grouped.size(),
+            "pv_at_separation": grouped["pv_at_separation"].sum(),
+            "value_over_deferred": grouped["value_over_deferred"].sum(min_count=1),
+        }
+    )
+    return table.reindex(list(CLAUSE_IDS)).fillna({"rows_valued": 0}).astype({"rows_valued": int})
+
+
+def subsidy_by_age(frame: pd.DataFrame, members_df: pd.DataFrame, readings=None) -> pd.DataFrame:
+    """The subsidy (value over (d) of (b) and (c) rows) by completed year of age at
+    separation: rows, total and mean."""
+    readings = readings or Readings()
+    rows = members_df.reset_index(drop=True)
+    birth = pd.to_datetime(rows["birth_date"], errors="coerce").to_numpy("datetime64[D]")
+    separation = pd.to_datetime(rows["separation_date"], errors="coerce").to_numpy("datetime64[D]")
+    age = ages_in_months(birth, separation, readings) // 12
+    subsidized = frame[frame["value_over_deferred"].notna()]
+    ages = age[subsidized["row"].to_numpy() - 1]
+    grouped = subsidized.groupby(ages)["value_over_deferred"]
+    table = pd.DataFrame({"rows": grouped.size(), "total": grouped.sum(), "mean": grouped.mean()})
+    table.index.name = "age_at_separation"
+    return table
+
+
+def choices_by_interest(member, guides: GuideSet, basis: Basis, rates) -> pd.DataFrame:
+    """One member's present value of each eligible clause at each interest rate."""
+    columns = {}
+    for rate in rates:
+        values = member_present_values(member, guides, basis.with_interest(float(rate)))
+        columns[float(rate)] = {c: v for c, v in values.items() if v is not None}
+    table = pd.DataFrame(columns).T
+    table.index.name = "interest"
+    return table

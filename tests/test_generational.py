@@ -1,0 +1,208 @@
+"""Generational mortality: the projection convention by hand, cohorts vectorized, sexes."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from actuarial.annuities import annuity_due, deferred_annuity_due, pure_endowment
+from actuarial.equivalence import early_retirement_factor
+from actuarial.generational import MP_SCALES, Mortality, improvement_scale, project
+from actuarial.mortality import LifeTable, MortalityError, soa
+
+FEMALE_RETIREE, MALE_RETIREE = soa(3399), soa(3400)
+
+
+def raw_scale(table_id):
+    """The SOA scale straight from pymort's file, as {(age, year): rate}."""
+    from pymort import MortXML
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        values = MortXML.from_id(table_id).Tables[0].Values["vals"]
+    return {(int(a), int(y)): float(v) for (a, y), v in values.items()}
+
+
+MP2020_MALE = raw_scale(MP_SCALES["mp-2020"]["M"])
+
+
+def hand_q(table, rates, base, born, age):
+    """q_x(base) x prod_{z=base+1}^{B+x} (1 - i) or / prod_{z=B+x+1}^{base} (1 - i), with
+    the scale's last (first) year beyond (before) it and the nearest age outside it."""
+    years = sorted({y for _, y in rates})
+    ages = sorted({a for a, _ in rates})
+
+    def i(x, z):
+        return rates[(min(max(x, ages[0]), ages[-1]), min(max(z, years[0]), years[-1]))]
+
+    q = table.q(age)
+    reached = born + age
+    if reached > base:
+        for z in range(base + 1, reached + 1):
+            q *= 1 - i(age, z)
+    else:
+        for z in range(reached + 1, base + 1):
+            q /= 1 - i(age, z)
+    return q
+
+
+@pytest.mark.parametrize(
+    ("born", "age"),
+    [
+        (1965, 60),  # 2025: forward, inside the scale's years
+        (1990, 70),  # 2060: forward beyond 2036, the last year's rates hold
+        (1930, 60),  # 1990: backward
+        (1880, 70),  # 1950: backward before 1951, the first year's rates
+        (1960, 50),  # 2010: the base year itself, no factor
+        (1920, 120),  # age 120, the last age of the scale
+    ],
+)
+def test_generational_q_is_the_hand_product_of_the_scale_factors(born, age):
+    projected = Mortality("soa:3400", improvement="mp-2020").table("M", born)
+    expected = hand_q(MALE_RETIREE, MP2020_MALE, 2010, born, age)
+    assert projected.q(age) == pytest.approx(expected, rel=1e-12)
+
+
+def test_ages_outside_the_scale_take_the_nearest_ages_rates():
+    table = LifeTable("young and old", 15, np.full(111, 0.01).tolist() + [1.0])
+    scale = improvement_scale("mp-2020", "M")
+    q = project(table, scale, 2010, [1990])[0]
+    # age 15 (below the scale's 20) takes age 20's rates; age 125 (above 120) takes 120's
+    assert q[0] == pytest.approx(hand_q(table, MP2020_MALE, 2010, 1990, 15), rel=1e-12)
+    assert q[0] == pytest.approx(0.01 / np.prod([1 - scale.rate(20, z) for z in range(2006, 2011)]))
+
+
+def test_projection_is_vectorized_over_cohorts_like_one_cohort_at_a_time():
+    scale = improvement_scale("mp-2020", "F")
+    cohorts = np.arange(1940, 1991, 5)
+    together = project(FEMALE_RETIREE, scale, 2010, cohorts)
+    for row, born in enumerate(cohorts):
+        np.testing.assert_array_equal(
+            together[row], project(FEMALE_RETIREE, scale, 2010, [born])[0]
+        )
+
+
+def test_female_and_male_sides_are_projected_by_their_own_scales():
+    mortality = Mortality("soa:3399/soa:3400", improvement="mp-2020")
+    female, male = mortality.table("F", 1965), mortality.table("M", 1965)
+    scale_f, scale_m = improvement_scale("mp-2020", "F"), improvement_scale("mp-2020", "M")
+    np.testing.assert_allclose(female.qx, project(FEMALE_RETIREE, scale_f, 2010, [1965])[0])
+    np.testing.assert_allclose(male.qx, project(MALE_RETIREE, scale_m, 2010, [1965])[0])
+    unisex = mortality.table(None, 1965)
+    np.testing.assert_allclose(unisex.qx, 0.5 * female.qx + 0.5 * male.qx, rtol=1e-15)
+    weighted = Mortality("soa:3399/soa:3400", improvement="mp-2020", female_weight=0.7)
+    np.testing.assert_allclose(
+        weighted.table(None, 1965).qx, 0.7 * female.qx + 0.3 * male.qx, rtol=1e-15
+    )
+
+
+def test_joined_sexes_project_each_piece_from_its_own_base_year():
+    mortality = Mortality("soa:3397+soa:3399@50/soa:3398+soa:3400@50", improvement="mp-2020")
+    male = mortality.table("M", 1970)
+    assert (male.min_age, male.max_age, male.runs_out) == (18, 120, True)
+    assert male.q(40) == pytest.approx(hand_q(soa(3398), MP2020_MALE, 2010, 1970, 40), rel=1e-12)
+    assert male.q(70) == pytest.approx(hand_q(MALE_RETIREE, MP2020_MALE, 2010, 1970, 70), rel=1e-12)
+
+
+def test_a_male_table_on_the_female_side_is_refused():
+    with pytest.raises(MortalityError, match=r"'PubG-2010 Male Retiree' is male but stands on "):
+        Mortality("soa:3400/soa:3399")
+
+
+def test_a_table_without_a_base_year_needs_one_and_a_contradiction_is_refused(tmp_path):
+    scale = tmp_path / "flat.csv"
+    scale.write_text("age,2000,2001\n60,0.01,0.01\n61,0.01,0.01\n")
+    with pytest.raises(MortalityError, match=r"table 'SULT' does not state the year of its rates"):
+        Mortality("sult", improvement=f"csv:{scale}")
+    assert Mortality("sult", improvement=f"csv:{scale}", base_year=2000).generational
+    with pytest.raises(MortalityError, match=r"'base_year' 2000 contradicts table 'PubG-2010"):
+        Mortality("soa:3400", improvement="mp-2020", base_year=2000)
+
+
+def test_a_csv_scale_is_age_by_calendar_year_and_applies_to_both_sexes(tmp_path):
+    scale = tmp_path / "flat.csv"
+    scale.write_text("age,2011,2012\n20,0.02,0.01\n21,0.02,0.01\n")
+    mortality = Mortality("soa:3399/soa:3400", improvement=f"csv:{scale}")
+    # born 1950, age 65 in 2015: factor (1 - 0.02)(1 - 0.01)^3 (2012's rate from 2013 on)
+    assert mortality.table("F", 1950).q(65) == pytest.approx(
+        FEMALE_RETIREE.q(65) * 0.98 * 0.99**4, rel=1e-12
+    )
+
+
+def test_a_csv_scale_reports_every_bad_cell_with_file_and_line(tmp_path):
+    scale = tmp_path / "bad.csv"
+    scale.write_text("age,2011,2012\n20,0.02,x\n22,1.5,0.01\n")
+    with pytest.raises(MortalityError) as caught:
+        improvement_scale(f"csv:{scale}")
+    assert str(caught.value).splitlines() == [
+        f"{scale} line 2: improvement in 2012 must be in (-1, 1) (got 'x')",
+        f"{scale} line 3: 'age' must be 21, the next age (got 22)",
+        f"{scale} line 3: improvement in 2011 must be in (-1, 1) (got '1.5')",
+    ]
+
+
+def test_an_unknown_scale_lists_the_valid_ones():
+    with pytest.raises(MortalityError, match=r"'improvement' must be in \['mp-2014', "):
+        Mortality("soa:3400", improvement="mp-2099")
+
+
+def test_generational_mortality_needs_a_cohort():
+    mortality = Mortality("soa:3399/soa:3400", improvement="mp-2020")
+    with pytest.raises(MortalityError, match=r"needs a cohort \(year of birth\)"):
+        annuity_due(mortality, 65, 0.05, 12)
+
+
+def test_annuities_are_vectorized_over_cohorts_as_over_ages_and_rates():
+    mortality = Mortality("soa:3399/soa:3400", improvement="mp-2020")
+    cohorts = np.array([1950, 1960, 1970])[:, None, None]
+    ages = np.array([55.0, 60.25, 65.0])[None, :, None]
+    rates = np.array([0.03, 0.05])[None, None, :]
+    grid = annuity_due(mortality, ages, rates, 12, cohort=cohorts)
+    assert grid.shape == (3, 3, 2)
+    for c, born in enumerate(cohorts.ravel()):
+        table = mortality.table(None, int(born))
+        for a, age in enumerate(ages.ravel()):
+            for r, rate in enumerate(rates.ravel()):
+                one = annuity_due(table, age, rate, 12)
+                assert grid[c, a, r] == pytest.approx(one, rel=1e-14)
+    endowment = pure_endowment(mortality, 55.0, 10.0, 0.05, cohort=[1950, 1970])
+    deferred = deferred_annuity_due(mortality, 55.0, 10.0, 0.05, 12, cohort=[1950, 1970])
+    factor = early_retirement_factor(mortality, 55.0, 0.05, cohort=[1950, 1970])
+    at_55 = annuity_due(mortality, 55.0, 0.05, 12, cohort=[1950, 1970])
+    np.testing.assert_allclose(factor, deferred / at_55, rtol=1e-12)
+    assert (endowment[1] > endowment[0]) and (deferred[1] > deferred[0])
+
+
+def test_without_improvement_a_basis_gives_the_sult_published_values():
+    # SULT at 5%: a(12)_65 UDD = 13.0860, 10E_55 = 0.59342 (docs/reference-values.md)
+    mortality = Mortality("sult")
+    assert annuity_due(mortality, 65, 0.05, 12) == pytest.approx(13.0860, abs=5e-5)
+    assert pure_endowment(mortality, 55, 10, 0.05, cohort=1970) == pytest.approx(0.59342, abs=5e-6)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    low=st.floats(0.0, 0.03),
+    extra=st.floats(0.001, 0.03),
+    age=st.integers(50, 90),
+)
+def test_annuities_increase_with_improvement(tmp_path_factory, low, extra, age):
+    folder = tmp_path_factory.mktemp("scale")
+    values = []
+    for rate in (low, low + extra):
+        path = folder / f"flat-{rate}.csv"
+        # 0 at 120, as in the MP scales: q_120 = 1 projected stays 1 (the table runs out)
+        rows = "".join(f"{a},{rate if a < 120 else 0}\n" for a in range(20, 121))
+        path.write_text("age,2011\n" + rows)
+        mortality = Mortality("soa:3399/soa:3400", improvement=f"csv:{path}")
+        values.append(annuity_due(mortality, age, 0.05, 12, cohort=1960))
+    assert values[1] > values[0]
+
+
+def test_mp2020_raises_annuity_values_of_later_cohorts():
+    mortality = Mortality("soa:3399/soa:3400", improvement="mp-2020")
+    static = annuity_due(Mortality("soa:3399/soa:3400"), 65, 0.045, 12)
+    values = annuity_due(mortality, 65, 0.045, 12, cohort=np.arange(1950, 1981, 10))
+    assert (np.diff(values) > 0).all() and values[0] > static

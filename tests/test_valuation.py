@@ -1,0 +1,451 @@
+"""Present values of the annuities: an independent monthly loop, annuity factors, properties."""
+
+import calendar
+import datetime as dt
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from actuarial.annuities import deferred_annuity_due
+from actuarial.cli import cli
+from actuarial.generational import Mortality
+from actuarial.guides import SHIPPED_GUIDES, load_guides
+from actuarial.mortality import MortalityError, sult
+from actuarial.valuation import (
+    Basis,
+    ValuationError,
+    schedule_steps,
+    sensitivities,
+    value_frame,
+)
+
+GUIDES = load_guides(SHIPPED_GUIDES, "illustrative-half-percent-per-month")  # 0.5% a month
+PUB_JOINED = "soa:3397+soa:3399@50/soa:3398+soa:3400@50"
+
+
+def member(member_id, birth, separation, service, compensation, group="general", sex=None):
+    row = {
+        "member_id": member_id,
+        "birth_date": birth,
+        "entry_date": "1990-05-01",
+        "separation_date": separation,
+        "credited_service": service,
+        "average_compensation": compensation,
+        "group": group,
+        "refunded": "false",
+    }
+    if sex is not None:
+        row["sex"] = sex
+    return row
+
+
+# Service at 65 in 2010, $270 a month (1.5% x 18,000 x 12): the $500 minimum from 2013-07-01.
+IMMEDIATE_STEPPED = member("A-270", "1945-03-01", "2010-03-01", 12, 18_000)
+# Deferred from the 65th birthday (2035-06-15), $1,125 a month, never below the minimum.
+DEFERRED_FLAT = member("D-1125", "1970-06-15", "2016-03-01", 15, 60_000)
+# Early retirement at 58y3m in 2012: reduced below $500, then lifted on 2013-07-01.
+EARLY_STEPPED = member("C-58", "1954-05-10", "2012-08-31", 25, 20_000)
+# Police at 52 with 30 years (65% now) and the deferred (d) from 65.
+HIGH_RISK = member("B-52", "1962-01-20", "2014-02-28", 30, 45_000, group="police")
+
+
+# ----------------------------------------------------------------- independent loop
+def completed_months(birth: dt.date, on: dt.date) -> int:
+    last = calendar.monthrange(on.year, on.month)[1]
+    anniversary = min(birth.day, last)
+    return (on.year - birth.year) * 12 + on.month - birth.month - (on.day < anniversary)
+
+
+def plus_months(start: dt.date, k: int) -> dt.date:
+    index = start.year * 12 + start.month - 1 + k
+    year, month = divmod(index, 12)
+    return dt.date(year, month + 1, min(start.day, calendar.monthrange(year, month + 1)[1]))
+
+
+def plain_present_value(qx, min_age, birth, separation, start, steps, rate):
+    """sum over monthly payments k of amount(start + k months) v^((d+k)/12) l(age)/l(A),
+    l linear within each year of age, everything by hand."""
+    l_integer = [1.0]
+    for q in qx:
+        l_integer.append(l_integer[-1] * (1 - q))
+
+    def l_at(months):
+        whole, part = divmod(months, 12)
+        k = whole - min_age
+        if k >= len(qx):
+            return 0.0
+        return l_integer[k] * (1 - part / 12 * qx[k])
+
+    at_separation = completed_months(birth, separation)
+    deferral = completed_months(birth, start) - at_separation
+    total, k = 0.0, 0
+    while l_at(at_separation + deferral + k) > 0:
+        paid_on = plus_months(start, k)
+        amount = [value for day, value in steps if day <= paid_on][-1]
+        survival = l_at(at_separation + deferral + k) / l_at(at_separation)
+        total += amount * (1 + rate) ** (-(deferral + k) / 12) * survival
+        k += 1
+    return total
+
+
+def valued(rows, basis, **options):
+    frame = value_frame(pd.DataFrame(rows), GUIDES, basis, **options)
+    return frame.set_index(["member_id", "clause"])
+
+
+def date(text):
+    return dt.date.fromisoformat(text)
+
+
+@pytest.mark.parametrize("rate", [0.0, 0.045, 0.07])
+def test_immediate_stepped_annuity_equals_the_plain_monthly_loop(rate):
+    frame = valued([IMMEDIATE_STEPPED], Basis("sult", rate))
+    row = frame.loc[("A-270", "a")]
+    steps = [(date("2010-03-01"), 270.0), (date("2013-07-01"), 500.0)]
+    expected = plain_present_value(
+        sult().qx, 20, date("1945-03-01"), date("2010-03-01"), date("2010-03-01"), steps, rate
+    )
+    assert row["pv_at_separation"] == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("sex", ["F", "M", ""])
+def test_early_and_deferred_rows_equal_the_plain_loop_on_a_generational_basis(sex):
+    basis = Basis("soa:3399/soa:3400", 0.045, improvement="mp-2020")
+    frame = valued([{**EARLY_STEPPED, "sex": sex}], basis)
+    table = basis.mortality.table({"F": "F", "M": "M", "": None}[sex], 1954)
+    birth, separation = date("1954-05-10"), date("2012-08-31")
+    early = frame.loc[("C-58", "c")]
+    monthly_before = round(early["annual_amount"] / 12 + 1e-9, 2)
+    assert monthly_before < 500
+    stepped = [(separation, monthly_before), (date("2013-07-01"), 500.0)]
+    expected_c = plain_present_value(table.qx, 50, birth, separation, separation, stepped, 0.045)
+    assert early["pv_at_separation"] == pytest.approx(expected_c, rel=1e-12)
+    deferred = frame.loc[("C-58", "d")]
+    start = date("2019-05-10")
+    flat = [(start, deferred["monthly_amount"])]
+    expected_d = plain_present_value(table.qx, 50, birth, separation, start, flat, 0.045)
+    assert deferred["pv_at_separation"] == pytest.approx(expected_d, rel=1e-12)
+    assert early["value_over_deferred"] == pytest.approx(expected_c - expected_d, rel=1e-10)
+
+
+def test_high_risk_row_is_valued_over_the_deferred_row():
+    frame = valued([HIGH_RISK], Basis("sult", 0.05))
+    high_risk, deferred = frame.loc[("B-52", "b")], frame.loc[("B-52", "d")]
+    birth, separation = date("1962-01-20"), date("2014-02-28")
+    expected_b = plain_present_value(
+        sult().qx,
+        20,
+        birth,
+        separation,
+        separation,
+        [(separation, high_risk["monthly_amount"])],
+        0.05,
+    )
+    assert high_risk["pv_at_separation"] == pytest.approx(expected_b, rel=1e-12)
+    assert high_risk["value_over_deferred"] == pytest.approx(
+        expected_b - deferred["pv_at_separation"], rel=1e-12
+    )
+    assert np.isnan(frame.loc[("B-52", "a")]["pv_at_separation"])
+    assert np.isnan(deferred["value_over_deferred"])
+
+
+@pytest.mark.parametrize("rate", [0.03, 0.05])
+def test_flat_deferred_schedule_is_amount_times_12_times_the_deferred_monthly_annuity(rate):
+    frame = valued([DEFERRED_FLAT], Basis("sult", rate))
+    row = frame.loc[("D-1125", "d")]
+    assert row["monthly_amount"] == 1125.0
+    at_separation = (45 * 12 + 8) / 12  # 45y8m on 2016-03-01
+    deferral = (65 * 12 - (45 * 12 + 8)) / 12
+    factor = deferred_annuity_due(sult(), at_separation, deferral, rate, 12)
+    assert row["pv_at_separation"] == pytest.approx(1125.0 * 12 * factor, rel=1e-12)
+
+
+def test_the_steps_valued_are_the_engines_schedule():
+    from actuarial.engine import evaluate_frame, evaluate_members
+    from actuarial.members import parse_members
+
+    frame = pd.DataFrame([IMMEDIATE_STEPPED])
+    results = evaluate_members(parse_members(frame), GUIDES)
+    dates, amounts = schedule_steps(results)
+    present = ~np.isnat(dates[0, 0])
+    assert dates[0, 0][present].tolist() == [date("2010-03-01"), date("2013-07-01")]
+    assert amounts[0, 0][present].tolist() == [270.0, 500.0]
+    schedule = evaluate_frame(frame, GUIDES).set_index("clause").loc["a", "schedule"]
+    assert schedule == "2010-03-01 270.00; 2013-07-01 500.00"
+
+
+def test_a_member_the_table_does_not_cover_gets_an_error_and_the_rest_are_valued():
+    frame = valued([DEFERRED_FLAT, IMMEDIATE_STEPPED], Basis("soa:3399/soa:3400", 0.045))
+    deferred = frame.loc[("D-1125", "d")]
+    assert np.isnan(deferred["pv_at_separation"])
+    assert deferred["error"] == (
+        "valuation: age at separation 45y8m is below 50, the first age of table "
+        "'50% PubG-2010 Female Retiree + 50% PubG-2010 Male Retiree'"
+    )
+    assert frame.loc[("D-1125", "a")]["error"] == ""  # not eligible: nothing to value
+    assert frame.loc[("A-270", "a")]["pv_at_separation"] > 0
+
+
+def test_a_joined_basis_covers_the_whole_membership():
+    frame = valued([DEFERRED_FLAT, IMMEDIATE_STEPPED], Basis(PUB_JOINED, 0.045))
+    assert frame.loc[("D-1125", "d")]["pv_at_separation"] > 0
+    assert (frame["error"] == "").all()
+
+
+def test_sex_picks_the_side_and_an_empty_sex_takes_the_stated_blend():
+    rows = [{**DEFERRED_FLAT, "member_id": s or "none", "sex": s} for s in ("F", "M", "")]
+    basis = Basis(PUB_JOINED, 0.045)
+    frame = valued(rows, basis)
+    female, male, blended = (frame.loc[(k, "d")]["pv_at_separation"] for k in ("F", "M", "none"))
+    assert female > blended > male
+    heavier = valued(rows, Basis(PUB_JOINED, 0.045, female_weight=0.8))
+    assert heavier.loc[("none", "d")]["pv_at_separation"] > blended
+    assert heavier.loc[("F", "d")]["pv_at_separation"] == female
+
+
+def test_a_bad_sex_is_an_error_on_that_member_only():
+    rows = [{**DEFERRED_FLAT, "sex": "X"}, {**IMMEDIATE_STEPPED, "sex": "f"}]
+    frame = valued(rows, Basis(PUB_JOINED, 0.045))
+    assert (
+        frame.loc[("D-1125", "d")]["error"]
+        == "members row 1: 'sex' must be in ['F', 'M', ''] (got 'X')"
+    )
+    assert np.isnan(frame.loc[("D-1125", "d")]["pv_at_separation"])
+    assert frame.loc[("A-270", "a")]["pv_at_separation"] > 0
+
+
+def test_a_table_that_does_not_run_out_is_refused_unless_closed():
+    with pytest.raises(MortalityError, match="'PubG-2010 Male Employee' does not run out"):
+        valued([DEFERRED_FLAT], Basis("soa:3398", 0.045))
+    closed = valued([DEFERRED_FLAT], Basis("soa:3398", 0.045, close_at=81))
+    assert closed.loc[("D-1125", "d")]["pv_at_separation"] > 0
+
+
+def test_the_basis_records_itself():
+    basis = Basis("soa:3399/soa:3400", 0.045, improvement="mp-2020")
+    assert basis.as_dict() == {
+        "mortality": "soa:3399/soa:3400",
+        "female_weight": 0.5,
+        "improvement": "mp-2020",
+        "interest": 0.045,
+        "payments": "monthly in advance, for life, from the start date",
+        "fractional_ages": "udd",
+        "time": "whole months from the age at separation in completed months (I-6)",
+    }
+    with pytest.raises(ValuationError, match=r"'interest' must be a number > -1 \(got -1\)"):
+        Basis("sult", -1)
+
+
+# ----------------------------------------------------------------- properties
+ROWS = [IMMEDIATE_STEPPED, DEFERRED_FLAT, EARLY_STEPPED, HIGH_RISK]
+
+
+@settings(max_examples=20, deadline=None)
+@given(rate=st.floats(-0.02, 0.12), step=st.floats(0.001, 0.05))
+def test_values_decrease_with_interest(rate, step):
+    low = valued(ROWS, Basis("sult", rate))["pv_at_separation"]
+    high = valued(ROWS, Basis("sult", rate + step))["pv_at_separation"]
+    known = low.notna()
+    assert (high[known] < low[known]).all()
+
+
+@settings(max_examples=10, deadline=None)
+@given(rate=st.floats(0.0, 0.02), extra=st.floats(0.002, 0.02))
+def test_values_increase_with_improvement(tmp_path_factory, rate, extra):
+    folder = tmp_path_factory.mktemp("scales")
+    values = []
+    for improvement in (rate, rate + extra):
+        path = folder / f"flat-{improvement}.csv"
+        path.write_text(
+            "age,2011\n" + "".join(f"{a},{improvement if a < 120 else 0}\n" for a in range(18, 121))
+        )
+        basis = Basis(PUB_JOINED, 0.045, improvement=f"csv:{path}")
+        values.append(valued(ROWS, basis)["pv_at_separation"])
+    known = values[0].notna()
+    assert known.sum() == 6
+    assert (values[1][known] > values[0][known]).all()
+
+
+def test_mp2020_values_exceed_the_static_base_table():
+    static = valued(ROWS, Basis(PUB_JOINED, 0.045))["pv_at_separation"]
+    projected = valued(ROWS, Basis(PUB_JOINED, 0.045, improvement="mp-2020"))["pv_at_separation"]
+    known = static.notna()
+    assert (projected[known] > static[known]).all()
+
+
+# ----------------------------------------------------------------- sensitivities, CLI
+def test_sensitivities_move_the_way_they_must_and_name_capped_ages():
+    frame = pd.DataFrame(ROWS)
+    table = sensitivities(
+        frame,
+        GUIDES,
+        Basis("sult", 0.05),
+        series={"sult": load_guides(SHIPPED_GUIDES, "sult-5pct-monthly")},
+    )
+    by = table.set_index("scenario")
+    assert (
+        by.loc["interest +1pp", "pv_d"] < by.loc["basis", "pv_d"] < by.loc["interest -1pp", "pv_d"]
+    )
+    assert by.loc["q x 1.1", "pv_d"] < by.loc["basis", "pv_d"] < by.loc["q x 0.9", "pv_d"]
+    assert by.loc["q x 1.1", "note"].startswith("q capped at 1 at ages ")
+    assert by.loc["q x 0.9", "note"] == "no q capped"
+    # the (c) member on the SULT 5% equivalent guide gets a higher factor than 0.5%/month
+    assert by.loc["series sult", "pv_c"] > by.loc["basis", "pv_c"]
+    assert by.loc["series sult", "subsidy_change"] == pytest.approx(
+        by.loc["series sult", "total_subsidy"] - by.loc["basis", "total_subsidy"]
+    )
+
+
+def test_value_command_writes_rows_and_prints_totals_and_sensitivities(tmp_path):
+    members = tmp_path / "members.csv"
+    rows = [{**row, "sex": ""} for row in ROWS] + [
+        {
+            **DEFERRED_FLAT,
+            "member_id": "young",
+            "birth_date": "1990-01-01",
+            "separation_date": "2032-01-01",
+            "sex": "F",
+        }
+    ]
+    pd.DataFrame(rows).to_csv(members, index=False)
+    out = tmp_path / "values.csv"
+    result = CliRunner().invoke(
+        cli,
+        [
+            "value",
+            str(members),
+            "--mortality",
+            "soa:3399/soa:3400",
+            "--improvement",
+            "mp-2020",
+            "--interest",
+            "0.045",
+            "--out",
+            str(out),
+            "--as-of",
+            "2026-01-01",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    written = pd.read_csv(out)
+    assert len(written) == 4 * len(rows)
+    assert list(written.columns[-2:]) == ["pv_at_separation", "value_over_deferred"]
+    lines = result.output.splitlines()
+    assert lines[0].startswith("basis: mortality soa:3399/soa:3400; female/male; members of")
+    assert "not valued, the basis does not cover them: 2)" in lines[1]
+    assert lines[2].startswith("present value at separation by clause: (a) $")
+    assert lines[3].startswith("total subsidy, (b) and (c) over (d): $")
+    assert any(line.split()[:1] == ["q"] or "q x 1.1" in line for line in lines)
+    assert any("series sult-5pct-monthly" in line for line in lines)
+
+
+def test_value_command_refuses_a_table_that_does_not_run_out_in_one_line(tmp_path):
+    members = tmp_path / "members.csv"
+    pd.DataFrame(ROWS).to_csv(members, index=False)
+    result = CliRunner().invoke(
+        cli,
+        [
+            "value",
+            str(members),
+            "--mortality",
+            "soa:3398",
+            "--interest",
+            "0.045",
+            "--out",
+            str(tmp_path / "v.csv"),
+        ],
+    )
+    assert result.exit_code == 1
+    assert result.stderr.startswith("error: table 'PubG-2010 Male Employee' does not run out")
+    assert not (tmp_path / "v.csv").exists()
+
+
+def test_improvement_needs_no_cohort_in_a_valuation_each_member_brings_one():
+    mortality = Mortality("soa:3399/soa:3400", improvement="mp-2020")
+    frame = valued([EARLY_STEPPED], Basis(mortality, 0.045))
+    assert frame.loc[("C-58", "c")]["pv_at_separation"] > 0
+
+
+def test_value_command_writes_parquet_recording_the_basis_and_never_overwrites_its_input(tmp_path):
+    import json
+
+    import pyarrow.parquet as pq
+
+    members = tmp_path / "members.csv"
+    pd.DataFrame(ROWS).to_csv(members, index=False)
+    out = tmp_path / "values.parquet"
+    args = ["--mortality", "sult", "--interest", "0.05", "--no-sensitivities"]
+    result = CliRunner().invoke(cli, ["value", str(members), *args, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "sensitivities" not in result.output
+    metadata = pq.read_schema(out).metadata
+    assert json.loads(metadata[b"actuarial.basis"])["interest"] == 0.05
+    assert json.loads(metadata[b"actuarial.basis"])["mortality"] == "sult"
+    assert len(pd.read_parquet(out)) == 4 * len(ROWS)
+    before = members.read_bytes()
+    again = CliRunner().invoke(cli, ["value", str(members), *args, "--out", str(members)])
+    assert again.exit_code == 1
+    assert again.stderr == f"error: {members}: the output must not overwrite the member file\n"
+    assert members.read_bytes() == before
+    wrong = CliRunner().invoke(
+        cli, ["value", str(members), *args, "--out", str(tmp_path / "v.txt")]
+    )
+    assert wrong.exit_code == 1
+    assert "the output file must end in one of ['.csv', '.parquet', '.pq']" in wrong.stderr
+
+
+def test_sensitivity_of_q_times_1_1_names_the_capped_ages_on_sult():
+    table = sensitivities(pd.DataFrame(ROWS), GUIDES, Basis("sult", 0.05))
+    note = table.set_index("scenario").loc["q x 1.1", "note"]
+    # SULT q_x x 1.1 passes 1 from some age below 120 to 119 (q_120 = 1 stays 1)
+    first = int(note.removeprefix("q capped at 1 at ages ").split("-")[0])
+    capped = [age for age in range(20, 120) if 1.1 * sult().q(age) > 1]
+    assert note == f"q capped at 1 at ages {capped[0]}-{capped[-1]}" and first == capped[0]
+
+
+def test_a_membership_valued_at_once_equals_each_member_valued_alone():
+    basis = Basis(PUB_JOINED, 0.045, improvement="mp-2020")
+    rows = [{**row, "sex": sex} for row, sex in zip(ROWS, ["F", "M", "", "F"], strict=True)]
+    together = valued(rows, basis)["pv_at_separation"]
+    for row in rows:
+        alone = valued([row], basis)["pv_at_separation"]
+        for key, value in alone.items():
+            assert together[key] == pytest.approx(value, rel=1e-14, nan_ok=True)
+
+
+def test_an_amendments_step_is_valued_when_it_occurs():
+    # Under the example bill the $500 minimum becomes $600 on 2027-01-01: three steps.
+    from pathlib import Path
+
+    from actuarial.law import load_law
+
+    bill = load_law(Path(__file__).resolve().parent.parent / "examples" / "bill-2027.toml")
+    frame = value_frame(pd.DataFrame([IMMEDIATE_STEPPED]), GUIDES, Basis("sult", 0.045), law=bill)
+    row = frame.set_index("clause").loc["a"]
+    assert row["schedule"] == "2010-03-01 270.00; 2013-07-01 500.00; 2027-01-01 600.00"
+    steps = [
+        (date("2010-03-01"), 270.0),
+        (date("2013-07-01"), 500.0),
+        (date("2027-01-01"), 600.0),
+    ]
+    expected = plain_present_value(
+        sult().qx, 20, date("1945-03-01"), date("2010-03-01"), date("2010-03-01"), steps, 0.045
+    )
+    assert row["pv_at_separation"] == pytest.approx(expected, rel=1e-12)
+
+
+def test_high_risk_under_i9_switched_is_deferred_to_the_55th_birthday():
+    from actuarial import Readings
+
+    waits = Readings(high_risk_waits_for_age=True)
+    frame = value_frame(pd.DataFrame([HIGH_RISK]), GUIDES, Basis("sult", 0.05), readings=waits)
+    row = frame.set_index("clause").loc["b"]
+    start = date("2017-01-20")  # the 55th birthday; 75% of 45,000 / 12 = 2,812.50 a month
+    assert (row["start_date"].date(), row["monthly_amount"]) == (start, 2812.5)
+    birth, separation = date("1962-01-20"), date("2014-02-28")
+    expected = plain_present_value(sult().qx, 20, birth, separation, start, [(start, 2812.5)], 0.05)
+    assert row["pv_at_separation"] == pytest.approx(expected, rel=1e-12)
