@@ -58,7 +58,11 @@ COMMANDS = {
     "guides-fit": ["guides", "fit", "illustrative-half-percent-per-month", "--mortality", "sult"],
     "examples-members": ["examples", "members"],
     "batch": ["batch", "members.csv", "--out", "results.csv", "--no-progress"],
-}
+    "value": [
+        "value", "members.csv", "--out", "values.csv", "--interest", "0.045",
+        "--mortality", "soa:3397+soa:3399@50/soa:3398+soa:3400@50", "--improvement", "mp-2020",
+    ],  # the README's valuation: SOA tables and improvement scales shipped with pymort
+}  # fmt: skip
 
 
 def run(command, cwd, check=True) -> subprocess.CompletedProcess:
@@ -283,6 +287,12 @@ def test_the_installed_batch_writes_what_the_checkout_writes(core, from_checkout
         rows = {int(result["row"]) for result in csv.DictReader(handle)}
     assert rows == set(range(1, sample.count(b"\n")))  # every member, none lost
     assert installed.read_bytes() == (from_checkout.folder / "results.csv").read_bytes()
+
+
+def test_the_installed_valuation_writes_what_the_checkout_writes(core, from_checkout):
+    installed = (core.folder / "values.csv").read_bytes()
+    assert installed.count(b"\n") > 1000  # a row per member and clause
+    assert installed == (from_checkout.folder / "values.csv").read_bytes()
 
 
 def test_report_without_the_report_extra_says_what_to_install_and_writes_nothing(core):
