@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: test report notebooks bench bench-quick lab lint clean
+.PHONY: test report screens notebooks bench bench-quick lab lint clean
 
 # Each target installs what it needs into .venv: the package (editable) with the extras of
 # pyproject.toml that target uses. One stamp per set of extras; a change to pyproject.toml
@@ -46,6 +46,10 @@ test: lint
 
 report: $(VENV)/.installed-report
 	$(BIN)/actuarial report --out build/report
+
+# The report's pages as a reader sees them (headless chromium): build/report-screens/NN_*.png.
+screens: report $(STAMP)  # tests/browser.py drives chromium with playwright ([dev])
+	$(BIN)/python tests/browser.py build/report build/report-screens
 
 # Execute notebooks in place and normalize them (all, or one: make notebooks NB=notebooks/03_inciso_c.ipynb).
 notebooks: $(STAMP)

@@ -602,16 +602,26 @@ def guides_subsidy(guide, mortality, cohort, interest, m):
     help="Folder for index.html and one page per notebook.",
 )
 @click.option("--progress/--no-progress", default=True, show_default=True)
+@law_options
 @guide_options
 @reading_options
-def report(members_path, out_dir, progress, guides_path, series, readings):
-    """Run every notebook on these inputs and render them to HTML with their provenance."""
+def report(members_path, out_dir, as_of, law_files, progress, guides_path, series, readings):
+    """Run every notebook on these inputs and render them to HTML with their provenance.
+
+    --out must be a new or empty folder, or one holding a previous report (replaced)."""
     _require_extra("report")
     from actuarial.report import ReportError, build_report
 
     try:
         index = build_report(
-            out_dir, guides_path, series, members_path, progress=progress, readings=readings
+            out_dir,
+            guides_path,
+            series,
+            members_path,
+            progress=progress,
+            readings=readings,
+            as_of=as_of,
+            law_files=law_files,
         )
     except (*USABLE_INPUT_ERRORS, ReportError) as error:
         _fail(error)

@@ -15,6 +15,7 @@ ids stable (``make notebooks``).
 from __future__ import annotations
 
 import ast
+import datetime as dt
 import html
 import json
 import os
@@ -33,16 +34,19 @@ from actuarial import shipped
 from actuarial.distribution import installed_version
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, GuideSet, file_sha256, load_guides
 from actuarial.interpretations import Readings
+from actuarial.law import load_law, resolve_as_of
 from actuarial.members import MemberFileError
 from actuarial.review import guides_in
 
 __all__ = [
     "EXAMPLE_MEMBERS",
+    "MARKER",
     "KERNEL_NAME",
     "NOTEBOOKS",
     "Provenance",
     "ReportError",
     "build_report",
+    "check_out_dir",
     "execute_in_place",
     "git_commit",
     "normalize_notebook",
@@ -60,6 +64,7 @@ KERNEL_NAME = "python3"
 KERNEL_ARGUMENTS = ["--IPKernelApp.log_level=CRITICAL"]
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": KERNEL_NAME}
 NOTEBOOK_PATTERN = "[0-9][0-9]_*.ipynb"
+REPORT_TITLE = "Chapter 2 annuities: report"
 CELL_METADATA_KEPT = ("tags",)
 
 
@@ -177,7 +182,8 @@ def git_commit(repository=REPOSITORY, paths: Iterable[str] = ()) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Provenance:
-    """What a report was made from: code version, guides, member file, readings."""
+    """What a report was made from and when: code version, guides, member file, readings,
+    payment date, the time it was made (UTC)."""
 
     version: str
     commit: str | None  # None: an installed package (no checkout, no commit)
@@ -186,6 +192,12 @@ class Provenance:
     members_file: str  # file name only
     members_sha256: str
     readings: tuple[str, ...]
+    guide_details: tuple[tuple[str, str, str, str], ...] = ()  # (id, series, status, period)
+    guides_folder: str = ""  # shown without an absolute path
+    payment_date: str = ""
+    law_files: tuple[tuple[str, str], ...] = ()  # (file name, SHA-256), in the order applied
+    made_at: str = ""  # "YYYY-MM-DD HH:MM:SS UTC"
+    readings_label: str = "defaults"
 
     @property
     def code(self) -> str:
@@ -198,6 +210,7 @@ class Provenance:
         """The provenance as plain text lines."""
         lines = [
             f"actuarial {self.version}, {self.code}",
+            f"report made {self.made_at}; payment date: {self.payment_date}",
             f"guide series used: {self.series}",
         ]
         for guide_id, series, files in self.guides:
@@ -226,26 +239,73 @@ class Provenance:
         return (
             '<footer class="provenance">\n<h2>Provenance</h2>\n'
             f"<p>actuarial {escape(self.version)}, {code}; "
-            f"guide series used: <b>{escape(self.series)}</b>.</p>\n"
+            f"report made <b>{escape(self.made_at)}</b>; payment date: "
+            f"<b>{escape(self.payment_date)}</b>; guide series used: "
+            f"<b>{escape(self.series)}</b>.</p>\n"
             "<table><thead><tr><th>guide</th><th>series</th><th>SHA-256 of its files</th>"
             f"</tr></thead><tbody>{guide_rows}</tbody></table>\n"
             f"<p>Member file <b>{escape(self.members_file)}</b>: SHA-256 "
             f"<code>{self.members_sha256}</code></p>\n"
+            "<p>Law files, in the order applied: "
+            + "; ".join(
+                f"<b>{escape(name)}</b> SHA-256 <code>{digest}</code>"
+                for name, digest in self.law_files
+            )
+            + "</p>\n"
             "<p>Readings in force (docs/readings.md) where a page does not set its "
             f"own; the clause pages compare readings side by side:</p><ul>{readings}</ul>\n"
             "</footer>\n"
         )
 
+    def inputs_html(self, members_rows: int | None = None, status: str = "") -> str:
+        """The short "inputs" box at the top of every page: what the page was run on."""
+        escape = html.escape
+        guides = "<br>".join(
+            f"{escape(guide_id)}: series <b>{escape(series)}</b>"
+            f"{' (used)' if series == self.series else ''}, {escape(status_)}, {escape(period)}"
+            for guide_id, series, status_, period in self.guide_details
+        )
+        rows = f" ({members_rows:,} rows)" if members_rows is not None else ""
+        law = "<br>".join(
+            f"{escape(name)}{' (shipped)' if number == 0 else ''} <code>{digest[:12]}</code>"
+            for number, (name, digest) in enumerate(self.law_files)
+        )
+        status_row = f"<tr><th>status</th><td>{status}</td></tr>" if status else ""
+        return (
+            '<section class="report-inputs">\n<h2>Inputs</h2>\n<table><tbody>\n'
+            f"{status_row}"
+            f"<tr><th>guides</th><td>folder <code>{escape(self.guides_folder)}</code>, series "
+            f"<b>{escape(self.series)}</b><br>{guides}</td></tr>\n"
+            f"<tr><th>member file</th><td>{escape(self.members_file)}{rows}</td></tr>\n"
+            f"<tr><th>law files</th><td>{law}</td></tr>\n"
+            f"<tr><th>readings</th><td>{escape(self.readings_label)}</td></tr>\n"
+            f"<tr><th>payment date</th><td>{escape(self.payment_date)}</td></tr>\n"
+            f"<tr><th>made</th><td>{escape(self.made_at)}</td></tr>\n"
+            "</tbody></table>\n</section>\n"
+        )
+
 
 def provenance(
-    guides: GuideSet, guides_path, members_path, readings: Readings | None = None
+    guides: GuideSet,
+    guides_path,
+    members_path,
+    readings: Readings | None = None,
+    as_of: dt.date | None = None,
+    made_at: dt.datetime | None = None,
+    law=None,
 ) -> Provenance:
     """The provenance of a report over ``guides`` (from ``guides_path``) and a member file.
 
     Every guide under ``guides_path`` is listed with the SHA-256 of its files; those of the
-    series used are marked.
+    series used are marked. ``as_of`` is the payment date (default today), ``law`` the law
+    in force (default: the shipped law; see :func:`actuarial.law.law_in_force`), ``made_at``
+    defaults to now (UTC).
     """
+    from actuarial.law import law_in_force, resolve_as_of
+
     listed = guides_in(guides_path)
+    readings = readings or Readings()
+    made_at = made_at or dt.datetime.now(dt.UTC)
     return Provenance(
         version=actuarial.__version__,
         commit=None if installed_version() else git_commit(),
@@ -255,7 +315,24 @@ def provenance(
         ),
         members_file=Path(members_path).name,
         members_sha256=file_sha256(members_path),
-        readings=tuple((readings or Readings()).describe()),
+        readings=tuple(readings.describe()),
+        guide_details=tuple(
+            (
+                guide.id,
+                guide.series,
+                guide.status,
+                f"in force {guide.effective_from} to {guide.effective_until or 'open end'}",
+            )
+            for guide in listed
+        ),
+        guides_folder=Path(guides_path).name,
+        payment_date=resolve_as_of(as_of).isoformat(),
+        law_files=tuple(
+            (Path(item["file"]).name if number else item["file"], item["sha256"])
+            for number, item in enumerate(law_in_force(law).provenance())
+        ),
+        made_at=made_at.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
+        readings_label=readings.label(),
     )
 
 
@@ -263,23 +340,32 @@ def provenance(
 PAGE_STYLE = """<style>
 footer.provenance { max-width: 1100px; margin: 2em auto; padding: 1em 2em;
   border-top: 2px solid #888; font: 13px/1.4 sans-serif; color: #333; }
-footer.provenance table { border-collapse: collapse; }
-footer.provenance td, footer.provenance th { border: 1px solid #ccc; padding: 2px 6px;
-  text-align: left; }
+footer.provenance table, section.report-inputs table, table.summary {
+  border-collapse: collapse; }
+footer.provenance td, footer.provenance th, section.report-inputs td,
+section.report-inputs th, table.summary td, table.summary th {
+  border: 1px solid #ccc; padding: 3px 8px; text-align: left; vertical-align: top; }
+table.summary td.number, table.summary th.number { text-align: right; }
 footer.provenance code { font-size: 12px; }
+section.report-inputs { max-width: 1100px; margin: 1em auto; padding: 0.5em 1.5em;
+  background: #f6f8fa; border: 1px solid #d0d7de; font: 13px/1.4 sans-serif; }
+section.report-inputs h2 { font-size: 15px; margin: 0.3em 0; }
+section.report-inputs th { width: 9em; background: #eef1f4; }
+.report-failed { color: #a40000; font-weight: bold; }
 nav.report { max-width: 1100px; margin: 1em auto; font: 14px sans-serif; }
+table.report-table caption { padding: 0.3em 0; }
 </style>
 """
 
 
-def _page(body: str, footer: str) -> str:
-    """Add the style, a link back to the index and the footer to a rendered notebook."""
+def _page(body: str, top: str, footer: str) -> str:
+    """Add the style, a link back to the index, the inputs box and the footer to a page."""
     body = body.replace("</head>", PAGE_STYLE + "</head>", 1)
     body = re.sub(
         r"(<body[^>]*>)",
         lambda match: (
             match.group(1) + '\n<nav class="report"><a href="index.html">'
-            "&larr; all notebooks</a></nav>\n"
+            "&larr; all pages</a></nav>\n" + top
         ),
         body,
         count=1,
@@ -288,21 +374,76 @@ def _page(body: str, footer: str) -> str:
     return head + footer + "</body>" + tail
 
 
-def _index(entries: Iterable[tuple[str, str, str]], footer: str) -> str:
-    items = "".join(
-        f'<tr><td><a href="{html.escape(page)}">{html.escape(title)}</a></td>'
-        f"<td><code>{html.escape(name)}</code></td></tr>\n"
-        for name, title, page in entries
+@dataclass(frozen=True, slots=True)
+class PageEntry:
+    """One page of the report as the index lists it."""
+
+    notebook: str
+    title: str
+    page: str
+    error: str = ""  # one line; empty when the notebook ran to the end
+
+
+def _status_html(error: str) -> str:
+    if not error:
+        return "ok"
+    return f'<span class="report-failed">FAILED</span>: {html.escape(error)}'
+
+
+def _summary_html(figures: dict) -> str:
+    """The key figures of the membership: counts, then one row per clause."""
+    from actuarial.pages import format_money
+
+    escape = html.escape
+    counts = "".join(
+        f'<tr><th>{escape(name)}</th><td class="number">{value:,}</td></tr>'
+        for name, value in figures["counts"].items()
+    )
+    clause_rows = "".join(
+        f"<tr><td>inciso ({escape(clause)})</td>"
+        f'<td class="number">{int(row["eligible"]):,}</td>'
+        f'<td class="number">{format_money(row["monthly_total"])}</td>'
+        f'<td class="number">{format_money(row["annual_total"])}</td>'
+        f'<td class="number">{int(row["lifted_by_minimum"]):,}</td>'
+        f'<td class="number">{format_money(row["minimum_topup_total"])}</td>'
+        f'<td class="number">{int(row["errors"]):,}</td></tr>\n'
+        for clause, row in figures["clauses"].iterrows()
+    )
+    return (
+        "<h2>Key figures</h2>\n"
+        f"<p>The engine over the member file, payment date: {escape(figures['payment'])}. A "
+        "member may be eligible under several clauses (the member chooses), so the clause lines "
+        "are not to be added into a cost of the plan.</p>\n"
+        f'<table class="summary"><caption>Members</caption><tbody>{counts}</tbody></table>\n'
+        '<table class="summary" style="margin-top: 1em"><caption>By clause (amounts in USD)'
+        "</caption><thead><tr><th>clause</th>"
+        '<th class="number">eligible</th><th class="number">monthly total</th>'
+        '<th class="number">annual total</th><th class="number">lifted by the minimum</th>'
+        '<th class="number">minimum top-up, monthly</th>'
+        '<th class="number">rows with an error</th></tr></thead>'
+        f"<tbody>\n{clause_rows}</tbody></table>\n"
+    )
+
+
+def _index(entries: Iterable[PageEntry], inputs: str, summary: str, footer: str) -> str:
+    rows = "".join(
+        f'<tr><td><a href="{html.escape(entry.page)}">{html.escape(entry.title)}</a></td>'
+        f"<td>{_status_html(entry.error)}</td></tr>\n"
+        for entry in entries
     )
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
-        "<title>actuarial: Chapter 2 annuities, notebooks</title>\n" + PAGE_STYLE + "<style>"
+        f"<title>{html.escape(REPORT_TITLE)}</title>\n" + PAGE_STYLE + "<style>"
         "body { font: 15px/1.5 sans-serif; max-width: 1100px; margin: 2em auto; }"
-        "table.notebooks td { padding: 4px 12px; border-bottom: 1px solid #ddd; }</style>\n"
-        "</head>\n<body>\n<h1>Chapter 2 annuities: notebooks</h1>\n"
-        "<p>Ley 447-1951, art. 2-103 (3 L.P.R.A. &sect; 766d), as amended. Each notebook "
-        "was run on the inputs below.</p>\n"
-        f'<table class="notebooks"><tbody>\n{items}</tbody></table>\n'
+        "</style>\n</head>\n<body>\n"
+        f"<h1>{html.escape(REPORT_TITLE)}</h1>\n"
+        "<p>Ley 447-1951, art. 2-103 (3 L.P.R.A. &sect; 766d), as amended. Each page was run "
+        "on the inputs below.</p>\n"
+        + inputs
+        + "<h2>Pages</h2>\n"
+        '<table class="summary"><thead><tr><th>page</th><th>status</th></tr></thead>'
+        f"<tbody>\n{rows}</tbody></table>\n"
+        + summary
         + footer
         + "</body>\n</html>\n"
     )
@@ -310,6 +451,25 @@ def _index(entries: Iterable[tuple[str, str, str]], footer: str) -> str:
 
 MATHJAX_FOLDER = "mathjax"
 MATHJAX_URL = f"{MATHJAX_FOLDER}/MathJax.js?config=TeX-AMS-MML_HTMLorMML-full,Safe"
+# What MathJax typesets: formulas between \( \) inline and \[ \] displayed, never text between
+# dollar signs (amounts are dollars), and nothing inside an output, the inputs box or the
+# footer (text from data). The copied MathJax has the STIX-Web fonts only: asked for by name,
+# so that accents sit on their letters (the TeX fonts it would look for are not there).
+MATHJAX_CONFIG = r"""MathJax.Hub.Config({
+    tex2jax: {
+        inlineMath: [["\\(", "\\)"]],
+        displayMath: [["\\[", "\\]"]],
+        processEscapes: false,
+        processEnvironments: true,
+        ignoreClass: "tex2jax_ignore|jp-OutputArea|report-inputs|provenance"
+    },
+    "HTML-CSS": {
+        availableFonts: ["STIX-Web"], preferredFont: "STIX-Web", webFont: "STIX-Web",
+        imageFont: null
+    },
+    displayAlign: "center",
+    messageStyle: "none"
+});"""
 
 
 def _copy_mathjax(out_dir: Path) -> None:
@@ -321,17 +481,68 @@ def _copy_mathjax(out_dir: Path) -> None:
         shutil.copytree(source, out_dir / MATHJAX_FOLDER, dirs_exist_ok=True)
 
 
-# nbconvert's lab page, without the require.js it fetches from a CDN for widgets (none here).
-PAGE_TEMPLATE = """{%- extends 'index.html.j2' -%}
+# nbconvert's lab page, without the require.js it fetches from a CDN for widgets (none here),
+# and with our MathJax configuration instead of nbconvert's (which takes $ as a delimiter).
+PAGE_TEMPLATE = (
+    """{%- extends 'index.html.j2' -%}
 {%- block html_head_js_requirejs -%}{%- endblock html_head_js_requirejs -%}
+{%- block html_head_js_mathjax -%}
+<script type="text/x-mathjax-config">
 """
+    + MATHJAX_CONFIG
+    + """
+</script>
+<script src="{{ resources.mathjax_url }}"></script>
+{%- endblock html_head_js_mathjax -%}
+"""
+)
 
 
-def _render(notebook, title: str) -> str:
-    from jinja2 import DictLoader
+def _markdown_to_html(source: str, renderer) -> str:
+    r"""Markdown cells to HTML, formulas delimited for :data:`MATHJAX_CONFIG`.
+
+    nbconvert's parser reads ``$...$`` as a formula and writes every formula back between
+    dollar signs; here text between single dollar signs stays text (``\$`` and ``$`` both
+    give a dollar sign), and the formulas written ``\\(...\\)``, ``\\[...\\]`` or ``$$...$$``
+    in a notebook are written ``\(...\)`` or ``\[...\]`` for MathJax.
+    """
+    from nbconvert.filters.markdown_mistune import MarkdownWithMath, MathInlineParser
+
+    class Inline(MathInlineParser):
+        DEFAULT_RULES = tuple(rule for rule in MathInlineParser.DEFAULT_RULES
+                              if rule != "inline_math_tex")
+
+    return MarkdownWithMath(renderer=renderer, inline=Inline(hard_wrap=False)).render(source)
+
+
+def _exporter():
+    from jinja2 import DictLoader, pass_context
     from nbconvert import HTMLExporter
+    from nbconvert.filters.markdown_mistune import IPythonRenderer
 
-    exporter = HTMLExporter(
+    class Renderer(IPythonRenderer):
+        def inline_math(self, body: str) -> str:
+            return rf"\({self.escape_html(body)}\)"
+
+        def block_math(self, body: str) -> str:
+            return rf"\[{self.escape_html(body)}\]"
+
+    class Exporter(HTMLExporter):
+        @pass_context
+        def markdown2html(self, context, source):
+            cell = context.get("cell", {})
+            renderer = Renderer(
+                escape=False,
+                attachments=cell.get("attachments", {}),
+                embed_images=self.embed_images,
+                path=context.get("resources", {}).get("metadata", {}).get("path", ""),
+                anchor_link_text=self.anchor_link_text,
+                exclude_anchor_links=self.exclude_anchor_links,
+                **self.lexer_options,
+            )
+            return _markdown_to_html(source, renderer)
+
+    return Exporter(
         template_name="lab",
         extra_loaders=[DictLoader({"actuarial_page.html.j2": PAGE_TEMPLATE})],
         template_file="actuarial_page.html.j2",
@@ -339,7 +550,10 @@ def _render(notebook, title: str) -> str:
         exclude_output_prompt=True,
         mathjax_url=MATHJAX_URL,
     )
-    body, _ = exporter.from_notebook_node(notebook, resources={"metadata": {"name": title}})
+
+
+def _render(notebook, title: str) -> str:
+    body, _ = _exporter().from_notebook_node(notebook, resources={"metadata": {"name": title}})
     return body
 
 
@@ -387,14 +601,127 @@ def _declared_parameters(path: Path) -> set[str]:
     return set()
 
 
+ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
 def _failure(notebook) -> str:
+    """The error of a failed notebook in one line: type, first line of the message, the cell."""
     for cell in notebook.cells:
         for output in cell.get("outputs", []):
             if output.get("output_type") == "error":
                 source = cell.source.strip().splitlines()
                 first = source[0] if source else ""
-                return f"{output.ename}: {output.evalue} (in the cell starting {first!r})"
+                message = ANSI_ESCAPE.sub("", str(output.evalue)).strip().splitlines()
+                evalue = message[0] if message else ""
+                return f"{output.ename}: {evalue} (in the cell starting {first!r})"
     return "execution failed"
+
+
+HIDDEN_TAGS = {"parameters", "injected-parameters", "papermill-error-cell-tag"}
+PROSE_TAG = "prose"  # a code cell that writes a paragraph (actuarial.pages.prose): shown as it
+
+
+def _readers_view(notebook):
+    """The notebook as a reader sees it (in place; returns it): no parameter cells (the inputs
+    box shows them), no papermill error banners, each prose cell as the markdown it wrote (the
+    same renderer and MathJax as the written prose), and an error as its message, not a
+    traceback."""
+    notebook.cells = [
+        cell for cell in notebook.cells if not HIDDEN_TAGS & set(cell.metadata.get("tags", []))
+    ]
+    for index, cell in enumerate(notebook.cells):
+        if PROSE_TAG in cell.metadata.get("tags", []):
+            written = [
+                output["data"]["text/markdown"]
+                for output in cell.get("outputs", [])
+                if "text/markdown" in output.get("data", {})
+            ]
+            if written:
+                notebook.cells[index] = nbformat.v4.new_markdown_cell("\n\n".join(written))
+            else:  # the cell failed: its code stays to be seen with the error
+                cell.metadata["transient"] = {"remove_source": False}
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            if output.get("output_type") == "error":
+                message = ANSI_ESCAPE.sub("", f"{output.ename}: {output.evalue}")
+                output.traceback = [f"This cell failed. {message}"]
+    return notebook
+
+
+def _scrubber(replacements: dict[str, str]):
+    """A function that replaces, in a page, each path of the machine by what may be shown
+    (longest first, so that a folder's path does not cut a longer one)."""
+    ordered = sorted(((k, v) for k, v in replacements.items() if k), key=lambda kv: -len(kv[0]))
+
+    def scrub(text: str) -> str:
+        for path, shown in ordered:
+            text = text.replace(path, shown)
+        return text
+
+    return scrub
+
+
+# --------------------------------------------------------------------- the output folder
+MARKER = ".actuarial-report"
+REPORT_LAYOUT = re.compile(r"index\.html|[0-9][0-9]_[^/]*\.html|mathjax|\.actuarial-report")
+
+
+def check_out_dir(out_dir) -> None:
+    """Refuse an ``--out`` folder that a report must not overwrite.
+
+    A missing or empty folder is used; a folder holding a previous report (our marker file,
+    or only what a report writes: ``index.html``, ``NN_*.html``, ``mathjax/``) is replaced;
+    anything else (a guides folder, a folder of other files) raises :class:`ReportError`.
+    """
+    out_dir = Path(out_dir)
+    if not out_dir.exists():
+        return
+    if not out_dir.is_dir():
+        raise ReportError(f"{out_dir}: --out must be a folder for the report (it is a file)")
+    entries = sorted(child.name for child in out_dir.iterdir())
+    if not entries or MARKER in entries:
+        return
+    others = [name for name in entries if not REPORT_LAYOUT.fullmatch(name)]
+    if not others and "index.html" in entries:
+        return
+    shown = ", ".join(others[:5] or entries[:5]) + (", ..." if len(others) > 5 else "")
+    raise ReportError(
+        f"{out_dir}: not a report folder (it holds {shown}); the report is written only to a "
+        "new or empty folder, or over a previous report: choose another --out"
+    )
+
+
+def _clear_out_dir(out_dir: Path) -> None:
+    """Empty a folder :func:`check_out_dir` accepted, and mark it as ours."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for child in out_dir.iterdir():
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child)
+        else:
+            child.unlink()
+    (out_dir / MARKER).write_text(
+        "Written by `actuarial report`: this folder is replaced by the next report written "
+        "to it.\n",
+        encoding="utf-8",
+    )
+
+
+# --------------------------------------------------------------------- building it
+def _key_figures(guides, members_path: Path, readings: Readings, as_of, law) -> dict:
+    """Members evaluated, eligible and amounts by clause, rows with errors (the index)."""
+    from actuarial.batch import read_members
+    from actuarial.engine import evaluate_frame
+    from actuarial.review import clause_summary, membership_counts
+
+    results = evaluate_frame(
+        read_members(members_path), guides, as_of=as_of, readings=readings,
+        source=members_path.name, law=law,
+    )
+    return {
+        "counts": membership_counts(results).to_dict(),
+        "clauses": clause_summary(results),
+        "payment": as_of.isoformat(),
+    }
 
 
 def _run_folder(scratch: Path, notebooks_dir: Path) -> Path:
@@ -422,18 +749,22 @@ def build_report(
     notebooks_dir=None,
     progress: bool = True,
     readings: Readings | None = None,
+    as_of: dt.date | None = None,
+    law_files=(),
 ) -> Path:
     """Run every notebook with the same inputs and write one HTML page each plus index.html.
 
     ``guides_path`` defaults to the shipped guides (series ``DEFAULT_SERIES``),
-    ``members_path`` to ``examples/members.csv``. The guides are validated and the member file
-    checked before any notebook runs. Notebooks receive ``guides_path``, ``series`` and
-    ``members_path`` (those their ``parameters`` cell declares) as absolute paths, and
-    ``readings`` (default: the default readings) as a dict of the
-    switches, for ``Readings(**readings)``. Returns the path of ``index.html``. A failing
-    notebook is still rendered; then :class:`ReportError` names it. Each notebook runs from a
-    temporary copy, in a temporary folder: nothing is written beside the notebooks (for an
-    installed package, site-packages) nor anywhere but ``out_dir``.
+    ``members_path`` to ``examples/members.csv``; ``law_files`` are amendment files applied in
+    order to the shipped law; ``as_of`` is the payment date (default: today, as in ``batch``).
+    The guides and law files are validated, the member file read and ``out_dir`` checked
+    (:func:`check_out_dir`) before any notebook runs. Notebooks receive ``guides_path``,
+    ``series``, ``members_path``, ``law_files``, ``as_of`` and ``readings`` (those their
+    ``parameters`` cell declares; absolute paths, ``readings`` as a dict for
+    ``Readings(**readings)``). Returns the path of ``index.html``. A failing notebook is still
+    rendered, marked failed in the index; then :class:`ReportError` names it. Each notebook
+    runs from a temporary copy (:func:`_run_folder`): nothing is written beside the notebooks
+    (for an installed package, site-packages) nor anywhere but ``out_dir``.
     """
     import papermill
     from papermill.exceptions import PapermillExecutionError
@@ -451,55 +782,95 @@ def build_report(
     paths = notebook_paths(notebooks_dir)
     if not paths:
         raise ReportError(f"{notebooks_dir}: no notebooks named {NOTEBOOK_PATTERN}")
+    check_out_dir(out_dir)
     readings = readings or Readings()
-    footer = provenance(guides, guides_path, members_path, readings).html()
+    law_paths = [Path(path).resolve() for path in law_files]
+    law = load_law(*law_paths)  # every file validated before anything runs
+    as_of = resolve_as_of(as_of)
+    figures = _key_figures(guides, members_path, readings, as_of, law)
+    made = provenance(guides, guides_path, members_path, readings, as_of, law=law)
+    footer = made.html()
+    members_rows = figures["counts"]["members read"]
     inputs = {
-        "guides_path": str(guides_path),
+        "guides_path": str(guides_path),  # absolute: each notebook runs from a temporary copy
         "series": guides.series,
         "members_path": str(members_path),
+        "law_files": [str(path) for path in law_paths],
+        "as_of": as_of.isoformat(),
         "readings": readings.as_dict(),
     }
     shown = {
         **inputs,
         "guides_path": _shown_path(guides_path, notebooks_dir),
         "members_path": _shown_path(members_path, notebooks_dir),
+        "law_files": [_shown_path(path, notebooks_dir) for path in law_paths],
     }
-    out_dir.mkdir(parents=True, exist_ok=True)
+    _clear_out_dir(out_dir)
     _copy_mathjax(out_dir)
     entries, failures = [], []
-    with (
-        tempfile.TemporaryDirectory() as scratch,
-        tqdm(paths, desc="notebooks", unit="notebook", disable=not progress) as bar,
-    ):
+    with tempfile.TemporaryDirectory() as scratch:
+        scrub = _scrubber(
+            {
+                inputs["guides_path"]: shown["guides_path"],
+                inputs["members_path"]: shown["members_path"],
+                str(guides_path): shown["guides_path"],
+                **{str(path): _shown_path(path, notebooks_dir) for path in law_paths},
+                **{
+                    relative: _shown_path(path, notebooks_dir)
+                    for relative, path in zip(inputs["law_files"], law_paths, strict=True)
+                },
+                str(members_path): shown["members_path"],
+                str(notebooks_dir): "notebooks",
+                str(REPOSITORY): ".",
+                str(out_dir): out_dir.name,
+                str(Path(scratch).resolve()) + "/": "",
+            }
+        )
         run_dir = _run_folder(Path(scratch), notebooks_dir)
-        for path in bar:
-            bar.set_postfix_str(path.name)
-            declared = _declared_parameters(path)
-            parameters = {key: value for key, value in inputs.items() if key in declared}
-            executed = Path(scratch) / path.name
-            try:
-                notebook = papermill.execute_notebook(
-                    run_dir / path.name,
-                    executed,
-                    parameters=parameters,
-                    kernel_name=KERNEL_NAME,
-                    language="python",
-                    extra_arguments=KERNEL_ARGUMENTS,
-                    cwd=run_dir,
-                    progress_bar={"leave": False, "desc": path.stem} if progress else False,
-                )
-            except PapermillExecutionError:
-                notebook = nbformat.read(executed, as_version=4)
-                failures.append(f"{path.name}: {_failure(notebook)}")
-            _show_parameters(notebook, {key: shown[key] for key in parameters})
-            title = notebook_title(notebook) or path.stem
-            page = path.with_suffix(".html").name
-            (out_dir / page).write_text(
-                _page(_render(normalize_notebook(notebook), title), footer), encoding="utf-8"
-            )
-            entries.append((path.name, title, page))
+        with tqdm(paths, desc="notebooks", unit="notebook", disable=not progress) as bar:
+            for path in bar:
+                bar.set_postfix_str(path.name)
+                declared = _declared_parameters(path)
+                parameters = {key: value for key, value in inputs.items() if key in declared}
+                executed = Path(scratch) / path.name
+                error = ""
+                try:
+                    notebook = papermill.execute_notebook(
+                        run_dir / path.name,
+                        executed,
+                        parameters=parameters,
+                        kernel_name=KERNEL_NAME,
+                        language="python",
+                        extra_arguments=KERNEL_ARGUMENTS,
+                        cwd=run_dir,
+                        progress_bar=False,
+                    )
+                except PapermillExecutionError:
+                    notebook = nbformat.read(executed, as_version=4)
+                    error = scrub(_failure(notebook))
+                    failures.append(f"{path.name}: {error}")
+                _show_parameters(notebook, {key: shown[key] for key in parameters})
+                notebook = _readers_view(normalize_notebook(notebook))
+                title = notebook_title(notebook) or path.stem
+                page = path.with_suffix(".html").name
+                top = made.inputs_html(members_rows, _status_html(error))
+                body = _render(notebook, title)
+                (out_dir / page).write_text(scrub(_page(body, top, footer)), encoding="utf-8")
+                entries.append(PageEntry(path.name, title, page, error))
     index = out_dir / "index.html"
-    index.write_text(_index(entries, footer), encoding="utf-8")
+    failed = sum(bool(entry.error) for entry in entries)
+    status = "every page ran to the end" if not failed else f"{failed} page(s) FAILED"
+    index.write_text(
+        scrub(
+            _index(
+                entries,
+                made.inputs_html(members_rows, html.escape(status)),
+                _summary_html(figures),
+                footer,
+            )
+        ),
+        encoding="utf-8",
+    )
     if failures:
         raise ReportError(
             f"{len(failures)} notebook(s) failed (pages written to {out_dir}):\n"

@@ -9,6 +9,7 @@ Nothing here applies the law: the numbers come from the engine, the guides and
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -17,7 +18,7 @@ import pandas as pd
 
 from actuarial.dates import format_age
 from actuarial.equivalence import early_retirement_factor, fit_interest
-from actuarial.guides import Guide, GuideError, load_every_guide
+from actuarial.guides import Guide, GuideError, GuideSet, load_every_guide
 from actuarial.law.clauses import CLAUSES
 from actuarial.law.conditions import render
 from actuarial.law.parameters import shipped_law
@@ -30,19 +31,23 @@ __all__ = [
     "clause_summary",
     "equivalence_table",
     "factor_grid",
+    "factor_in_force",
     "guide_factor_table",
     "guide_summary",
+    "guide_under_review",
     "guides_in",
     "implied_interest",
     "gains_by_clause",
     "interpretations_table",
     "invalid_rows",
     "law_comparison",
+    "law_numbers",
     "lifted_by_minimum",
     "membership_counts",
     "mortality_sensitivity",
     "relative_problems",
     "scale_mortality",
+    "series_in",
 ]
 
 
@@ -81,8 +86,90 @@ def interpretations_table(readings: Readings | None = None) -> pd.DataFrame:
     )
 
 
+# --------------------------------------------------------------------- the numbers of the law
+def _law_values(law=None, date=None) -> tuple[dict, str]:
+    """The numbers of the clauses in force on ``date`` (default: from the law's last change
+    on), by their names in the law file, and the date from which that monthly minimum is paid."""
+    from actuarial.law import law_in_force
+
+    law = law_in_force(law)
+    if date is None:
+        date = max(law.change_dates()).astype("datetime64[D]").item()
+    elif isinstance(date, str):
+        date = dt.date.fromisoformat(date)
+    values = law.values_on(date)
+    starts = law.changes("minimum_monthly_pension")
+    minimum_from = starts[starts <= np.datetime64(date, "D")].max()
+    return values, str(minimum_from.astype("datetime64[D]"))
+
+
+def law_numbers(law=None, date=None) -> dict[str, str]:
+    """The numbers of the law as a page's prose writes them (``actuarial.pages.prose``): those
+    of ``law`` (default: the shipped law; a path or list of paths: amended) in force on ``date``
+    (default: from its last change on).
+
+    ``minimum`` ($500), ``minimum_cents`` ($500.00), ``minimum_from`` (its first payment
+    date), ``coverage_from``, ``coverage_until``; per clause: ``age_a`` (65), ``age_a_ym``
+    (65y0m), ``age_a_before`` (64y11m), ``service_a``, ``rate_a`` (1.5%), ``age_b``,
+    ``age_b_ym``, ``age_b_before``, ``service_b``, ``rate_b_at``, ``rate_b_before``,
+    ``age_c``, ``age_c_ym``, ``age_c_before``, ``service_c``, ``age_d``; each percentage
+    also as TeX (``rate_a_tex``: ``1.5\\%``).
+    """
+    values, minimum_from = _law_values(law, date)
+
+    def years(value) -> str:
+        return f"{value:g}"
+
+    def percent(value) -> str:
+        return f"{100 * value:g}%"
+
+    numbers = {
+        "minimum": f"${values['minimum_monthly_pension']:,.0f}",
+        "minimum_cents": f"${values['minimum_monthly_pension']:,.2f}",
+        "minimum_from": minimum_from,
+        "coverage_from": str(values["coverage.first_entry_on_or_after"]),
+        "coverage_until": str(values["coverage.first_entry_before"]),
+    }
+    for clause, prefix in (("a", "service_annuity"), ("b", "high_risk"),
+                           ("c", "early_retirement"), ("d", "deferred")):
+        age = int(values[f"{prefix}.age"])
+        numbers[f"age_{clause}"] = str(age)
+        numbers[f"age_{clause}_ym"] = f"{age}y0m"
+        numbers[f"age_{clause}_before"] = f"{age - 1}y11m"
+        if f"{prefix}.minimum_service" in values:
+            numbers[f"service_{clause}"] = years(values[f"{prefix}.minimum_service"])
+    for name, key in (("rate_a", "service_annuity.rate"), ("rate_b_at", "high_risk.rate_at_age"),
+                      ("rate_b_before", "high_risk.rate_before_age")):
+        numbers[name] = percent(values[key])
+        numbers[f"{name}_tex"] = numbers[name].replace("%", "\\%")
+    return numbers
+
+
 # --------------------------------------------------------------------- guides
 guides_in = load_every_guide  # every guide of every series, validated (actuarial.guides)
+
+
+def series_in(path, first: str | None = None) -> list[str]:
+    """The series of every guide under ``path``, ``first`` (when given) first, then by name."""
+    present = sorted({guide.series for guide in guides_in(path)})
+    return list(dict.fromkeys([first, *present] if first else present))
+
+
+def factor_in_force(guides: GuideSet, date, age_months: int) -> float | None:
+    """The factor of the guide of ``guides`` in force on ``date`` at ``age_months``; None when no
+    guide of the series is in force that day (the engine then reports an error, no amount)."""
+    factors, _ = guides.factors(np.array([date], dtype="datetime64[D]"), [age_months])
+    return None if np.isnan(factors[0]) else float(factors[0])
+
+
+def guide_under_review(guides: GuideSet, review_date: str | dt.date | None = None) -> Guide:
+    """The guide in force on ``review_date`` (ISO text or a date), or the series' latest guide
+    (the last to take effect) when ``review_date`` is None."""
+    if review_date is None:
+        return guides.guides[-1]
+    if isinstance(review_date, str):
+        review_date = dt.date.fromisoformat(review_date)
+    return guides.in_force_on(review_date)
 
 
 def guide_summary(guides: Iterable[Guide]) -> pd.DataFrame:

@@ -5,6 +5,7 @@ seconds); the real notebooks are checked by nbval (`make test`).
 """
 
 import ast
+import datetime as dt
 import hashlib
 import html
 import re
@@ -20,6 +21,7 @@ import actuarial
 from actuarial import MemberFileError, Readings, report
 from actuarial.cli import cli
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES
+from actuarial.law import shipped_law
 from actuarial.report import (
     EXAMPLE_MEMBERS,
     REPOSITORY,
@@ -201,6 +203,7 @@ def test_report_writes_an_index_and_one_page_per_notebook_with_provenance(
     assert result.exit_code == 0, result.output
     assert result.output.strip() == f"report: {out / 'index.html'}"
     assert sorted(path.name for path in out.iterdir()) == [
+        ".actuarial-report",  # the marker: a later report may replace this folder
         "00_first.html",
         "01_second.html",
         "index.html",
@@ -208,10 +211,23 @@ def test_report_writes_an_index_and_one_page_per_notebook_with_provenance(
     ]
     assert (out / "mathjax" / "MathJax.js").is_file()  # formulas render offline
     index = (out / "index.html").read_text()
-    assert '<a href="00_first.html">First $500 page</a>' in index
-    assert '<a href="01_second.html">Second page</a>' in index
+    assert '<a href="00_first.html">First $500 page</a></td><td>ok</td>' in index
+    assert '<a href="01_second.html">Second page</a></td><td>ok</td>' in index
+    assert "<th>members read</th><td class=\"number\">313</td>" in index  # key figures
     first = (out / "00_first.html").read_text()
     assert f"staff.csv {DEFAULT_SERIES} 1" in first  # ran with the inputs
+    assert "guides_path =" not in first  # the parameter cells are hidden: the inputs box says
+    inputs = first.split('<section class="report-inputs">')[1].split("</section>")[0]
+    assert "<tr><th>member file</th><td>staff.csv (313 rows)</td></tr>" in inputs
+    today = dt.date.today().isoformat()  # the payment date by default, as in batch
+    assert f"<tr><th>payment date</th><td>{today}</td></tr>" in inputs
+    assert re.search(r"<tr><th>made</th><td>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC</td>", inputs)
+    assert f"{DEFAULT_SERIES}: series <b>{DEFAULT_SERIES}</b> (used)" in inputs
+    law = shipped_law().provenance()[0]
+    assert f"<tr><th>law files</th><td>{law['file']} (shipped) <code>{law['sha256'][:12]}" in (
+        inputs
+    )
+    assert f"<b>{law['file']}</b> SHA-256 <code>{law['sha256']}</code>" in first  # footer
     assert "<b>staff.csv</b>: SHA-256 <code>" + sha256(members) in first
     for guide_id in SHIPPED_IDS:
         for name in ("guide.toml", "reduction.csv"):
@@ -266,8 +282,76 @@ def test_report_still_renders_a_failing_notebook_and_names_it(notebooks, tmp_pat
     out = tmp_path / "out"
     with pytest.raises(ReportError, match=r"02_broken.ipynb: ValueError: on purpose"):
         build_report(out, notebooks_dir=notebooks, progress=False)
-    assert "on purpose" in (out / "02_broken.html").read_text()
-    assert (out / "index.html").is_file()
+    page = (out / "02_broken.html").read_text()
+    assert "This cell failed. ValueError: on purpose" in page
+    assert "Traceback" not in page and "papermill-error-cell" not in page
+    assert '<span class="report-failed">FAILED</span>: ValueError: on purpose' in page
+    index = (out / "index.html").read_text()
+    assert (
+        '<a href="02_broken.html">Broken</a></td><td><span class="report-failed">FAILED</span>: '
+        "ValueError: on purpose (in the cell starting &quot;raise ValueError(&#x27;on purpose"
+        "&#x27;)&quot;)</td>" in index
+    )
+    assert '<a href="01_second.html">Second page</a></td><td>ok</td>' in index
+
+
+def test_report_command_exits_1_naming_the_failed_notebook(notebooks, tmp_path, monkeypatch):
+    write_notebook(notebooks / "02_broken.ipynb", [new_code_cell("1 / 0")])
+    monkeypatch.setattr(report, "NOTEBOOKS", notebooks)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(cli, ["report", "--out", str(out), "--no-progress"])
+    assert result.exit_code == 1
+    assert "02_broken.ipynb: ZeroDivisionError: division by zero" in result.output
+    assert (out / "02_broken.html").is_file() and (out / "index.html").is_file()
+
+
+# ----------------------------------------------------------------- --out
+def test_out_may_be_missing_empty_or_a_previous_report(tmp_path):
+    report.check_out_dir(tmp_path / "missing")
+    (tmp_path / "empty").mkdir()
+    report.check_out_dir(tmp_path / "empty")
+    marked = tmp_path / "marked"
+    marked.mkdir()
+    (marked / report.MARKER).write_text("")
+    (marked / "notes.txt").write_text("left by a reader in a report folder")
+    report.check_out_dir(marked)
+    layout = tmp_path / "layout"  # a report written before the marker existed
+    (layout / "mathjax").mkdir(parents=True)
+    for name in ("index.html", "00_overview.html", "07_membership_report.html"):
+        (layout / name).write_text("<html></html>")
+    report.check_out_dir(layout)
+
+
+def test_out_is_refused_when_it_holds_anything_else(tmp_path):
+    with pytest.raises(ReportError, match=r"guides: not a report folder \(it holds "
+                       r"illustrative-half-percent-per-month, .*choose another --out"):
+        report.check_out_dir(SHIPPED_GUIDES)
+    (tmp_path / "index.html").write_text("a page of someone else")
+    (tmp_path / "members.csv").write_text("member_id\n")
+    with pytest.raises(ReportError, match=r"not a report folder \(it holds members.csv\)"):
+        report.check_out_dir(tmp_path)
+    with pytest.raises(ReportError, match=r"members.csv: --out must be a folder"):
+        report.check_out_dir(tmp_path / "members.csv")
+
+
+def test_a_refused_out_is_left_untouched_and_nothing_runs(notebooks, tmp_path, monkeypatch):
+    monkeypatch.setattr(report, "NOTEBOOKS", notebooks)
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "thesis.txt").write_text("not to be lost")
+    result = CliRunner().invoke(cli, ["report", "--out", str(out), "--no-progress"])
+    assert result.exit_code == 1
+    assert f"error: {out}: not a report folder (it holds thesis.txt)" in result.output
+    assert sorted(path.name for path in out.iterdir()) == ["thesis.txt"]
+
+
+def test_a_previous_report_is_replaced_whole(notebooks, tmp_path):
+    out = tmp_path / "out"
+    build_report(out, notebooks_dir=notebooks, progress=False)
+    (out / "99_stale.html").write_text("from a notebook since removed")
+    build_report(out, notebooks_dir=notebooks, progress=False)
+    assert not (out / "99_stale.html").exists()
+    assert (out / report.MARKER).is_file() and (out / "00_first.html").is_file()
 
 
 def test_report_refuses_a_missing_member_file_before_running_anything(notebooks, tmp_path):
@@ -284,3 +368,39 @@ def test_report_command_fails_with_the_guide_problem_and_exit_status_1(tmp_path)
     )
     assert result.exit_code == 1
     assert "no guide found" in result.output
+
+
+# ----------------------------------------------------------------- formulas and dollars
+def test_dollar_amounts_stay_text_and_formulas_get_mathjax_delimiters():
+    notebook = new_notebook(
+        cells=[
+            new_markdown_cell(
+                "# Page\n\nde quinientos dólares ($500) mensuales, efectivo el, 1ro de julio "
+                "de 2013 ... de quinientos dólares (\\$500).\n\n"
+                "With 48,000 and 25 years the annuity is $18,000.00; \\\\(AC \\times S\\\\).\n\n"
+                "$$\nf(x) = \\ddot{a}^{(12)}_x\n$$"
+            )
+        ]
+    )
+    page = report._render(notebook, "Page")
+    assert (
+        "de quinientos dólares ($500) mensuales, efectivo el, 1ro de julio de 2013 ... "
+        "de quinientos dólares ($500)." in page
+    )
+    assert "With 48,000 and 25 years the annuity is $18,000.00; \\(AC \\times S\\)." in page
+    assert "\\[\nf(x) = \\ddot{a}^{(12)}_x\n\\]" in page
+    config = report.MATHJAX_CONFIG
+    assert 'inlineMath: [["\\\\(", "\\\\)"]]' in config and "'$'" not in config
+    assert '"$"' not in config and "$$" not in config
+
+
+def test_a_prose_cell_becomes_the_markdown_it_wrote():
+    written = r"A minimum of $500 a month, \\(S \ge 10\\)."  # as pages.prose writes it
+    cell = new_code_cell('pages.prose(template, **numbers)')
+    cell.metadata["tags"] = ["prose"]
+    cell.outputs = [
+        new_output("display_data", {"text/markdown": written, "text/plain": "<Markdown>"})
+    ]
+    page = report._render(report._readers_view(new_notebook(cells=[cell])), "Page")
+    assert r"<p>A minimum of $500 a month, \(S \ge 10\).</p>" in page  # a formula for MathJax
+    assert "pages.prose" not in page and "jp-OutputArea jp-Cell-outputArea" not in page
