@@ -1,8 +1,9 @@
 """The HTML report: every notebook run on the same inputs, rendered, each page with its provenance.
 
 ``build_report`` runs each ``notebooks/NN_*.ipynb`` (package data) through papermill from a
-temporary copy (the inputs injected as absolute paths, and shown on the page relative to the
-project or by file name, so that no page shows an absolute path), renders it with nbconvert
+temporary copy beside copies of the shipped folders (the inputs injected as paths relative to
+it, or absolute when outside them, and shown on the page relative to the project or by file
+name, so that no page shows an absolute path), renders it with nbconvert
 and writes ``index.html``. Every page ends with a provenance footer: package version, git
 commit (or "installed package"), each guide's SHA-256, the member file's SHA-256 and the
 readings in force.
@@ -741,6 +742,15 @@ def _run_folder(scratch: Path, notebooks_dir: Path) -> Path:
     return run_dir
 
 
+def _run_path(path: Path, notebooks_dir: Path) -> str:
+    """An input as the notebooks' copy reads it: relative to the notebooks folder when it lies
+    in a folder :func:`_run_folder` copies beside them (``../guides``), else absolute."""
+    for name in shipped.FOLDERS:
+        if name != "notebooks" and path.is_relative_to(notebooks_dir.parent / name):
+            return Path(os.path.relpath(path, notebooks_dir)).as_posix()
+    return str(path)
+
+
 def build_report(
     out_dir,
     guides_path=None,
@@ -760,11 +770,12 @@ def build_report(
     The guides and law files are validated, the member file read and ``out_dir`` checked
     (:func:`check_out_dir`) before any notebook runs. Notebooks receive ``guides_path``,
     ``series``, ``members_path``, ``law_files``, ``as_of`` and ``readings`` (those their
-    ``parameters`` cell declares; absolute paths, ``readings`` as a dict for
-    ``Readings(**readings)``). Returns the path of ``index.html``. A failing notebook is still
-    rendered, marked failed in the index; then :class:`ReportError` names it. Each notebook
-    runs from a temporary copy (:func:`_run_folder`): nothing is written beside the notebooks
-    (for an installed package, site-packages) nor anywhere but ``out_dir``.
+    ``parameters`` cell declares; paths relative to the notebooks folder for the shipped
+    folders, else absolute; ``readings`` as a dict for ``Readings(**readings)``). Returns the
+    path of ``index.html``. A failing notebook is still rendered, marked failed in the index;
+    then :class:`ReportError` names it. Each notebook runs from a temporary copy
+    (:func:`_run_folder`): nothing is written beside the notebooks (for an installed package,
+    site-packages) nor anywhere but ``out_dir``.
     """
     import papermill
     from papermill.exceptions import PapermillExecutionError
@@ -792,10 +803,10 @@ def build_report(
     footer = made.html()
     members_rows = figures["counts"]["members read"]
     inputs = {
-        "guides_path": str(guides_path),  # absolute: each notebook runs from a temporary copy
+        "guides_path": _run_path(guides_path, notebooks_dir),
         "series": guides.series,
-        "members_path": str(members_path),
-        "law_files": [str(path) for path in law_paths],
+        "members_path": _run_path(members_path, notebooks_dir),
+        "law_files": [_run_path(path, notebooks_dir) for path in law_paths],
         "as_of": as_of.isoformat(),
         "readings": readings.as_dict(),
     }

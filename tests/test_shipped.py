@@ -157,3 +157,14 @@ def test_the_report_runs_copies_of_the_notebooks_beside_copies_of_what_they_read
     assert "minimum = 600" in (index.parent / "00_reads.html").read_text(encoding="utf-8")
     after = {path: path.read_bytes() for path in project.rglob("*") if path.is_file()}
     assert after == before  # nothing written beside the notebooks, nothing changed
+
+
+def test_the_notebooks_copy_reads_the_shipped_folders_as_in_the_repository(tmp_path):
+    # Relative where the copy has them (a notebook may compare with its "../guides" default),
+    # absolute elsewhere (a user's own guides or member file).
+    from actuarial.report import _run_path
+
+    assert _run_path(SHIPPED_GUIDES, NOTEBOOKS) == "../guides"
+    assert _run_path(EXAMPLE_MEMBERS, NOTEBOOKS) == "../examples/members.csv"
+    assert _run_path(tmp_path / "staff.csv", NOTEBOOKS) == str(tmp_path / "staff.csv")
+    assert _run_path(NOTEBOOKS.parent / "build" / "x.csv", NOTEBOOKS).startswith("/")
