@@ -1,18 +1,27 @@
 """Whole member files: read in chunks, evaluate, write every row, summarize.
 
-CSV or Parquet in, CSV or Parquet out (by extension). Required columns are checked before
-any output is written; member ids are checked for duplicates over the whole file first,
-in bounded memory (:mod:`actuarial.duplicate_ids`); then the file streams through the
-engine in chunks of bounded size, with a progress bar, one thread writing as the next
-chunk is computed.
+CSV or Parquet in, CSV or Parquet out (by extension). The output may not be the input, and
+is written through a temporary file of the run's own, renamed onto it only when complete
+(:mod:`actuarial.output_files`). Required columns are checked before any output is written;
+member ids are checked for duplicates over the whole file first, in bounded memory
+(:mod:`actuarial.duplicate_ids`); then the file streams through the engine in chunks of
+bounded size (rows and bytes), with a progress bar, one thread writing as the next chunk is
+computed. Every cell is read as text (CSV) or as stored (Parquet; integer ids become their
+digits): only an empty cell is missing, no token ("NA", "null") is.
+
+In CSV output a text cell that a spreadsheet would evaluate (it begins with ``=``, ``+``,
+``-``, ``@``, a tab or a carriage return) is written after an apostrophe, ``'=1+2``; the
+Parquet output keeps every value as read.
 """
 
 from __future__ import annotations
 
+import codecs
+import contextlib
 import csv
 import datetime as dt
 import json
-import os
+import sys
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -21,10 +30,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
-from actuarial.duplicate_ids import duplicated_ids
+from actuarial.duplicate_ids import DuplicateIds, find_duplicates
 from actuarial.engine import COLUMNS, CodedText, MemberResults, evaluate_members
 from actuarial.guides import GuideSet
 from actuarial.interpretations import Readings
@@ -32,10 +42,13 @@ from actuarial.law.clauses import CLAUSES
 from actuarial.law.parameters import law_in_force, resolve_as_of
 from actuarial.members import (
     MEMBER_FIELDS,
+    MEMBER_ID_MAX_LENGTH,
     MemberFileError,
     check_columns,
     parse_members,
 )
+from actuarial.output_files import check_output, writing
+from actuarial.shown_text import shortened
 
 __all__ = ["OUTPUT_SCHEMA", "BatchSummary", "read_members", "run_batch"]
 
@@ -57,6 +70,14 @@ FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 # quarter slower), large enough for Parquet row groups of a million rows (smaller ones
 # make a larger file).
 DEFAULT_CHUNK_ROWS = 250_000
+# ...and of bytes of text: a chunk ends early when its cells hold more, so long fields never
+# make a chunk much larger than this (250,000 generated members hold 22 MB).
+CHUNK_BYTES = 32 << 20
+PARQUET_BATCH_ROWS = 1_024  # Parquet rows decoded at a time: a row group of 20,000 rows of
+# 40,000 characters peaked at 1.1 GB read 4,096 rows at a time, 0.6 GB 1,024 at a time.
+HEADER_BYTES = 1 << 20  # a CSV header line longer than this is not read whole
+# A text cell beginning so is a formula to a spreadsheet: written after an apostrophe in CSV.
+SPREADSHEET_FORMULA_START = r"^[=+\-@\t\r]"
 PROGRESS_FROM_ROWS = 100_000  # smaller files finish before a bar is worth drawing
 
 
@@ -70,6 +91,7 @@ class BatchSummary:
     eligible: dict = field(default_factory=lambda: dict.fromkeys(CLAUSES, 0))
     lifted_by_minimum: int = 0
     clause_errors: int = 0
+    with_warnings: int = 0
     output_rows: int = 0
     as_of: dt.date | None = None
     law_files: list = field(default_factory=list)  # {"file", "sha256"} in the order applied
@@ -86,6 +108,7 @@ class BatchSummary:
             )
         self.lifted_by_minimum += int((results.minimum_topup > 0).any(axis=1).sum())
         self.clause_errors += int(results.error_mask.sum())
+        self.with_warnings += int((results.warnings != "").sum())
         self.output_rows += int(len(results.clauses) * valid.sum() + (~valid).sum())
         self.as_of = results.as_of
         self.law_files = results.law.provenance()
@@ -102,6 +125,7 @@ class BatchSummary:
             f"eligible by clause: {eligible}",
             f"members lifted by the monthly minimum: {self.lifted_by_minimum:,}",
             f"clause rows with an error (no guide factor): {self.clause_errors:,}",
+            f"members with data-quality warnings: {self.with_warnings:,}",
             f"output rows: {self.output_rows:,}",
             f"payment date: the later of {self.as_of} (as of) and each annuity's start date",
             *(f"law: {f['file']} sha256 {f['sha256']}" for f in self.law_files),
@@ -123,13 +147,20 @@ def _format(path: Path, what: str) -> str:
     return fmt
 
 
-def _csv_reader(path: Path, columns, block_size=1 << 24):
+# Bytes of CSV parsed at a time. Arrow's streaming reader reads up to 32 blocks ahead of
+# the consumer whatever it does, so the block bounds that memory: 16 MB blocks held 600 MB
+# of a wide file while a chunk was computed; 1 MB blocks hold 40 MB, at the same speed.
+CSV_BLOCK_BYTES = 1 << 20
+
+
+def _csv_reader(path: Path, columns, block_size=CSV_BLOCK_BYTES):
     return pa_csv.open_csv(
         path,
         read_options=pa_csv.ReadOptions(block_size=block_size),
         convert_options=pa_csv.ConvertOptions(
             include_columns=list(columns),
             column_types=dict.fromkeys(columns, pa.string()),
+            null_values=[""],  # only an empty cell is missing: "NA" is a value
             strings_can_be_null=True,
         ),
     )
@@ -138,9 +169,18 @@ def _csv_reader(path: Path, columns, block_size=1 << 24):
 def _columns(path: Path, fmt: str) -> list[str]:
     if fmt == "parquet":
         return list(pq.read_schema(path).names)
-    # csv.reader: header names may be quoted; utf-8-sig: a spreadsheet's byte order mark.
-    with path.open(newline="", encoding="utf-8-sig") as handle:
-        return [name.strip() for name in next(csv.reader(handle), [])]
+    # The header line alone (bounded), then csv.reader: header names may be quoted;
+    # utf-8-sig: a spreadsheet's byte order mark.
+    with path.open("rb") as handle:
+        header = handle.readline(HEADER_BYTES)
+    try:
+        text = header.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise MemberFileError(
+            f"{path}: line 1 is not UTF-8 text (byte 0x{header[error.start]:02x}); "
+            "save the file as UTF-8"
+        ) from error
+    return [name.strip() for name in next(csv.reader([text]), [])]
 
 
 def _parquet_reader(path: Path) -> pq.ParquetFile:
@@ -149,45 +189,106 @@ def _parquet_reader(path: Path) -> pq.ParquetFile:
     return pq.ParquetFile(path, pre_buffer=False)
 
 
+def _ids_as_text(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """A Parquet batch whose integer member ids are text: their digits, exactly (an integer
+    column with nulls would otherwise reach pandas as floats: 7 -> 7.0); binary ids are
+    read as UTF-8 text (a byte that is not makes the file unreadable, never a changed id)."""
+    position = batch.schema.get_field_index("member_id")
+    kind = batch.schema.field(position).type
+    value_kind = kind.value_type if pa.types.is_dictionary(kind) else kind
+    textual = pa.types.is_binary(value_kind) or pa.types.is_large_binary(value_kind)
+    if pa.types.is_integer(value_kind) or pa.types.is_dictionary(kind) or textual:
+        column = batch.column(position)
+        if pa.types.is_dictionary(kind):
+            column = column.dictionary_decode()
+        return batch.set_column(position, "member_id", column.cast(pa.string()))
+    return batch
+
+
+def _record_batches(path: Path, fmt: str, columns) -> Iterator[pa.RecordBatch]:
+    """The file's columns in small record batches (1 MB of CSV, or PARQUET_BATCH_ROWS rows
+    of Parquet, ids as text), so that no long text is read far ahead of its chunk."""
+    if fmt == "parquet":
+        for batch in _parquet_reader(path).iter_batches(PARQUET_BATCH_ROWS, columns=columns):
+            yield _ids_as_text(batch) if "member_id" in columns else batch
+        return
+    yield from _csv_reader(path, columns)
+
+
 def _batches(
     path: Path, fmt: str, chunk_rows: int, date_as_object: bool = True
 ) -> Iterator[pd.DataFrame]:
-    """The member file in frames of about ``chunk_rows`` rows (required columns only).
+    """The member file in frames of ``chunk_rows`` rows (required columns only), or fewer
+    when their cells hold more than about :data:`CHUNK_BYTES`.
 
     ``date_as_object=False``: Parquet date columns as datetime64, the engine's form, rather
     than a Python object per cell to build and convert back.
     """
-    if fmt == "parquet":
-        for batch in _parquet_reader(path).iter_batches(chunk_rows, columns=list(MEMBER_FIELDS)):
-            yield batch.to_pandas(date_as_object=date_as_object)
-        return
+
+    def frame(batches) -> pd.DataFrame:
+        return pa.Table.from_batches(batches).to_pandas(date_as_object=date_as_object)
+
     pending: list[pa.RecordBatch] = []
-    size = 0
-    for batch in _csv_reader(path, MEMBER_FIELDS):
+    size = nbytes = 0
+    for batch in _record_batches(path, fmt, list(MEMBER_FIELDS)):
         pending.append(batch)
         size += batch.num_rows
+        nbytes += batch.nbytes
         while size >= chunk_rows:  # a block read may hold many chunks
             table = pa.Table.from_batches(pending)
-            yield table.slice(0, chunk_rows).to_pandas()
+            yield table.slice(0, chunk_rows).to_pandas(date_as_object=date_as_object)
             rest = table.slice(chunk_rows)
             pending, size = rest.to_batches(), rest.num_rows
+            nbytes = sum(part.nbytes for part in pending)
+        if nbytes >= CHUNK_BYTES and size:  # long fields: a chunk of fewer rows
+            yield frame(pending)
+            pending, size, nbytes = [], 0, 0
     if pending:
-        yield pa.Table.from_batches(pending).to_pandas()
+        yield frame(pending)
 
 
 def _id_chunks(path: Path, fmt: str, chunk_rows: int) -> Iterator[pa.Array]:
-    """The member_id column alone, in chunks, as stored (ids may be stored as numbers)."""
-    if fmt == "parquet":
-        for batch in _parquet_reader(path).iter_batches(chunk_rows, columns=["member_id"]):
-            yield batch.column(0)
-        return
-    for batch in _csv_reader(path, ["member_id"]):
+    """The member_id column alone, in chunks, as text (integer ids as their digits)."""
+    for batch in _record_batches(path, fmt, ["member_id"]):
         yield batch.column(0)
 
 
-def _duplicated_in_file(path: Path, fmt: str, chunk_rows: int):
+def _first_non_utf8(path: Path) -> tuple[int, int] | None:
+    """(line, byte) of the first byte of ``path`` that is not UTF-8 text, read in blocks."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    line = 1
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            try:
+                decoder.decode(block)
+            except UnicodeDecodeError as error:
+                start = max(error.start, 0)
+                return line + block.count(b"\n", 0, start), block[start]
+            line += block.count(b"\n")
+    return None
+
+
+def _reading(path: Path, chunks: Iterator) -> Iterator:
+    """``chunks`` with any failure to read them as a :class:`MemberFileError` naming ``path``."""
+    try:
+        yield from chunks
+    except (OSError, pa.ArrowException, UnicodeDecodeError) as error:
+        where = _first_non_utf8(path) if "UTF8" in str(error) else None
+        if where is not None:
+            raise MemberFileError(
+                f"{path}: line {where[0]:,} is not UTF-8 text (byte 0x{where[1]:02x}); "
+                "save the file as UTF-8"
+            ) from error
+        raise MemberFileError(
+            f"{path}: cannot read the member file ({shortened(str(error), 200)})"
+        ) from error
+
+
+def _duplicated_in_file(path: Path, fmt: str, chunk_rows: int) -> DuplicateIds:
     """The first pass: rows whose member_id occurs more than once in the whole file."""
-    return duplicated_ids(lambda: _id_chunks(path, fmt, chunk_rows))
+    return find_duplicates(
+        lambda: _reading(path, _id_chunks(path, fmt, chunk_rows)), MEMBER_ID_MAX_LENGTH
+    )
 
 
 def read_members(path) -> pd.DataFrame:
@@ -195,27 +296,48 @@ def read_members(path) -> pd.DataFrame:
     path = Path(path)
     fmt = _format(path, "a member file")
     _check_readable(path, fmt)
-    frames = list(_batches(path, fmt, 1 << 30))
+    frames = list(_reading(path, _batches(path, fmt, sys.maxsize)))  # in chunks of bytes
+    if len(frames) > 1:
+        return pd.concat(frames, ignore_index=True)
     return frames[0] if frames else pd.DataFrame(columns=list(MEMBER_FIELDS))
 
 
 def _check_readable(path: Path, fmt: str) -> None:
     if not path.is_file():
-        raise MemberFileError(f"{path}: cannot read the member file (no such file)")
+        if path.is_dir():
+            reason = "a folder, not a file"
+        elif path.exists():
+            reason = "not a regular file"  # a pipe or a device: never waited on
+        else:
+            reason = "no such file"
+        raise MemberFileError(f"{path}: cannot read the member file ({reason})")
     try:
         columns = _columns(path, fmt)
-    except (OSError, UnicodeDecodeError, pa.ArrowException) as error:
-        raise MemberFileError(f"{path}: cannot read the member file ({error})") from error
+    except (OSError, UnicodeDecodeError, pa.ArrowException, csv.Error) as error:
+        raise MemberFileError(
+            f"{path}: cannot read the member file ({shortened(str(error), 200)})"
+        ) from error
     check_columns(columns, str(path))
 
 
-def _arrow_table(results: MemberResults) -> pa.Table:
-    """The result columns as Arrow columns of :data:`WRITE_SCHEMA` (no pandas in between)."""
+def _spreadsheet_safe(texts: pa.Array) -> pa.Array:
+    """Text cells a spreadsheet would evaluate, after an apostrophe (``=1+2`` -> ``'=1+2``)."""
+    risky = pc.fill_null(pc.match_substring_regex(texts, SPREADSHEET_FORMULA_START), False)
+    if not pc.any(risky).as_py():
+        return texts
+    return pc.if_else(risky, pc.binary_join_element_wise("'", texts, ""), texts)
+
+
+def _arrow_table(results: MemberResults, for_spreadsheets: bool = False) -> pa.Table:
+    """The result columns as Arrow columns of :data:`WRITE_SCHEMA` (no pandas in between);
+    ``for_spreadsheets``: text cells defused as in CSV output."""
     columns = {}
     for name, values in results.columns().items():
         kind = WRITE_SCHEMA.field(name).type
         if isinstance(values, CodedText):
             texts = pa.array(values.texts, type=pa.string(), from_pandas=True)
+            if for_spreadsheets:  # on the distinct texts (a member's id once, not per clause)
+                texts = _spreadsheet_safe(texts)
             if name == "member_id":  # one id per row
                 columns[name] = texts.take(values.codes)
             else:
@@ -241,7 +363,9 @@ def run_batch(
     """Evaluate a member file into ``out_path``; every input row is in the output.
 
     Raises :class:`MemberFileError` (before writing anything) when the file cannot be
-    read or lacks a required column.
+    read or lacks a required column, and
+    :class:`~actuarial.output_files.OutputFileError` when the output is the input (or a
+    link to it) or cannot be written. The output is replaced only by a complete run.
     """
     from tqdm import tqdm
 
@@ -251,12 +375,18 @@ def run_batch(
     members_path, out_path = Path(members_path), Path(out_path)
     fmt = _format(members_path, "a member file")
     out_fmt = _format(out_path, "the output file")
+    # Every file the run reads: the member file, the guides' files and the law's files.
+    inputs = [members_path] + [
+        guide.path / name
+        for guide in guides
+        if guide.path is not None
+        for name in ("guide.toml", "reduction.csv")
+    ]
+    inputs += [Path(entry["file"]) for entry in law.provenance()]
+    check_output(out_path, inputs)  # before anything is read
     _check_readable(members_path, fmt)
-    try:
-        duplicated = _duplicated_in_file(members_path, fmt, chunk_rows)
-    except pa.ArrowException as error:
-        raise MemberFileError(f"{members_path}: cannot read the member file ({error})") from error
-    total = len(duplicated)
+    duplicates = _duplicated_in_file(members_path, fmt, chunk_rows)
+    total = len(duplicates)
 
     metadata = {
         b"actuarial.readings": json.dumps(readings.as_dict()).encode(),
@@ -267,57 +397,56 @@ def run_batch(
         b"actuarial.law": json.dumps(law.provenance()).encode(),
         b"actuarial.as_of": as_of.isoformat().encode(),
     }
-    partial = out_path.with_name(out_path.name + ".partial")
-    out_path.parent.mkdir(parents=True, exist_ok=True)
     summary = BatchSummary(as_of=as_of, law_files=law.provenance())
-    if out_fmt == "parquet":
-        # The Arrow schema (dictionaries) is not stored: the file's types are OUTPUT_SCHEMA's.
-        writer = pq.ParquetWriter(partial, WRITE_SCHEMA, store_schema=False)
-        writer.add_key_value_metadata(metadata)
-    else:
-        writer = pa_csv.CSVWriter(partial, WRITE_SCHEMA, write_options=CSV_WRITE_OPTIONS)
-    first_row = 1
-    # Arrow writes (encodes, compresses) a chunk without holding the GIL: one thread writes
-    # chunk k while this one computes chunk k + 1. At most one chunk waits to be written.
-    writing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="actuarial-write")
-    pending = None
-    try:
-        with tqdm(
-            total=total,
-            unit=" members",
-            disable=not progress or total < PROGRESS_FROM_ROWS,
-            desc="members",
-            leave=False,
-        ) as bar:
-            for frame in _batches(members_path, fmt, chunk_rows, date_as_object=False):
-                count = len(frame)
-                members = parse_members(
-                    frame,
-                    source=members_path.name,
-                    first_row=first_row,
-                    duplicated=duplicated[first_row - 1 : first_row - 1 + count],
-                )
-                results = evaluate_members(members, guides, as_of, readings, law)
-                summary.add(results)
-                table = _arrow_table(results)
+    with writing(out_path, inputs) as partial:
+        if out_fmt == "parquet":
+            # The Arrow schema (dictionaries) is not stored: the file's types are OUTPUT_SCHEMA's.
+            writer = pq.ParquetWriter(partial, WRITE_SCHEMA, store_schema=False)
+            writer.add_key_value_metadata(metadata)
+        else:
+            writer = pa_csv.CSVWriter(partial, WRITE_SCHEMA, write_options=CSV_WRITE_OPTIONS)
+        first_row = 1
+        # Arrow writes (encodes, compresses) a chunk without holding the GIL: one thread
+        # writes chunk k while this one computes chunk k + 1. At most one chunk waits.
+        writing_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="actuarial-write")
+        pending = None
+        chunks = _reading(members_path, _batches(members_path, fmt, chunk_rows, False))
+        try:
+            with tqdm(
+                total=total,
+                unit=" members",
+                disable=not progress or total < PROGRESS_FROM_ROWS,
+                desc="members",
+                leave=False,
+            ) as bar:
+                for frame in chunks:
+                    count = len(frame)
+                    members = parse_members(
+                        frame,
+                        source=members_path.name,
+                        first_row=first_row,
+                        duplicates=duplicates,
+                    )
+                    results = evaluate_members(members, guides, as_of, readings, law)
+                    summary.add(results)
+                    table = _arrow_table(results, for_spreadsheets=out_fmt == "csv")
+                    del members, results
+                    if pending is not None:
+                        pending.result()  # raises what the write raised
+                    pending = writing_thread.submit(writer.write_table, table)
+                    first_row += count
+                    bar.update(count)
                 if pending is not None:
-                    pending.result()  # raises what the write raised
-                pending = writing.submit(writer.write_table, table)
-                first_row += count
-                bar.update(count)
-            if pending is not None:
-                pending.result()
-    except BaseException:
-        writing.shutdown(wait=True, cancel_futures=True)
+                    pending.result()
+        except BaseException:
+            writing_thread.shutdown(wait=True, cancel_futures=True)
+            with contextlib.suppress(Exception):
+                writer.close()
+            raise
+        writing_thread.shutdown(wait=True)
         writer.close()
-        partial.unlink(missing_ok=True)
-        raise
-    writing.shutdown(wait=True)
-    writer.close()
-    if summary.members != total:  # every input row is accounted for, or no output
-        partial.unlink(missing_ok=True)
-        raise MemberFileError(
-            f"{members_path}: read {summary.members} rows but the file has {total}"
-        )
-    os.replace(partial, out_path)
+        if summary.members != total:  # every input row is accounted for, or no output
+            raise MemberFileError(
+                f"{members_path}: read {summary.members} rows but the file has {total}"
+            )
     return summary

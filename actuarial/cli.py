@@ -1,7 +1,10 @@
 """The command line: ``actuarial evaluate | batch | guides ... | report | examples``.
 
 Exit status 0 on success (invalid member rows included); 1 with the reason on unusable
-input (bad guides, a missing column, an unreadable file); 2 on a usage error.
+input (bad guides, a missing column, an unreadable file) or an output that cannot be
+written (one ``error: <path>: ...`` line, never a traceback); 2 on a usage error; 130 when
+interrupted (Ctrl-C) and 143 on SIGTERM, the previous output left as it was. Text printed
+from files has its control characters replaced.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import datetime as dt
 import functools
 import json
 import re
+import signal
 import sys
 from pathlib import Path
 
@@ -32,22 +36,65 @@ from actuarial.guides import (
 )
 from actuarial.law.parameters import LawError, load_law, shipped_law
 from actuarial.law.readings import INTERPRETATIONS, Readings
-from actuarial.members import GROUPS, MemberDataError, MemberFileError
+from actuarial.members import DATE_RANGE, GROUPS, MemberDataError, MemberFileError
+from actuarial.output_files import OutputFileError
+from actuarial.shown_text import printable
 
 __all__ = ["main"]
 
-USABLE_INPUT_ERRORS = (GuideError, LawError, MemberFileError, MemberDataError)
+USABLE_INPUT_ERRORS = (GuideError, LawError, MemberFileError, MemberDataError, OutputFileError)
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def _date(_context, _parameter, value):
+    """A date option: ``YYYY-MM-DD`` only (not 20160301, not 2016-W09-2), within DATE_RANGE."""
     if value is None:
         return None
     try:
-        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        if not _ISO_DATE.fullmatch(value):
             raise ValueError(value)
-        return dt.date.fromisoformat(value)
+        day = dt.date.fromisoformat(value)
     except ValueError as error:
         raise click.BadParameter(f"must be a date YYYY-MM-DD (got {value!r})") from error
+    if not DATE_RANGE[0] <= day <= DATE_RANGE[1]:
+        raise click.BadParameter(
+            f"must be from {DATE_RANGE[0]} to {DATE_RANGE[1]} (got {value!r})"
+        )
+    return day
+
+
+def _echo(text="", err: bool = False) -> None:
+    """Print text that may come from a file: control characters replaced."""
+    click.echo(printable(text), err=err)
+
+
+def _terminated(_signal, _frame):
+    sys.exit(143)  # SystemExit: the run cleans up its temporary file on the way out
+
+
+def _writing_command(command):
+    """A command that writes files: SIGTERM and Ctrl-C clean up and exit 143 / 130; a
+    failure of the file system is one ``error:`` line."""
+
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        try:
+            previous, handled = signal.signal(signal.SIGTERM, _terminated), True
+        except ValueError:  # not the main thread: SIGTERM keeps its handler
+            previous, handled = None, False
+        try:
+            return command(*args, **kwargs)
+        except KeyboardInterrupt:
+            _echo("error: interrupted", err=True)
+            sys.exit(130)
+        except OSError as error:
+            where = error.filename or "file system"
+            _fail(f"{where}: {error.strerror or error}")
+        finally:
+            if handled:
+                signal.signal(signal.SIGTERM, previous or signal.SIG_DFL)
+
+    return wrapper
 
 
 def _reading_option(item):
@@ -139,8 +186,8 @@ def _load(guides_path, series):
     return load_guides(guides_path, series)
 
 
-def _fail(error: Exception):
-    click.echo(f"error: {error}", err=True)
+def _fail(error: Exception | str):
+    _echo(f"error: {error}", err=True)
     sys.exit(1)
 
 
@@ -176,10 +223,12 @@ def evaluate(guides_path, series, as_of, law_files, lang, as_json, readings, **m
         result = evaluate_member(member, guides, as_of=as_of, readings=readings, lang=lang, law=law)
     except USABLE_INPUT_ERRORS as error:
         _fail(error)
-    if as_json:
-        click.echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False))
+    if as_json:  # standard JSON: no NaN or Infinity (allow_nan=False would raise on one)
+        click.echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False, allow_nan=False))
     else:
-        click.echo("\n".join(result.explanation))
+        _echo("\n".join(result.explanation))
+        for warning in result.warnings:
+            _echo(f"warning: {warning}")
 
 
 @cli.command()
@@ -196,6 +245,7 @@ def evaluate(guides_path, series, as_of, law_files, lang, as_json, readings, **m
 @law_options
 @guide_options
 @reading_options
+@_writing_command
 def batch(members, out_path, as_of, law_files, chunk_rows, progress, guides_path, series, readings):
     """Evaluate a member file (CSV or Parquet) into OUT, one row per member and clause."""
     from actuarial.batch import run_batch
@@ -208,10 +258,12 @@ def batch(members, out_path, as_of, law_files, chunk_rows, progress, guides_path
         )
     except USABLE_INPUT_ERRORS as error:
         _fail(error)
-    click.echo("\n".join(summary.lines()))
-    click.echo(f"guides: series '{guides.series}' ({', '.join(g.id for g in guides)})")
-    click.echo(f"readings: {readings.label()}")
-    click.echo(f"written: {out_path}")
+    _echo("\n".join(summary.lines()))
+    ids = [g.id for g in guides]
+    shown = ", ".join(ids) if len(ids) <= 5 else f"{len(ids):,} guides: {ids[0]} ... {ids[-1]}"
+    _echo(f"guides: series '{guides.series}' ({shown})")
+    _echo(f"readings: {readings.label()}")
+    _echo(f"written: {out_path}")
 
 
 @cli.group()
@@ -262,7 +314,7 @@ def guides_validate(path):
     except GuideError as error:
         _fail(error)
     for guide in found:
-        click.echo(
+        _echo(
             f"ok: {guide.id} (series '{guide.series}', {guide.status}, from "
             f"{guide.effective_from} to {guide.effective_until or 'open end'}, "
             f"{len(guide.factors)} rows, {guide.interpolation})"
@@ -310,10 +362,10 @@ def guides_show(guide_id, guides_path):
     ):
         value = getattr(guide, key)
         if value is not None:
-            click.echo(f"{key}: {value}")
+            _echo(f"{key}: {value}")
     for key, value in guide.basis.items():
-        click.echo(f"basis.{key}: {value}")
-    click.echo(guide.table().to_string(index=False, float_format=lambda v: f"{v:.6f}"))
+        _echo(f"basis.{key}: {value}")
+    _echo(guide.table().to_string(index=False, float_format=lambda v: f"{v:.6f}"))
 
 
 def _guide(reference: str):
@@ -437,6 +489,7 @@ COHORT_HELP = "Year of birth of the members, on a generational basis (--improvem
     default="udd",
     show_default=True,
 )
+@_writing_command
 def guides_derive(
     mortality,
     cohort,
@@ -452,8 +505,20 @@ def guides_derive(
     """Write a complete guide derived by actuarial equivalence (every month of inciso (c))."""
     from actuarial.equivalence import EquivalenceError, derive_guide
     from actuarial.mortality import MortalityError
+    from actuarial.output_files import check_output
 
     cohort = _cohort_of(mortality, cohort)
+    # The guide's files may not replace a table read for it (csv:<path>[:weight]).
+    inputs = []
+    for spec in (mortality.spec, getattr(mortality, "improvement", None) or ""):
+        for path in re.findall(r"csv:([^,]+)", str(spec)):
+            inputs += [Path(path), Path(path.rsplit(":", 1)[0])]
+    try:
+        check_output(out_path, kind="folder")
+        for name in ("guide.toml", "reduction.csv"):
+            check_output(out_path / name, inputs)
+    except OutputFileError as error:
+        _fail(error)
     guide_id = out_path.name
     born = f", born {cohort}" if mortality.generational else ""
     title = title or (
@@ -475,9 +540,9 @@ def guides_derive(
             method=method,
         )
         guide = load_guide(out_path)
-    except (EquivalenceError, GuideError, MortalityError, ValueError) as error:
+    except (EquivalenceError, GuideError, MortalityError, OutputFileError, ValueError) as error:
         _fail(error)
-    click.echo(
+    _echo(
         f"written: {out_path} ({len(guide.factors)} rows; factor at {FIRST_AGE} "
         f"{guide.factors[0]:.6f}, at 60y0m {guide.factor(720).item():.6f})"
     )
@@ -500,9 +565,9 @@ def guides_compare(guide_a, guide_b, top):
     months = np.arange(EARLIEST_AGE_MONTHS, NORMAL_RETIREMENT_AGE * 12 + 1)
     table = compare_factors(months, first.factor(months), second.factor(months))
     table = table.rename(columns={"factor_a": first.id, "factor_b": second.id})
-    click.echo(f"difference = {first.id} - {second.id}")
+    _echo(f"difference = {first.id} - {second.id}")
     shown = table.head(top) if top else table
-    click.echo(shown.to_string(index=False, float_format=lambda v: f"{v:.6f}"))
+    _echo(shown.to_string(index=False, float_format=lambda v: f"{v:.6f}"))
 
 
 @guides.command("fit")
@@ -538,20 +603,20 @@ def guides_fit(guide, mortality, cohort, m, top):
     except (GuideError, MortalityError, EquivalenceError) as error:
         _fail(error)
     born = f"; born {cohort}" if mortality.generational else ""
-    click.echo(f"guide: {found.id}; {mortality.describe()}{born}; payments per year: {m}")
+    _echo(f"guide: {found.id}; {mortality.describe()}{born}; payments per year: {m}")
     for label, fit in (
         (f"on the guide file's {len(found.age_months)} rows", on_rows),
         (f"on every month the engine reads ({len(months)}, {found.interpolation})", on_months),
     ):
-        click.echo(
+        _echo(
             f"implied interest rate {label}: {fit.interest:.4%}; rmse {fit.rmse:.6f}; "
             f"largest deviation {fit.max_abs_deviation:.6f}"
         )
     worst = on_months.deviations.reindex(
         on_months.deviations["difference"].abs().sort_values(ascending=False).index
     ).head(top)
-    click.echo("months where the guide departs most from equivalence (guide - equivalent):")
-    click.echo(worst.to_string(index=False, float_format=lambda v: f"{v:.6f}"))
+    _echo("months where the guide departs most from equivalence (guide - equivalent):")
+    _echo(worst.to_string(index=False, float_format=lambda v: f"{v:.6f}"))
 
 
 @guides.command("subsidy")
@@ -579,11 +644,11 @@ def guides_subsidy(guide, mortality, cohort, interest, m):
         )
     except (GuideError, MortalityError, EquivalenceError) as error:
         _fail(error)
-    click.echo(
+    _echo(
         f"guide: {found.id}; per $1 a year of normal-retirement annuity, "
         f"present value at the retirement age"
     )
-    click.echo(table.to_string(index=False, float_format=lambda v: f"{v:.6f}"))
+    _echo(table.to_string(index=False, float_format=lambda v: f"{v:.6f}"))
 
 
 @cli.command()
@@ -605,6 +670,7 @@ def guides_subsidy(guide, mortality, cohort, interest, m):
 @law_options
 @guide_options
 @reading_options
+@_writing_command
 def report(members_path, out_dir, as_of, law_files, progress, guides_path, series, readings):
     """Run every notebook on these inputs and render them to HTML with their provenance.
 
@@ -625,7 +691,7 @@ def report(members_path, out_dir, as_of, law_files, progress, guides_path, serie
         )
     except (*USABLE_INPUT_ERRORS, ReportError) as error:
         _fail(error)
-    click.echo(f"report: {index}")
+    _echo(f"report: {index}")
 
 
 @cli.command()
@@ -648,6 +714,7 @@ def report(members_path, out_dir, as_of, law_files, progress, guides_path, serie
 @law_options
 @guide_options
 @reading_options
+@_writing_command
 def value(
     members,
     out_path,
@@ -682,14 +749,14 @@ def value(
         )
     except (*USABLE_INPUT_ERRORS, MortalityError, ValuationError) as error:
         _fail(error)
-    click.echo(f"basis: {basis.describe()}")
-    click.echo("\n".join(summary.lines()))
+    _echo(f"basis: {basis.describe()}")
+    _echo("\n".join(summary.lines()))
     provenance = law_provenance(law, as_of)
-    click.echo(f"as of: {provenance['as_of']} (the schedules value each payment when it falls)")
-    click.echo("\n".join(f"law: {f['file']} sha256 {f['sha256']}" for f in provenance["law"]))
-    click.echo(f"guides: series '{guides.series}' ({', '.join(g.id for g in guides)})")
-    click.echo(f"readings: {readings.label()}")
-    click.echo(f"written: {out_path}")
+    _echo(f"as of: {provenance['as_of']} (the schedules value each payment when it falls)")
+    _echo("\n".join(f"law: {f['file']} sha256 {f['sha256']}" for f in provenance["law"]))
+    _echo(f"guides: series '{guides.series}' ({', '.join(g.id for g in guides)})")
+    _echo(f"readings: {readings.label()}")
+    _echo(f"written: {out_path}")
 
 
 def _require_extra(extra: str) -> None:

@@ -6,21 +6,27 @@ ids share a hash does a second pass read the file again, keep the ids of those f
 and compare them as text. A hash collision therefore never marks a row: the answer is
 exact, whatever the hash.
 
-Missing ids are left out. Ids of white space only are compared like any other text: the
-caller, which checks each row's id, leaves blank ids out ("required", not "unique").
+Missing ids are left out, and so are ids longer than ``max_length`` characters (an error
+of their own, so hashing never reads a giant field). Ids of white space only are compared
+like any other text: the caller, which checks each row's id, leaves blank ids out
+("required", not "unique"). Ids are compared exactly: no trimming, no case or Unicode
+folding.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
-__all__ = ["duplicated_ids"]
+__all__ = ["DuplicateIds", "duplicated_ids", "find_duplicates"]
 
+_HASH_ROWS = 16_384  # ids hashed at a time: 8 bytes a byte of text, so bounded memory
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX = (np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB))
 
@@ -33,16 +39,31 @@ def _position_keys(count: int) -> np.ndarray:
     return (z ^ (z >> np.uint64(31))) | np.uint64(1)
 
 
-def _as_strings(chunk) -> pa.StringArray:
-    """A chunk of ids (Arrow or pandas, text or numbers) as one Arrow string array."""
+def _as_strings(chunk, max_length: int | None = None) -> pa.StringArray:
+    """A chunk of ids (Arrow or pandas, text or numbers) as one Arrow string array; ids
+    longer than ``max_length`` characters become missing."""
     if isinstance(chunk, pd.Series | pd.Index):
         chunk = pa.array(chunk.astype("string"), type=pa.string(), from_pandas=True)
     if isinstance(chunk, pa.ChunkedArray):
         chunk = chunk.combine_chunks()
-    return chunk.cast(pa.string())
+    chunk = chunk.cast(pa.string())
+    if max_length is not None and len(chunk):
+        too_long = pc.fill_null(pc.greater(pc.utf8_length(chunk), max_length), False)
+        if pc.any(too_long).as_py():
+            chunk = pc.if_else(too_long, pa.scalar(None, pa.string()), chunk)
+    return chunk
 
 
 def _hashes(ids: pa.StringArray) -> np.ndarray:
+    """:func:`_hash_slice` over slices of ids, so the work arrays stay small."""
+    if len(ids) <= _HASH_ROWS:
+        return _hash_slice(ids)
+    return np.concatenate(
+        [_hash_slice(ids.slice(start, _HASH_ROWS)) for start in range(0, len(ids), _HASH_ROWS)]
+    )
+
+
+def _hash_slice(ids: pa.StringArray) -> np.ndarray:
     """sum over bytes b at position p of (b + 1) * key_p, modulo 2^64, for each id.
 
     Vectorized over the array's UTF-8 buffer; null ids get 0 (they are left out anyway).
@@ -61,15 +82,45 @@ def _hashes(ids: pa.StringArray) -> np.ndarray:
     return hashes
 
 
+@dataclass(frozen=True, slots=True)
+class DuplicateIds:
+    """Rows (0-based, reading order) whose id occurs more than once, and their groups."""
+
+    mask: np.ndarray  # True where the row's id is repeated
+    group: np.ndarray  # index into ``groups``, -1 for a row whose id is not repeated
+    groups: tuple[np.ndarray, ...]  # the rows of each repeated id, ascending
+
+    def __len__(self) -> int:
+        return len(self.mask)
+
+    def other_rows(self, row: int, limit: int | None = None) -> tuple[np.ndarray, int]:
+        """The first ``limit`` other rows (0-based) holding the id of ``row``, and how many
+        there are in all (without reading them all: an id may repeat a million times)."""
+        if self.group[row] < 0:
+            return np.zeros(0, np.int64), 0
+        rows = self.groups[self.group[row]]
+        first = rows if limit is None else rows[: limit + 1]
+        first = first[first != row]
+        return (first if limit is None else first[:limit]), len(rows) - 1
+
+
 def duplicated_ids(read_chunks: Callable[[], Iterable]) -> np.ndarray:
-    """Rows (in reading order) whose id occurs more than once; missing ids never do.
+    """Rows (in reading order) whose id occurs more than once; missing ids never do."""
+    return find_duplicates(read_chunks).mask
+
+
+def find_duplicates(
+    read_chunks: Callable[[], Iterable], max_length: int | None = None
+) -> DuplicateIds:
+    """The rows whose id occurs more than once, grouped by id; missing ids never do, nor
+    ids longer than ``max_length`` characters.
 
     ``read_chunks()`` yields the id column in order, in chunks (Arrow arrays or pandas
     series); it is called a second time only when two ids share a hash.
     """
     hash_parts, present_parts = [np.zeros(0, np.uint64)], [np.zeros(0, bool)]
     for chunk in read_chunks():
-        ids = _as_strings(chunk)
+        ids = _as_strings(chunk, max_length)
         hash_parts.append(_hashes(ids))
         present_parts.append(ids.is_valid().to_numpy(zero_copy_only=False))
     hashes, present = np.concatenate(hash_parts), np.concatenate(present_parts)
@@ -79,19 +130,23 @@ def duplicated_ids(read_chunks: Callable[[], Iterable]) -> np.ndarray:
     shared = np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
     del ordered
     duplicated = np.zeros(len(hashes), bool)
+    group = np.full(len(hashes), -1, np.int64)
     if shared.size == 0:
-        return duplicated
+        return DuplicateIds(duplicated, group, ())
     candidates = present & np.isin(hashes, shared)
     del hashes
     rows_by_id: dict[str, list[int]] = defaultdict(list)
     start = 0
     for chunk in read_chunks():  # the second pass: the ids of the candidate rows only
-        ids = _as_strings(chunk)
+        ids = _as_strings(chunk, max_length)
         rows = np.flatnonzero(candidates[start : start + len(ids)])
         for row, text in zip(rows, ids.take(rows).to_pylist(), strict=True):
             rows_by_id[text].append(start + int(row))
         start += len(ids)
+    groups = []
     for rows in rows_by_id.values():
         if len(rows) > 1:
             duplicated[rows] = True
-    return duplicated
+            group[rows] = len(groups)
+            groups.append(np.array(rows, np.int64))
+    return DuplicateIds(duplicated, group, tuple(groups))

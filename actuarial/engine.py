@@ -37,6 +37,7 @@ from actuarial.members import (
     MemberArrays,
     MemberDataError,
     member_frame,
+    member_warnings,
     parse_members,
 )
 
@@ -79,6 +80,13 @@ COLUMNS = (
     ResultColumn("schedule", pa.string(), "monthly amount from the start and each change"),
     ResultColumn("guide_id", pa.string(), "the guide read for inciso (c)", coded=True),
     ResultColumn("error", pa.string(), "what stopped the row", coded=True),
+    ResultColumn(
+        "warnings",
+        pa.string(),
+        "data-quality warnings on the member: field, rule and value (members.member_warnings)",
+        per_clause=False,
+        coded=True,
+    ),
     ResultColumn(
         "readings", pa.string(), "readings switched from the defaults", per_clause=False, coded=True
     ),
@@ -266,6 +274,7 @@ class MemberResults:
     guide_index: np.ndarray
     error: np.ndarray  # "" where none
     error_mask: np.ndarray
+    warnings: np.ndarray  # per member: data-quality warnings, "" where none
 
     @property
     def clause_ids(self) -> tuple[str, ...]:
@@ -319,11 +328,14 @@ class MemberResults:
             members.error[member_position[has_error]],
             flat(self.error)[has_error],
         )
-        error_texts, inverse = np.unique(
-            np.concatenate([[""], error_at]).astype(str), return_inverse=True
-        )
+        # Coded without a fixed-width array (rows x longest message would be gigabytes).
         error_codes = np.zeros(len(member_position), dtype=np.int64)
-        error_codes[has_error] = inverse[1:]
+        codes, error_texts = pd.factorize(pd.Series(error_at, dtype=object))
+        error_codes[has_error] = codes + 1
+        warned = self.warnings != ""
+        warning_codes, warning_texts = pd.factorize(pd.Series(self.warnings[warned], dtype=object))
+        member_warning = np.zeros(count, dtype=np.int64)
+        member_warning[warned] = warning_codes + 1
         schedule = schedule_text(
             [flat(d) for d in self.schedule_dates], [flat(a) for a in self.schedule_amounts]
         )
@@ -342,7 +354,8 @@ class MemberResults:
             "minimum_topup": amount(self.minimum_topup),
             "schedule": schedule,
             "guide_id": CodedText(guide_codes, ["", *(g.id for g in self.guides)]),
-            "error": CodedText(error_codes, list(error_texts)),
+            "error": CodedText(error_codes, ["", *error_texts]),
+            "warnings": CodedText(member_warning[member_position], ["", *warning_texts]),
             "readings": CodedText(
                 np.zeros(len(member_position), dtype=np.int64), [self.readings.label()]
             ),
@@ -521,6 +534,7 @@ def evaluate_members(
         guide_index=guide_index,
         error=error,
         error_mask=error_mask,
+        warnings=member_warnings(members, as_of),
     )
 
 
@@ -553,6 +567,7 @@ class Evaluation:
     law_files: tuple[dict, ...]
     clauses: tuple
     explanation: tuple[str, ...]
+    warnings: tuple[str, ...] = ()  # data-quality warnings (members.member_warnings)
 
     def clause(self, clause: str) -> ClauseResult:
         for result in self.clauses:
@@ -576,6 +591,7 @@ class Evaluation:
                 for result in self.clauses
             ],
             "explanation": list(self.explanation),
+            "warnings": list(self.warnings),
         }
 
 
@@ -626,4 +642,5 @@ def evaluate(
         law_files=tuple(results.law.provenance()),
         clauses=clauses,
         explanation=tuple(explain(results, 0, lang)),
+        warnings=tuple(filter(None, str(results.warnings[0]).split("; "))),
     )

@@ -36,6 +36,7 @@ from actuarial.annuities import (
 from actuarial.guides import EARLIEST_AGE_MONTHS, INTERPOLATIONS, NORMAL_RETIREMENT_AGE
 from actuarial.law.parameters import shipped_law
 from actuarial.mortality import LifeTable, blend, soa, sult
+from actuarial.output_files import check_output, writing
 
 __all__ = [
     "EARLIEST_RETIREMENT_AGE",
@@ -232,9 +233,11 @@ def write_guide(
         f"{years},{months},{factor:.6f}\n"
         for years, months, factor in table_df.itertuples(index=False, name=None)
     )
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "guide.toml").write_text(text, encoding="utf-8")
-    (folder / "reduction.csv").write_text("age_years,age_months,factor\n" + rows, encoding="utf-8")
+    # Both files through temporary files, renamed together (actuarial.output_files).
+    check_output(folder, kind="folder")
+    with writing([folder / "guide.toml", folder / "reduction.csv"]) as (toml, table):
+        toml.write_text(text, encoding="utf-8")
+        table.write_text("age_years,age_months,factor\n" + rows, encoding="utf-8")
     return folder
 
 

@@ -6,6 +6,12 @@ Actuariales adoptadas por la Junta de Síndicos.»
 A guide is a folder ``<guide-id>/`` with ``guide.toml`` (metadata) and ``reduction.csv``
 (``age_years,age_months,factor``). Every rule is checked on load; all problems of a set are
 reported at once, with file and line, and nothing from a broken set is used.
+
+The files are read with the care of member files, before any parsing: UTF-8 (a byte-order
+mark accepted), at most :data:`GUIDE_FILE_LIMITS` bytes, and a ``guide.toml`` of bounded
+nesting depth (a dotted key counts one level per part: ``a.b.c = 1`` is depth 3; each
+array or inline table one more) and number of keys, so any file is accepted or refused at
+once.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import hashlib
+import io
 import math
 import re
 import tomllib
@@ -24,6 +31,7 @@ import numpy as np
 from actuarial import shipped
 from actuarial.dates import format_age
 from actuarial.law.parameters import shipped_law
+from actuarial.shown_text import quoted, shortened
 
 __all__ = [
     "DEFAULT_SERIES",
@@ -107,6 +115,13 @@ REQUIRED_KEYS = (
 )
 OPTIONAL_KEYS = ("adopted_by", "adopted_on", "effective_until", "basis")
 CSV_HEADER = ["age_years", "age_months", "factor"]
+# Limits checked before parsing (a guide.toml has about 20 keys of depth 2, a reduction.csv
+# at most 122 lines).
+GUIDE_FILE_LIMITS = {"guide.toml": 64 * 1024, "reduction.csv": 64 * 1024}  # bytes
+TOML_MAX_DEPTH = 6
+TOML_MAX_KEYS = 200
+BYTE_ORDER_MARK = b"\xef\xbb\xbf"
+SHOWN_PERIODS = 3  # a "no guide" message lists the periods of at most this many guides
 
 
 def file_sha256(path: Path) -> str:
@@ -277,10 +292,166 @@ class GuideSet:
         return self.guides[index]
 
     def no_guide_message(self, date) -> str:
-        periods = ", ".join(
-            f"'{g.id}' {g.effective_from} to {g.effective_until or 'open end'}" for g in self
+        """Why no guide applies on ``date``: the periods, or the nearest ones when there are
+        many (a short message whatever the number of guides)."""
+        return self.no_guide_messages(np.array([date], dtype="datetime64[D]"))[0]
+
+    def no_guide_messages(self, dates) -> list[str]:
+        """:meth:`no_guide_message` for each date, the guides' periods prepared once."""
+
+        def period(guide):
+            until = guide.effective_until or "open end"
+            return f"{quoted(guide.id)} {guide.effective_from} to {until}"
+
+        head = f"no Actuarial Guide of series {quoted(self.series)} is in force on"
+        dates = np.asarray(dates, dtype="datetime64[D]")
+        if len(self.guides) <= SHOWN_PERIODS:
+            periods = ", ".join(period(g) for g in self)
+            return [f"{head} {day} ({periods})" for day in dates]
+        starts = np.array([g.effective_from for g in self.guides], dtype="datetime64[D]")
+        before = np.searchsorted(starts, dates, side="right") - 1
+        messages = []
+        for day, last in zip(dates, before, strict=True):
+            nearest = [f"last before: {period(self.guides[last])}"] if last >= 0 else []
+            if last + 1 < len(self.guides):
+                nearest.append(f"next after: {period(self.guides[last + 1])}")
+            summary = f"{len(self.guides):,} guides; " + "; ".join(nearest)
+            messages.append(f"{head} {day} ({summary})")
+        return messages
+
+
+def _read_guide_file(path: Path, problems: list[Problem]) -> str | None:
+    """A guide file's text, or None with a problem: too large, unreadable or not UTF-8."""
+    limit = GUIDE_FILE_LIMITS[path.name]
+    try:
+        with path.open("rb") as handle:
+            data = handle.read(limit + 1)
+    except OSError as error:
+        problems.append(Problem(str(path), None, f"cannot read ({error.strerror or error})"))
+        return None
+    if len(data) > limit:
+        problems.append(
+            Problem(str(path), None, f"larger than the limit of {limit:,} bytes for {path.name}")
         )
-        return f"no Actuarial Guide of series '{self.series}' is in force on {date} ({periods})"
+        return None
+    data = data.removeprefix(BYTE_ORDER_MARK)  # spreadsheets write one
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        problems.append(
+            Problem(
+                str(path),
+                line,
+                f"not UTF-8 text (byte 0x{data[error.start]:02x} at offset {error.start}); "
+                "save the file as UTF-8",
+            )
+        )
+        return None
+
+
+def _skip_string(text: str, start: int) -> int:
+    """The position after the TOML string opening at ``start`` (or the end of its line)."""
+    quote = text[start]
+    closing = quote * 3 if text.startswith(quote * 3, start) else quote
+    position = start + len(closing)
+    while position < len(text):
+        if quote == '"' and text[position] == "\\":
+            position += 2
+            continue
+        if text.startswith(closing, position):
+            return position + len(closing)
+        if len(closing) == 1 and text[position] == "\n":
+            return position
+        position += 1
+    return position
+
+
+def _toml_shape(text: str) -> tuple[int, int | None, int]:
+    """(deepest nesting, the first line nested deeper than :data:`TOML_MAX_DEPTH`, number
+    of keys) of TOML text, without parsing it.
+
+    The depth is that of the tables and arrays the text builds, the document being level
+    1: a dotted key counts one level a part, its table header's parts included
+    (``a.b.c = 1`` is 3; ``k = 1`` under ``[a.b]`` is 3, under ``[[a.b]]`` 4), and every
+    array or inline table one more. Strings and comments are skipped; malformed text is
+    only measured (the parser reports it).
+    """
+    deepest, deepest_line, keys = 1, None, 0
+    table_level = 1  # the level of the table that keys outside brackets belong to
+    stack: list[tuple[str, int]] = []  # open brackets of values: (kind, level)
+    next_level = 2  # the level of a bracket opened now
+    expect_key = True
+    line = 1
+    position, length = 0, len(text)
+
+    def reached(depth):
+        nonlocal deepest, deepest_line
+        if depth > deepest:
+            deepest = depth
+            if deepest_line is None and depth > TOML_MAX_DEPTH:
+                deepest_line = line
+
+    def dotted_parts(end: int, stops: str) -> tuple[int, int]:
+        parts = 1
+        while end < length and text[end] not in stops:
+            if text[end] in "\"'":
+                end = _skip_string(text, end)
+                continue
+            parts += text[end] == "."
+            end += 1
+        return end, parts
+
+    while position < length:
+        char = text[position]
+        if char == "\n":
+            line += 1
+            position += 1
+            expect_key = expect_key or not stack
+            continue
+        if char in " \t\r":
+            position += 1
+            continue
+        if char == "#":
+            end = text.find("\n", position)
+            position = length if end < 0 else end
+            continue
+        if expect_key and not stack and char == "[":  # a table header: [a.b] or [[a.b]]
+            end, parts = dotted_parts(position, "]\n")
+            table_level = 1 + parts + text.startswith("[[", position)
+            keys += 1
+            reached(table_level)
+            expect_key = False
+            position = end
+            continue
+        if expect_key and char not in "[]{},":  # a key, perhaps dotted, up to "="
+            end, parts = dotted_parts(position, "=\n}")
+            owner = stack[-1][1] if stack else table_level
+            keys += 1
+            reached(owner + parts - 1)
+            next_level = owner + parts
+            expect_key = False
+            position = end + 1 if end < length and text[end] == "=" else end
+            continue
+        if char in "\"'":
+            line += text.count("\n", position, end := _skip_string(text, position))
+            position = end
+            continue
+        if char in "[{":
+            stack.append((char, next_level))
+            reached(next_level)
+            if char == "[":
+                next_level += 1
+            expect_key = char == "{"
+        elif char in "]}" and stack:
+            stack.pop()
+            expect_key = False  # a value ended: a key comes after "," or a newline
+            if stack and stack[-1][0] == "[":
+                next_level = stack[-1][1] + 1
+        elif char == "," and stack and stack[-1][0] == "{":
+            expect_key = True
+        position += 1
+    return deepest, deepest_line, keys
 
 
 def _line_of_key(text: str, key: str) -> int | None:
@@ -290,13 +461,31 @@ def _line_of_key(text: str, key: str) -> int | None:
 
 def _check_metadata(folder: Path, text: str, problems: list[Problem]) -> dict | None:
     toml_path = folder / "guide.toml"
+    depth, depth_line, keys = _toml_shape(text)
+    if depth > TOML_MAX_DEPTH or keys > TOML_MAX_KEYS:
+        if depth > TOML_MAX_DEPTH:
+            problems.append(
+                Problem(
+                    str(toml_path),
+                    depth_line,
+                    f"nested deeper than the limit of {TOML_MAX_DEPTH} levels (a dotted key "
+                    f"counts one level a part; reached {depth:,})",
+                )
+            )
+        if keys > TOML_MAX_KEYS:
+            problems.append(
+                Problem(str(toml_path), None, f"more than {TOML_MAX_KEYS} keys (got {keys:,})")
+            )
+        return None
     try:
         meta = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
+    except (RecursionError, ValueError) as error:  # TOMLDecodeError is a ValueError
         line = re.search(r"line (\d+)", str(error))
         problems.append(
             Problem(
-                str(toml_path), int(line.group(1)) if line else None, f"not valid TOML: {error}"
+                str(toml_path),
+                int(line.group(1)) if line else None,
+                f"not valid TOML: {shortened(str(error), 200)}",
             )
         )
         return None
@@ -315,29 +504,30 @@ def _check_metadata(folder: Path, text: str, problems: list[Problem]) -> dict | 
             )
     for key in ("id", "series", "title", "source", "adopted_by"):
         if key in meta and not (isinstance(meta[key], str) and meta[key].strip()):
-            report(key, f"'{key}' must be a non-empty string (got {meta[key]!r})")
+            report(key, f"'{key}' must be a non-empty string (got {quoted(meta[key])})")
     if isinstance(meta.get("id"), str) and meta["id"] != folder.name:
-        report("id", f"'id' must equal the folder name '{folder.name}' (got {meta['id']!r})")
+        report("id", f"'id' must equal the folder name '{folder.name}' (got {quoted(meta['id'])})")
     if "status" in meta and meta["status"] not in STATUSES:
-        report("status", f"'status' must be in {list(STATUSES)} (got {meta['status']!r})")
+        report("status", f"'status' must be in {list(STATUSES)} (got {quoted(meta['status'])})")
     if "interpolation" in meta and meta["interpolation"] not in INTERPOLATIONS:
         report(
             "interpolation",
-            f"'interpolation' must be in {list(INTERPOLATIONS)} (got {meta['interpolation']!r})",
+            f"'interpolation' must be in {list(INTERPOLATIONS)} "
+            f"(got {quoted(meta['interpolation'])})",
         )
     nra = meta.get("normal_retirement_age")
     if "normal_retirement_age" in meta and (isinstance(nra, bool) or nra != NORMAL_RETIREMENT_AGE):
         report(
             "normal_retirement_age",
             f"'normal_retirement_age' must be {NORMAL_RETIREMENT_AGE}, the age of inciso (a) "
-            f"(got {nra!r})",
+            f"(got {quoted(nra)})",
         )
     for key in ("effective_from", "effective_until", "adopted_on"):
         value = meta.get(key)
         if value is not None and not (
             isinstance(value, dt.date) and not isinstance(value, dt.datetime)
         ):
-            report(key, f"'{key}' must be a date YYYY-MM-DD (got {value!r})")
+            report(key, f"'{key}' must be a date YYYY-MM-DD (got {quoted(value)})")
     start, end = meta.get("effective_from"), meta.get("effective_until")
     if isinstance(start, dt.date) and isinstance(end, dt.date) and end < start:
         report(
@@ -349,7 +539,7 @@ def _check_metadata(folder: Path, text: str, problems: list[Problem]) -> dict | 
             if key not in meta:
                 report("status", f"'{key}' is required when 'status' is 'adopted'")
     if "basis" in meta and not isinstance(meta["basis"], dict):
-        report("basis", f"'basis' must be a table (got {meta['basis']!r})")
+        report("basis", f"'basis' must be a table (got {quoted(meta['basis'])})")
     return meta
 
 
@@ -359,68 +549,78 @@ def _check_table(folder: Path, interpolation, problems: list[Problem]):
         problems.append(Problem(str(csv_path), None, "reduction.csv is missing"))
         return None
     where = str(csv_path)
+    text = _read_guide_file(csv_path, problems)
+    if text is None:
+        return None
+    try:
+        return _check_rows(where, text, interpolation, problems)
+    except csv.Error as error:  # e.g. a NUL byte
+        problems.append(Problem(where, None, f"not a readable CSV file ({error})"))
+        return None
+
+
+def _check_rows(where: str, text: str, interpolation, problems: list[Problem]):
     rows: list[tuple[int, int, float, int]] = []  # (age in months, line, factor, age_years)
     reported: set[int] = set()  # ages whose row was rejected for its factor
-    with csv_path.open(newline="", encoding="utf-8") as handle:
-        reader = csv.reader(handle)
-        header = next(reader, None)
-        if [h.strip() for h in header or []] != CSV_HEADER:
+    reader = csv.reader(io.StringIO(text, newline=""))
+    header = next(reader, None)
+    if [h.strip() for h in header or []] != CSV_HEADER:
+        problems.append(
+            Problem(
+                where,
+                1,
+                f"header must be {','.join(CSV_HEADER)} (got {quoted(','.join(header or []))})",
+            )
+        )
+        return None
+    for record in reader:
+        line = reader.line_num
+        if not record or all(not cell.strip() for cell in record):
+            continue
+        if len(record) != 3:
+            problems.append(Problem(where, line, f"row must have 3 fields (got {len(record)})"))
+            continue
+        try:
+            years, months = int(record[0]), int(record[1])
+        except ValueError:
             problems.append(
                 Problem(
                     where,
-                    1,
-                    f"header must be {','.join(CSV_HEADER)} (got {','.join(header or [])!r})",
+                    line,
+                    "'age_years' and 'age_months' must be "
+                    f"integers (got {quoted(record[0])}, {quoted(record[1])})",
                 )
             )
-            return None
-        for record in reader:
-            line = reader.line_num
-            if not record or all(not cell.strip() for cell in record):
-                continue
-            if len(record) != 3:
-                problems.append(Problem(where, line, f"row must have 3 fields (got {len(record)})"))
-                continue
-            try:
-                years, months = int(record[0]), int(record[1])
-            except ValueError:
-                problems.append(
-                    Problem(
-                        where,
-                        line,
-                        "'age_years' and 'age_months' must be "
-                        f"integers (got {record[0]!r}, {record[1]!r})",
-                    )
+            continue
+        try:
+            factor = float(record[2])
+        except ValueError:
+            problems.append(
+                Problem(where, line, f"'factor' must be a number (got {quoted(record[2])})")
+            )
+            continue
+        if not 0 <= months <= 11:
+            problems.append(
+                Problem(where, line, f"'age_months' must be in [0, 11] (got {months})")
+            )
+            continue
+        age = years * 12 + months
+        if not EARLIEST_AGE_MONTHS <= age <= NORMAL_RETIREMENT_AGE * 12:
+            problems.append(
+                Problem(
+                    where,
+                    line,
+                    f"age must be in [{FIRST_AGE}, {LAST_AGE}] (got {years}y{months}m)",
                 )
-                continue
-            try:
-                factor = float(record[2])
-            except ValueError:
-                problems.append(
-                    Problem(where, line, f"'factor' must be a number (got {record[2]!r})")
-                )
-                continue
-            if not 0 <= months <= 11:
-                problems.append(
-                    Problem(where, line, f"'age_months' must be in [0, 11] (got {months})")
-                )
-                continue
-            age = years * 12 + months
-            if not EARLIEST_AGE_MONTHS <= age <= NORMAL_RETIREMENT_AGE * 12:
-                problems.append(
-                    Problem(
-                        where,
-                        line,
-                        f"age must be in [{FIRST_AGE}, {LAST_AGE}] (got {years}y{months}m)",
-                    )
-                )
-                continue
-            if not (math.isfinite(factor) and 0 < factor <= 1):
-                problems.append(
-                    Problem(where, line, f"'factor' must be in (0, 1] (got {record[2]})")
-                )
-                reported.add(age)  # the row is there: no "must have a row" for it as well
-                continue
-            rows.append((age, line, factor, years))
+            )
+            continue
+        if not (math.isfinite(factor) and 0 < factor <= 1):
+            problems.append(
+                Problem(where, line, f"'factor' must be in (0, 1] (got {shortened(record[2])})")
+            )
+            reported.add(age)  # the row is there: no "must have a row" for it as well
+            continue
+        rows.append((age, line, factor, years))
     seen: dict[int, int] = {}
     for index, (age, line, factor, _) in enumerate(rows):
         label = f"{age // 12}y{age % 12}m"
@@ -483,8 +683,8 @@ def _check_guide(folder: Path, problems: list[Problem]) -> Guide | None:
         problems.append(Problem(str(toml_path), None, "guide.toml is missing"))
         return None
     before = len(problems)
-    text = toml_path.read_text(encoding="utf-8")
-    meta = _check_metadata(folder, text, problems)
+    text = _read_guide_file(toml_path, problems)
+    meta = None if text is None else _check_metadata(folder, text, problems)
     table = _check_table(folder, (meta or {}).get("interpolation"), problems)
     if meta is None or table is None or len(problems) > before:
         return None
@@ -525,13 +725,18 @@ def load_every_guide(path) -> list[Guide]:
     path = Path(path)
     if not path.is_dir():
         raise GuideError([Problem(str(path), None, "not a folder of Actuarial Guides")])
-    folders = (
-        [path]
-        if (path / "guide.toml").exists()
-        else sorted(
-            child for child in path.iterdir() if child.is_dir() and not child.name.startswith(".")
+    try:
+        folders = (
+            [path]
+            if (path / "guide.toml").exists()
+            else sorted(
+                child
+                for child in path.iterdir()
+                if child.is_dir() and not child.name.startswith(".")
+            )
         )
-    )
+    except OSError as error:
+        raise GuideError([Problem(str(path), None, f"cannot read ({error.strerror})")]) from error
     problems: list[Problem] = []
     guides = [guide for folder in folders if (guide := _check_guide(folder, problems))]
     if problems:
@@ -573,6 +778,6 @@ def load_guides(path, series: str | None = None) -> GuideSet:
         series = present[0]
     if series not in present:
         raise GuideError(
-            [Problem(str(path), None, f"'series' must be in {present} (got {series!r})")]
+            [Problem(str(path), None, f"'series' must be in {present} (got {quoted(series)})")]
         )
     return GuideSet(series, tuple(g for g in guides if g.series == series))

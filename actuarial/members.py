@@ -4,7 +4,14 @@ Fields (one row per member): member_id, birth_date, entry_date, separation_date 
 dates), credited_service (decimal years), average_compensation (annual USD), group
 (general, police, firefighter) and refunded (true/false). Average compensation and
 credited service are inputs (I-8). Invalid rows are not dropped: each gets a message that
-names the row, the member, the field, the rule and the value.
+names the row, the member, the field, the rule and the value (at most
+:data:`~actuarial.shown_text.QUOTE_LIMIT` characters of it).
+
+Member ids are text, compared and written exactly as read: no trimming, no case or Unicode
+folding; only an empty cell is a missing id. An id that begins or ends with white space,
+holds a control character or is longer than :data:`MEMBER_ID_MAX_LENGTH` is an error on
+its row. Dates are calendar dates within :data:`DATE_RANGE`; amounts are finite and within
+:data:`PLAUSIBLE`. These bounds are checks of the data, not rules of the law.
 """
 
 from __future__ import annotations
@@ -18,17 +25,23 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from actuarial.duplicate_ids import duplicated_ids
+from actuarial.dates import age_in_months
+from actuarial.duplicate_ids import DuplicateIds, find_duplicates
+from actuarial.shown_text import quoted
 
 __all__ = [
+    "DATE_RANGE",
     "GROUPS",
     "MEMBER_FIELDS",
+    "MEMBER_ID_MAX_LENGTH",
+    "PLAUSIBLE",
     "Member",
     "MemberArrays",
     "MemberDataError",
     "MemberFileError",
     "blank_mask",
     "check_columns",
+    "member_warnings",
     "parse_members",
 ]
 
@@ -47,6 +60,25 @@ HIGH_RISK_GROUPS = ("police", "firefighter")
 _TRUE = ("true", "1", "yes")
 _FALSE = ("false", "0", "no")
 _DAYS_PER_YEAR = 365.2425
+MEMBER_ID_MAX_LENGTH = 100  # characters; a longer id is an error on its row
+DATE_RANGE = (dt.date(1900, 1, 1), dt.date(2100, 12, 31))  # every date, both ends included
+_DATE_BOUNDS = tuple(np.datetime64(day, "D") for day in DATE_RANGE)
+_ID_CONTROL = r"[\x00-\x1f\x7f-\x{9f}\x{2028}\x{2029}]"  # RE2
+
+
+@dataclass(frozen=True, slots=True)
+class Plausible:
+    """Bounds of plausible data (data validation, not law): beyond ``*_max``, an error;
+    beyond the warning bounds, a warning on the member's results."""
+
+    compensation_max: float = 10_000_000.0  # USD a year: more is an error
+    compensation_warn_below: float = 1_000.0  # USD a year: less is a warning
+    compensation_warn_above: float = 1_000_000.0  # USD a year: more is a warning
+    entry_age_warn_below: int = 16  # years of age at first entry: younger is a warning
+    service_excess_warn_years: float = 1 / 12  # credited service beyond entry-to-separation
+
+
+PLAUSIBLE = Plausible()
 # Columns of these kinds (pandas.api.types.infer_dtype) hold no text: no cell is blank text.
 _NOT_TEXT = ("date", "datetime", "datetime64", "integer", "floating", "boolean", "empty")
 
@@ -135,10 +167,62 @@ def _arrow_text(series: pd.Series):
     return pc.utf8_trim_whitespace(array)
 
 
-def _parse_dates(series: pd.Series) -> np.ndarray:
-    """ISO dates (YYYY-MM-DD) as datetime64[D]; NaT where missing or unparseable."""
+_NO_TIME_ZONE = "must be a date without a time zone"
+_NO_TIME_OF_DAY = "must be a date, without a time of day"
+
+
+def _timestamp_problems(series: pd.Series) -> list[tuple[np.ndarray, str]]:
+    """Rows of a column holding timestamps that are not calendar dates, and the rule broken.
+
+    A timestamp at midnight without a time zone is a date; a time zone or a time of day
+    would be converted silently (to the UTC day, or truncated), so it is an error.
+    """
+    present = series.notna().to_numpy(dtype=bool)
+    if isinstance(series.dtype, pd.DatetimeTZDtype):
+        return [(present, _NO_TIME_ZONE)]
     if pd.api.types.is_datetime64_any_dtype(series.dtype):
-        return series.to_numpy().astype("datetime64[D]")
+        values = series.to_numpy()
+        return [(present & (values != values.astype("datetime64[D]")), _NO_TIME_OF_DAY)]
+    if series.dtype == object and len(series):
+
+        def kind(value):
+            if isinstance(value, dt.datetime | pd.Timestamp):
+                if value.tzinfo is not None:
+                    return 1
+                return 2 if value.time() != dt.time(0) else 0
+            return 0
+
+        kinds = _map_unique(series, kind)
+        return [(kinds == 1, _NO_TIME_ZONE), (kinds == 2, _NO_TIME_OF_DAY)]
+    return []
+
+
+def _parse_dates(series: pd.Series) -> np.ndarray:
+    """ISO dates (YYYY-MM-DD) as datetime64[D]; NaT where missing or unparseable, or a
+    timestamp with a time zone or a time of day (see :func:`_timestamp_problems`)."""
+    if isinstance(series.dtype, pd.DatetimeTZDtype):
+        return np.full(len(series), np.datetime64("NaT"), "datetime64[D]")
+    if pd.api.types.is_datetime64_any_dtype(series.dtype):
+        values = series.to_numpy()
+        days = values.astype("datetime64[D]")
+        return np.where(values == days, days, np.datetime64("NaT"))
+    if series.dtype == object and pd.api.types.infer_dtype(series, skipna=True) in (
+        "datetime",
+        "datetime64",
+        "mixed",
+    ):
+        def day(value):
+            if isinstance(value, dt.datetime | pd.Timestamp):
+                if value.tzinfo is not None or value.time() != dt.time(0):
+                    return np.datetime64("NaT", "D")
+                return np.datetime64(value.date(), "D")
+            if isinstance(value, dt.date):
+                return np.datetime64(value, "D")
+            if isinstance(value, str):
+                return _parse_dates(pd.Series([value], dtype=object))[0]
+            return np.datetime64("NaT", "D")
+
+        return _map_unique(series, day).astype("datetime64[D]")
     if pd.api.types.infer_dtype(series, skipna=True) == "date":  # datetime.date objects
         dates = pa.array(series, type=pa.date32(), from_pandas=True)
         return dates.to_numpy(zero_copy_only=False).astype("datetime64[D]")
@@ -188,6 +272,27 @@ def _map_unique(series: pd.Series, mapping) -> np.ndarray:
     return mapped[np.where(codes >= 0, codes, len(uniques))]
 
 
+def _id_text(series: pd.Series) -> tuple[pd.Series, np.ndarray]:
+    """Member ids as text exactly as read, and where an id is a decimal number.
+
+    Integers become their digits ("7", never "7.0"). A float column cannot hold every id
+    (2^53 + 1 is stored as 2^53), so a decimal number is refused, not converted.
+    """
+    decimal = np.zeros(len(series), dtype=bool)
+    if pd.api.types.is_float_dtype(series.dtype):
+        decimal = series.notna().to_numpy(dtype=bool)
+        return pd.Series(pd.NA, index=series.index, dtype="string"), decimal
+    if pd.api.types.is_bool_dtype(series.dtype):
+        decimal = series.notna().to_numpy(dtype=bool)
+        return pd.Series(pd.NA, index=series.index, dtype="string"), decimal
+    if series.dtype == object and len(series):
+        kinds = _map_unique(series, lambda v: isinstance(v, float | np.floating | bool | np.bool_))
+        decimal = kinds.astype(bool) & series.notna().to_numpy(dtype=bool)
+        if decimal.any():
+            series = series.where(~decimal, None)
+    return _text(series), decimal
+
+
 def _group_code(value) -> int:
     if isinstance(value, str) and value.strip().lower() in GROUPS:
         return GROUPS.index(value.strip().lower())
@@ -222,32 +327,85 @@ class _Literal(str):
     """Text shown as it is in a message (no quotes)."""
 
 
+class _Note(_Literal):
+    """Text shown in parentheses after the rule, without "got"."""
+
+
 def _at(values, index):
     value = values.iloc[index] if isinstance(values, pd.Series) else values[index]
     return None if value is pd.NA else value
 
 
+def _rows_of(values, rows: np.ndarray) -> list:
+    """The values at ``rows`` as Python objects (pandas timestamps kept, NA as None)."""
+    if isinstance(values, pd.Series):
+        picked = values.iloc[rows]
+        if picked.dtype == object or isinstance(picked.dtype, pd.DatetimeTZDtype):
+            return [None if v is pd.NA else v for v in picked.tolist()]
+        if pd.api.types.is_datetime64_any_dtype(picked.dtype):
+            return list(picked)  # Timestamps, as a message shows them
+        return [None if v is pd.NA else v for v in picked.astype(object).tolist()]
+    return list(values[rows])
+
+
 def _shown(value) -> str:
+    """A value as a message quotes it: at most QUOTE_LIMIT characters, then an ellipsis."""
     if isinstance(value, _Literal):
         return str(value)
     if value is None or (isinstance(value, float) and np.isnan(value)):
         return "missing"
-    if isinstance(value, str):
-        return repr(value)
-    return str(value)
+    if isinstance(value, np.datetime64):
+        return str(value.astype("datetime64[D]"))
+    if isinstance(value, pd.Timestamp | dt.datetime):
+        return str(value)
+    return quoted(value)
+
+
+def _value_note(values, index) -> str:
+    if values is None:
+        return ""
+    value = _at(values, index)
+    return f" ({value})" if isinstance(value, _Note) else f" (got {_shown(value)})"
+
+
+class _Length:
+    """The length of each text, shown with its first characters."""
+
+    def __init__(self, texts: pd.Series):
+        self.texts = texts
+
+    def __getitem__(self, index):
+        text = self.texts.iloc[index]
+        return _Literal(f"{len(text):,} characters")
+
+
+class _OtherRows:
+    """The other rows of a duplicated id, shown as 1-based rows (at most a few)."""
+
+    SHOWN = 5
+
+    def __init__(self, duplicates: DuplicateIds, offset: int, first_row: int):
+        self.duplicates, self.offset, self.first_row = duplicates, offset, first_row
+
+    def __getitem__(self, index):
+        others, total = self.duplicates.other_rows(self.offset + index, self.SHOWN)
+        shown = ", ".join(f"{row + 1:,}" for row in others.tolist())
+        more = f" and {total - len(others):,} more" if total > len(others) else ""
+        rows = "row" if total == 1 else "rows"
+        return _Note(f"also on {rows} {shown}{more}")
 
 
 def parse_members(
     frame: pd.DataFrame,
     source: str = "members",
     first_row: int = 1,
-    duplicated: np.ndarray | None = None,
+    duplicates: DuplicateIds | None = None,
 ) -> MemberArrays:
     """Parse and validate a frame of members; every row is kept, invalid ones with a message.
 
-    ``duplicated`` marks rows whose member_id appears more than once in the whole input,
-    as :func:`~actuarial.duplicate_ids.duplicated_ids` finds them (found here when the
-    frame is the whole input).
+    ``duplicates`` are the rows whose member_id appears more than once in the whole input
+    (:func:`~actuarial.duplicate_ids.find_duplicates`, rows counted from the input's first
+    data row, row 1); found here when the frame is the whole input.
     """
     check_columns(frame.columns, source)
     frame = frame.reset_index(drop=True)
@@ -258,25 +416,59 @@ def parse_members(
     def flag(mask, field, rule, values=None):
         problems.append((np.asarray(mask, dtype=bool), field, rule, values))
 
-    ids = _text(frame["member_id"])  # converted once: the blank check and messages reuse it
+    ids, decimal = _id_text(frame["member_id"])  # once: the checks and messages reuse it
     id_text = ids.fillna("")
-    id_blank = blank_mask(ids)
+    arrow_ids = pa.array(id_text, type=pa.string(), from_pandas=True)
+    trimmed = pc.utf8_trim_whitespace(arrow_ids)
+    # Only an empty cell (or white space alone) is a missing id: no token ("NA") is one.
+    id_blank = pc.equal(trimmed, "").to_numpy(zero_copy_only=False) & ~decimal
     flag(id_blank, "member_id", "is required")
-    if duplicated is None:
-        duplicated = duplicated_ids(lambda: [ids])
+    flag(decimal, "member_id", "must be text or a whole number", frame["member_id"])
+    too_long = pc.greater(pc.utf8_length(arrow_ids), MEMBER_ID_MAX_LENGTH).to_numpy(
+        zero_copy_only=False
+    )
+    flag(
+        too_long, "member_id", f"must be at most {MEMBER_ID_MAX_LENGTH} characters", _Length(ids)
+    )
+    spaced = pc.not_equal(arrow_ids, trimmed)
+    flag(
+        spaced.to_numpy(zero_copy_only=False) & ~id_blank & ~too_long,
+        "member_id",
+        "must not begin or end with white space",
+        id_text,
+    )
+    control = pc.match_substring_regex(arrow_ids, _ID_CONTROL).to_numpy(zero_copy_only=False)
+    flag(control & ~too_long, "member_id", "must not contain control characters", id_text)
+    if duplicates is None:
+        duplicates = find_duplicates(lambda: [ids], MEMBER_ID_MAX_LENGTH)
+        offset = 0
+    else:
+        offset = first_row - 1
+    duplicated = duplicates.mask[offset : offset + count]
     # A blank id is "required"; several blank ids are not also "not unique".
-    flag(duplicated & ~id_blank, "member_id", "must be unique in the file", id_text)
+    flag(
+        duplicated & ~id_blank,
+        "member_id",
+        "must be unique in the file",
+        _OtherRows(duplicates, offset, first_row),
+    )
 
     dates = {}
     for name in ("birth_date", "entry_date", "separation_date"):
         blank = blank_mask(frame[name])
         dates[name] = _parse_dates(frame[name])
         flag(blank, name, "is required")
+        not_date = ~blank & np.isnat(dates[name])
+        for mask, rule in _timestamp_problems(frame[name]):
+            flag(mask & ~blank, name, rule, frame[name])
+            not_date &= ~mask
+        flag(not_date, name, "must be a date YYYY-MM-DD", frame[name])
+        outside = (dates[name] < _DATE_BOUNDS[0]) | (dates[name] > _DATE_BOUNDS[1])
         flag(
-            ~blank & np.isnat(dates[name]),
+            outside,
             name,
-            "must be a date YYYY-MM-DD",
-            frame[name],
+            f"must be from {DATE_RANGE[0]} to {DATE_RANGE[1]}",
+            dates[name],
         )
     numbers = {}
     for name in ("credited_service", "average_compensation"):
@@ -294,6 +486,12 @@ def parse_members(
         compensation,
     )
     flag(np.isinf(compensation), "average_compensation", "must be finite", compensation)
+    flag(
+        np.isfinite(compensation) & (compensation > PLAUSIBLE.compensation_max),
+        "average_compensation",
+        f"must be at most {PLAUSIBLE.compensation_max:,.0f} a year (a plausibility bound)",
+        compensation,
+    )
 
     birth, entry, separation = dates["birth_date"], dates["entry_date"], dates["separation_date"]
     flag(
@@ -329,14 +527,33 @@ def parse_members(
     bad = np.zeros(count, dtype=bool)
     for mask, *_ in problems:
         bad |= mask
-    for index in np.flatnonzero(bad):
-        messages = [
-            f"'{field}' {rule}" + ("" if values is None else f" (got {_shown(_at(values, index))})")
-            for mask, field, rule, values in problems
-            if mask[index]
+    bad_rows = np.flatnonzero(bad)
+    if bad_rows.size:
+        # Per invalid row, the problems it has; the values of those rows as Python objects
+        # (one conversion per column, not one pandas lookup per cell).
+        hits = np.array([mask[bad_rows] for mask, *_ in problems], dtype=bool).T
+        shown_values = [
+            _rows_of(values, bad_rows) if isinstance(values, pd.Series | np.ndarray) else values
+            for *_, values in problems
         ]
-        who = f"member {id_text.iloc[index]!r}" if not id_blank[index] else "no member_id"
-        error[index] = f"{source} row {rows[index]} ({who}): " + "; ".join(messages)
+        ids = id_text.to_numpy(dtype=object)[bad_rows]
+        raw_ids = _rows_of(frame["member_id"], bad_rows)
+        for position, index in enumerate(bad_rows):
+            messages = []
+            for number in np.flatnonzero(hits[position]):
+                _, field, rule, values = problems[number]
+                if isinstance(values, pd.Series | np.ndarray):
+                    note = _value_note(shown_values[number], position)
+                else:
+                    note = _value_note(values, index)
+                messages.append(f"'{field}' {rule}{note}")
+            if id_blank[index]:
+                who = "no member_id"
+            elif decimal[index]:
+                who = f"member {_shown(raw_ids[position])}"
+            else:
+                who = f"member {quoted(ids[position])}"
+            error[index] = f"{source} row {rows[index]} ({who}): " + "; ".join(messages)
     return MemberArrays(
         row=rows,
         member_id=id_text.reset_index(drop=True),
@@ -349,6 +566,63 @@ def parse_members(
         refunded=np.asarray(refunded) == 1,
         error=error,
     )
+
+
+def member_warnings(members: MemberArrays, payment_date: dt.date | None = None) -> np.ndarray:
+    """Data-quality warnings per member: possible but suspicious facts ("" where none).
+
+    Each names the field, the rule and the value: entry into the System before age
+    :attr:`Plausible.entry_age_warn_below`; credited service longer than the time from entry
+    to separation (it may include purchased service: a warning, not an error); separation
+    after the payment date; compensation beyond the warning bounds of :data:`PLAUSIBLE`.
+    Invalid rows get none (their error says what is wrong).
+    """
+    valid = members.valid
+    entry_age = age_in_months(members.birth_date, members.entry_date)
+    elapsed_years = (
+        (members.separation_date - members.entry_date).astype("timedelta64[D]").astype(float)
+        / _DAYS_PER_YEAR
+    )
+    compensation = members.average_compensation
+    found: list[tuple[np.ndarray, callable]] = [
+        (
+            (entry_age >= 0) & (entry_age < 12 * PLAUSIBLE.entry_age_warn_below),
+            lambda i: f"'entry_date' is before age {PLAUSIBLE.entry_age_warn_below} (got "
+            f"{members.entry_date[i]}, at age {entry_age[i] // 12}y{entry_age[i] % 12}m)",
+        ),
+        (
+            members.credited_service > elapsed_years + PLAUSIBLE.service_excess_warn_years,
+            lambda i: f"'credited_service' is longer than the {elapsed_years[i]:.2f} years from "
+            f"'entry_date' to 'separation_date' (got {members.credited_service[i]:.2f}, "
+            "purchased service?)",
+        ),
+        (
+            compensation < PLAUSIBLE.compensation_warn_below,
+            lambda i: f"'average_compensation' is below {PLAUSIBLE.compensation_warn_below:,.0f} "
+            f"a year, the bottom of plausible amounts (got {compensation[i]:,.2f})",
+        ),
+        (
+            compensation > PLAUSIBLE.compensation_warn_above,
+            lambda i: f"'average_compensation' is above {PLAUSIBLE.compensation_warn_above:,.0f} "
+            f"a year, the top of plausible amounts (got {compensation[i]:,.2f})",
+        ),
+    ]
+    if payment_date is not None:
+        payment = np.datetime64(payment_date, "D")
+        found.append(
+            (
+                members.separation_date > payment,
+                lambda i: f"'separation_date' is after the payment date (as_of) {payment} "
+                f"(got {members.separation_date[i]})",
+            )
+        )
+    warnings = np.full(len(members), "", dtype=object)
+    any_warning = np.zeros(len(members), dtype=bool)
+    for mask, _ in found:
+        any_warning |= mask & valid
+    for index in np.flatnonzero(any_warning):
+        warnings[index] = "; ".join(text(index) for mask, text in found if mask[index])
+    return warnings
 
 
 def member_frame(member) -> pd.DataFrame:

@@ -40,6 +40,7 @@ from actuarial.law import law_provenance
 from actuarial.law.clauses import CLAUSES, situation
 from actuarial.law.readings import Readings
 from actuarial.members import MemberFileError, parse_members
+from actuarial.output_files import check_output, writing
 
 __all__ = [
     "SEX_CODES",
@@ -388,12 +389,8 @@ def value_frame(
 
 
 def _valued(members_df, guides, basis, as_of, readings, source, rates=None, law=None):
-    duplicated = (
-        members_df["member_id"].duplicated(keep=False).to_numpy()
-        if len(members_df) and "member_id" in members_df.columns
-        else None
-    )
-    members = parse_members(members_df, source=source, duplicated=duplicated)
+    # The frame is the whole input: parse_members finds its duplicate ids itself.
+    members = parse_members(members_df, source=source)
     results = evaluate_members(members, guides, as_of, readings, law)
     sex, sex_error = sex_codes(members_df, source)
     values, errors = value_results(results, basis, sex, rates)
@@ -577,8 +574,7 @@ def run_valuation(
             f"{out_path}: the output file must end in one of ['.csv', '.parquet', '.pq'] "
             f"(got {out_path.suffix!r})"
         )
-    if out_path.resolve() == members_path.resolve():
-        raise MemberFileError(f"{out_path}: the output must not overwrite the member file")
+    check_output(out_path, [members_path])  # never over the member file, before reading it
     frame = read_members(members_path)
     sex = _read_sex(members_path)
     if sex is not None:
@@ -591,26 +587,25 @@ def run_valuation(
         summary.sensitivities = sensitivities(
             frame, guides, basis, as_of, readings, shipped_series(), members_path.name, law
         )
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    partial = out_path.with_name(out_path.name + ".partial")
-    if suffix == ".csv":
-        table.to_csv(partial, index=False, date_format="%Y-%m-%d")
-    else:
-        import json
+    # Through a temporary file of this run's, renamed when complete (actuarial.output_files).
+    with writing(out_path, [members_path]) as partial:
+        if suffix == ".csv":
+            table.to_csv(partial, index=False, date_format="%Y-%m-%d")
+        else:
+            import json
 
-        import pyarrow as pa
-        import pyarrow.parquet as pq
+            import pyarrow as pa
+            import pyarrow.parquet as pq
 
-        arrow = pa.Table.from_pandas(table, preserve_index=False)
-        metadata = {
-            **(arrow.schema.metadata or {}),
-            b"actuarial.basis": json.dumps(basis.as_dict()).encode(),
-            b"actuarial.guides": json.dumps({g.id: g.sha256() for g in guides}).encode(),
-            b"actuarial.law": json.dumps(law_provenance(law, as_of)).encode(),
-            b"actuarial.readings": json.dumps(results.readings.as_dict()).encode(),
-        }
-        pq.write_table(arrow.replace_schema_metadata(metadata), partial)
-    partial.replace(out_path)
+            arrow = pa.Table.from_pandas(table, preserve_index=False)
+            metadata = {
+                **(arrow.schema.metadata or {}),
+                b"actuarial.basis": json.dumps(basis.as_dict()).encode(),
+                b"actuarial.guides": json.dumps({g.id: g.sha256() for g in guides}).encode(),
+                b"actuarial.law": json.dumps(law_provenance(law, as_of)).encode(),
+                b"actuarial.readings": json.dumps(results.readings.as_dict()).encode(),
+            }
+            pq.write_table(arrow.replace_schema_metadata(metadata), partial)
     return summary
 
 

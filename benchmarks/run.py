@@ -21,6 +21,7 @@ import bench_engine
 import bench_grids
 import bench_openfisca
 import bench_scaling
+import bench_stress
 import bench_value
 from support import (
     BENCHMARKS,
@@ -42,6 +43,7 @@ FULL = {
         "frame_up_to": 1_000_000,
         "repeat": 3,
     },
+    "stress": {"members_count": 1_000_000},
     "openfisca": {
         "sizes": (10_000, 100_000, 1_000_000),
         "repeat": 3,
@@ -55,6 +57,7 @@ QUICK = {
     "batch": {"members_count": 100_000, "repeat": 3, "pandas_to_csv": False},
     "grids": {"repeat": 3, "reference_rates": 3},
     "scaling": {"sizes": (1_000, 10_000, 100_000), "frame_up_to": 100_000, "repeat": 3},
+    "stress": {"members_count": 100_000},
     "openfisca": {
         "sizes": (10_000, 100_000),
         "repeat": 3,
@@ -68,6 +71,7 @@ BENCHMARKS_BY_NAME = {
     "batch": bench_batch.run,
     "grids": bench_grids.run,
     "scaling": bench_scaling.run,
+    "stress": bench_stress.run,
     "openfisca": bench_openfisca.run,
     "value": bench_value.run,
 }

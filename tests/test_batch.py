@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import json
 import re
 import shutil
 import threading
+from pathlib import Path
 
 import pandas as pd
 import pyarrow.csv as pa_csv
@@ -20,6 +22,7 @@ from actuarial.guides import load_guides
 from actuarial.law.parameters import shipped_law
 from actuarial.law.readings import Readings
 from actuarial.members import MEMBER_FIELDS, MemberFileError
+from actuarial.output_files import OutputFileError
 from actuarial.synthetic import generate_members
 
 SAMPLE = "examples/members.csv"
@@ -209,8 +212,8 @@ def test_duplicate_ids_in_different_chunks_are_both_invalid(
     invalid = result[result["error"] != ""]
     assert invalid["row"].tolist() == [2, 18]
     assert invalid["error"].tolist() == [
-        "members.csv row 2 (member 'M-2'): 'member_id' must be unique in the file (got 'M-2')",
-        "members.csv row 18 (member 'M-2'): 'member_id' must be unique in the file (got 'M-2')",
+        "members.csv row 2 (member 'M-2'): 'member_id' must be unique in the file (also on row 18)",
+        "members.csv row 18 (member 'M-2'): 'member_id' must be unique in the file (also on row 2)",
     ]
     assert (summary.members, summary.invalid, summary.output_rows) == (20, 2, 18 * 4 + 2)
 
@@ -250,7 +253,7 @@ def test_a_missing_column_in_parquet_is_reported_before_anything_is_written(
         (
             "latin1.csv",
             "member_id\xe9,birth_date\n".encode("latin-1"),
-            "cannot read the member file",
+            "line 1 is not UTF-8 text (byte 0xe9); save the file as UTF-8",
         ),
         ("garbage.parquet", b"not a parquet file", "cannot read the member file"),
     ],
@@ -299,7 +302,7 @@ def test_a_write_that_fails_in_the_writing_thread_is_raised_and_leaves_nothing(
             def write_table(self, table, *args, **kwargs):
                 writes.append(threading.current_thread().name)
                 if len(writes) == 3:
-                    raise OSError("disk full")
+                    raise OSError(errno.ENOSPC, "No space left on device")
                 return super().write_table(table, *args, **kwargs)
 
         return Failing
@@ -307,7 +310,8 @@ def test_a_write_that_fails_in_the_writing_thread_is_raised_and_leaves_nothing(
     monkeypatch.setattr(batch.pq, "ParquetWriter", failing_on_the_third_write(pq.ParquetWriter))
     monkeypatch.setattr(batch.pa_csv, "CSVWriter", failing_on_the_third_write(pa_csv.CSVWriter))
     out = tmp_path / out_name
-    with pytest.raises(OSError, match="^disk full$"):
+    message = f"{out}: cannot write (No space left on device)"
+    with pytest.raises(OutputFileError, match=exactly(message)):
         run(sample_members, half_percent_guides, out, chunk_rows=50)
     assert len(writes) == 3 and all(name.startswith("actuarial-write") for name in writes)
     assert sorted(path.name for path in tmp_path.iterdir()) == ["members.csv"]
@@ -342,6 +346,7 @@ def test_summary_counts_members_invalid_rows_coverage_and_eligibility(
         "eligible by clause: (a) 1, (b) 0, (c) 1, (d) 1",
         "members lifted by the monthly minimum: 1",
         "clause rows with an error (no guide factor): 0",
+        "members with data-quality warnings: 0",
         "output rows: 13",
         "payment date: the later of 2026-06-01 (as of) and each annuity's start date",
         f"law: actuarial/law/law.toml sha256 {shipped_law().files[0].sha256}",
@@ -442,3 +447,335 @@ def test_a_separation_date_no_guide_covers_errs_on_that_inciso_c_row_only(
     assert result.loc[("LATER", "c"), "annual_amount"] == 15_120.00
     assert summary.clause_errors == 1
     assert summary.lines()[3] == "clause rows with an error (no guide factor): 1"
+
+
+# ------------------------------------------------- ids, dates and text through the files
+ROUND_TRIP_IDS = [
+    "NA", "N/A", "null", "NaN", "nan", "None", "#N/A", "007", "1e3", "M-1", "m-1",
+    "\uff2d-1", "e\u0301", "\u00e9", "=HYPERLINK(\"http://x\")", "+1", "-5", "@SUM(A1)",
+    "\u00e1rbol", "x" * 100,
+]  # fmt: skip
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+@pytest.mark.parametrize("out_name", ["out.csv", "out.parquet"])
+@pytest.mark.parametrize("in_format", ["csv", "parquet"])
+def test_ids_come_back_exactly_as_read_and_no_token_is_missing(
+    half_percent_guides, member, write_members, tmp_path, in_format, out_name
+):
+    rows = [member(member_id=i) for i in ROUND_TRIP_IDS]
+    source = write_members(rows)
+    if in_format == "parquet":
+        frame = pd.read_csv(source, dtype=str, keep_default_na=False)
+        source = tmp_path / "members.parquet"
+        frame.to_parquet(source)
+    out = tmp_path / out_name
+    summary = run(source, half_percent_guides, out)
+    assert summary.invalid == 0
+    result = read_output(out)
+    ids = result.drop_duplicates("row")["member_id"].tolist()
+    if out.suffix == ".csv":  # a cell a spreadsheet would evaluate is written after an '
+        expected = ["'" + i if i.startswith(FORMULA_START) else i for i in ROUND_TRIP_IDS]
+    else:
+        expected = ROUND_TRIP_IDS
+    assert ids == expected
+
+
+def test_parquet_integer_ids_with_nulls_stay_whole_numbers(half_percent_guides, member, tmp_path):
+    import pyarrow as pa
+
+    ids = [7, None, 2**53, 2**53 + 1, -3, 0]
+    frame = pd.DataFrame([member(member_id="placeholder") for _ in ids])
+    table = pa.Table.from_pandas(frame.drop(columns="member_id"), preserve_index=False)
+    table = table.append_column("member_id", pa.array(ids, type=pa.int64()))
+    source = tmp_path / "members.parquet"
+    pq.write_table(table, source)
+    out = tmp_path / "out.parquet"
+    summary = run(source, half_percent_guides, out)
+    result = read_output(out).drop_duplicates("row")
+    assert result["member_id"].tolist() == [
+        "7", "", "9007199254740992", "9007199254740993", "-3", "0"
+    ]  # fmt: skip
+    assert summary.invalid == 1  # the null: "'member_id' is required", and nothing else
+    assert (
+        result["error"].tolist()[1]
+        == "members.parquet row 2 (no member_id): 'member_id' is required"
+    )
+
+
+@pytest.mark.parametrize(
+    ("kind", "value", "problem"),
+    [
+        ("date32", dt.date(2025, 6, 15), ""),
+        ("timestamp", dt.datetime(2025, 6, 15), ""),
+        (
+            "timestamp",
+            dt.datetime(2025, 6, 14, 21, 30),
+            "'separation_date' must be a date, without a time of day (got 2025-06-14 21:30:00)",
+        ),
+        (
+            "timestamp-tz",
+            dt.datetime(2025, 6, 14, 21, 30),
+            "'separation_date' must be a date without a time zone (got 2025-06-14 21:30:00-04:00)",
+        ),
+        (
+            "timestamp-tz",
+            dt.datetime(2025, 6, 15),
+            "'separation_date' must be a date without a time zone (got 2025-06-15 00:00:00-04:00)",
+        ),
+        (
+            "date32",
+            dt.date(2101, 1, 1),
+            "'separation_date' must be from 1900-01-01 to 2100-12-31 (got 2101-01-01)",
+        ),
+    ],
+)
+def test_parquet_dates_are_calendar_dates_never_converted(
+    half_percent_guides, member, tmp_path, kind, value, problem
+):
+    import pyarrow as pa
+
+    frame = pd.DataFrame([member()]).drop(columns="separation_date")
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    types = {
+        "date32": pa.date32(),
+        "timestamp": pa.timestamp("us"),
+        "timestamp-tz": pa.timestamp("us", tz="America/Puerto_Rico"),
+    }
+    if kind == "timestamp-tz":
+        column = pa.array([pd.Timestamp(value, tz="America/Puerto_Rico")], type=types[kind])
+    else:
+        column = pa.array([value], type=types[kind])
+    source = tmp_path / "members.parquet"
+    pq.write_table(table.append_column("separation_date", column), source)
+    run(source, half_percent_guides, tmp_path / "out.parquet")
+    errors = set(read_output(tmp_path / "out.parquet")["error"])
+    assert errors == {f"members.parquet row 1 (member 'A-1'): {problem}" if problem else ""}
+
+
+@pytest.mark.parametrize("token", ["NA", "N/A", "null", "NULL", "NaN", "None", "#N/A", "nan"])
+def test_a_missing_value_token_is_a_value_not_a_missing_cell(
+    half_percent_guides, member, write_members, tmp_path, token
+):
+    source = write_members([member(group=token)])
+    run(source, half_percent_guides, tmp_path / "out.csv")
+    error = read_output(tmp_path / "out.csv")["error"].tolist()
+    rule = "'group' must be in ['general', 'police', 'firefighter']"
+    assert error == [f"members.csv row 1 (member 'A-1'): {rule} (got {token!r})"]
+
+
+@pytest.mark.parametrize("start", [*FORMULA_START, "'", " ", "a", "1", "(", "%"])
+def test_csv_output_defuses_cells_a_spreadsheet_would_evaluate(
+    half_percent_guides, member, write_members, tmp_path, start
+):
+    member_id = start + "cmd|' /C calc'!A0"
+    frame = pd.DataFrame([member(member_id=member_id)])
+    source = tmp_path / "members.parquet"
+    frame.to_parquet(source)
+    run(source, half_percent_guides, tmp_path / "out.csv")
+    run(source, half_percent_guides, tmp_path / "out.parquet")
+    with (tmp_path / "out.csv").open(newline="", encoding="utf-8") as handle:
+        import csv
+
+        cells = {row["member_id"] for row in csv.DictReader(handle)}
+    defused = start in FORMULA_START
+    expected = "'" + member_id if defused else member_id
+    assert cells == {expected}
+    if start not in ("\t", "\r"):  # white space: an error row, with the id as read
+        assert set(read_output(tmp_path / "out.parquet")["member_id"]) == {member_id}
+
+
+def test_every_text_column_is_defused_in_csv(half_percent_guides, member, tmp_path):
+    """An error message begins with the member file's name: a file named '=x.csv'."""
+    source = tmp_path / "=x.csv"
+    pd.DataFrame([member(group="teacher")]).to_csv(source, index=False)
+    run(source, half_percent_guides, tmp_path / "out.csv")
+    error = pd.read_csv(tmp_path / "out.csv", dtype=str)["error"].iloc[0]
+    assert error.startswith("'=x.csv row 1")
+
+
+def test_a_long_field_is_cut_in_messages_and_memory_stays_small(
+    half_percent_guides, member, tmp_path
+):
+    """A 200,000-character id and 2,500 rows of an unknown group: short messages, few texts."""
+    rows = [member(member_id="x" * 200_000, group="teacher")]
+    rows += [member(member_id=f"M-{n}", group="t" * 1000 + str(n)) for n in range(2500)]
+    source = tmp_path / "members.parquet"
+    pd.DataFrame(rows).to_parquet(source)
+    out = tmp_path / "out.parquet"
+    summary = run(source, half_percent_guides, out)
+    assert summary.invalid == 2501
+    errors = pq.read_table(out, columns=["error"]).column(0).to_pylist()
+    assert max(len(error) for error in errors) < 400
+    assert errors[0].startswith(f"members.parquet row 1 (member '{'x' * 80}…'): ")
+
+
+# ------------------------------------------------------------- accounting, by property
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from actuarial.law.clauses import CLAUSES  # noqa: E402
+
+CLAUSE_IDS = tuple(CLAUSES)  # the registry: ids of the clauses, in order
+
+
+CORRUPTIONS = {
+    "member_id": ["", " ", " M", "M ", "x" * 101, "\x1b", "DUP"],
+    "birth_date": ["", "NA", "1960-02-30", "0000-01-01", "1960/01/01", "2200-01-01", "x" * 500],
+    "entry_date": ["", "null", "1995-13-01", "1899-12-31", "2030-01-01"],
+    "separation_date": ["", "N/A", "1994-01-01", "2101-01-01", "20250615"],
+    "credited_service": ["", "NaN", "inf", "-1", "abc", "1e400", "200"],
+    "average_compensation": ["", "0", "-5", "1e308", "inf", "$1", "10000000.5"],
+    "group": ["", "teacher", "NA", "x" * 10_000],
+    "refunded": ["", "maybe", "2", "NA"],
+}
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    seed=st.integers(0, 10_000),
+    corruptions=st.lists(
+        st.tuples(
+            st.integers(0, 59),
+            st.sampled_from(sorted(CORRUPTIONS)),
+            st.integers(0, 10),
+        ),
+        max_size=30,
+    ),
+    chunk_rows=st.integers(1, 70),
+    out_name=st.sampled_from(["out.csv", "out.parquet"]),
+    in_format=st.sampled_from(["csv", "parquet"]),
+)
+def test_every_row_is_accounted_for_whatever_is_corrupted(
+    half_percent_guides, tmp_path_factory, seed, corruptions, chunk_rows, out_name, in_format
+):
+    folder = tmp_path_factory.mktemp("property")
+    frame = as_text(generate_members(60, seed=seed))
+    for row, name, pick in corruptions:
+        choices = CORRUPTIONS[name]
+        frame.loc[row, name] = choices[pick % len(choices)]
+    source = folder / f"members.{in_format}"
+    if in_format == "csv":
+        frame.to_csv(source, index=False)
+    else:  # every column text, as a spreadsheet export would hold it
+        frame.astype(str).to_parquet(source)
+    out = folder / out_name
+    summary = run(source, half_percent_guides, out, chunk_rows=chunk_rows)
+    result = read_output(out)
+    per_row = result.groupby("row")
+    # Every input row exactly once: one row per clause, or one error row.
+    assert sorted(per_row.groups) == list(range(1, len(frame) + 1))
+    sizes = per_row.size()
+    invalid_rows = set(result.loc[result["clause"] == "", "row"])
+    assert all(sizes[r] == 1 for r in invalid_rows)
+    assert all(sizes[r] == len(CLAUSE_IDS) for r in set(sizes.index) - invalid_rows)
+    assert summary.invalid == len(invalid_rows)
+    assert summary.output_rows == len(result)
+    valid = result[~result["row"].isin(invalid_rows)]
+    for r, clauses in valid.groupby("row")["clause"]:
+        assert clauses.tolist() == list(CLAUSE_IDS), r
+    # The valid rows alone give the same results.
+    alone_source = folder / f"valid.{in_format}"
+    alone_frame = frame.iloc[sorted(r - 1 for r in set(valid["row"]))]
+    if in_format == "csv":
+        alone_frame.to_csv(alone_source, index=False)
+    else:
+        alone_frame.astype(str).to_parquet(alone_source)
+    run(alone_source, half_percent_guides, folder / ("alone" + out.suffix))
+    alone = read_output(folder / ("alone" + out.suffix))
+    columns = [c for c in alone.columns if c != "row"]
+    pd.testing.assert_frame_equal(
+        valid[columns].reset_index(drop=True), alone[columns].reset_index(drop=True)
+    )
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda b: b.replace(b"member_id", b"m\xe9mber_id", 1),
+            "{path}: line 1 is not UTF-8 text (byte 0xe9); save the file as UTF-8",
+        ),
+        (
+            lambda b: b.replace(b"general", b"g\xe9n\xe9ral", 1),
+            "{path}: line {line} is not UTF-8 text (byte 0xe9); save the file as UTF-8",
+        ),
+        (
+            lambda b: b.replace(b"police", b"polic\xff", 1),
+            "{path}: line {line} is not UTF-8 text (byte 0xff); save the file as UTF-8",
+        ),
+        (
+            lambda b: b.replace(b"general", b"general,extra", 1),
+            "{path}: cannot read the member file (CSV parse error: Expected 8 columns, got 9: ",
+        ),
+    ],
+)
+def test_an_unreadable_member_file_is_one_error_naming_file_and_line(
+    half_percent_guides, tmp_path, change, message
+):
+    source = tmp_path / "members.csv"
+    sample = Path(SAMPLE).read_bytes()
+    data = change(sample)
+    source.write_bytes(data)
+    changed = next(i for i, (a, b) in enumerate(zip(data, sample, strict=False)) if a != b)
+    line = data.count(b"\n", 0, changed) + 1
+    with pytest.raises(MemberFileError) as raised:
+        run(source, half_percent_guides, tmp_path / "out.csv")
+    assert str(raised.value).startswith(message.format(path=source, line=line))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["members.csv"]
+
+
+def test_a_member_file_that_is_a_folder_is_one_error(half_percent_guides, tmp_path):
+    source = tmp_path / "members.csv"
+    source.mkdir()
+    with pytest.raises(
+        MemberFileError,
+        match=exactly(f"{source}: cannot read the member file (a folder, not a file)"),
+    ):
+        run(source, half_percent_guides, tmp_path / "out.csv")
+
+
+@pytest.mark.parametrize(
+    ("kind", "ids", "expected"),
+    [
+        ("int32", [1, None, -2], ["1", "", "-2"]),
+        ("uint64", [2**64 - 1, 0, None], ["18446744073709551615", "0", ""]),
+        ("binary", [b"M-1", b"\xc3\xa9", None], ["M-1", "\u00e9", ""]),
+        ("dictionary", ["M-1", "M-2", None], ["M-1", "M-2", ""]),
+        ("large_string", ["M-1", "NA", None], ["M-1", "NA", ""]),
+    ],
+)
+def test_parquet_ids_of_every_type_are_read_as_their_text(
+    half_percent_guides, member, tmp_path, kind, ids, expected
+):
+    import pyarrow as pa
+
+    frame = pd.DataFrame([member() for _ in ids]).drop(columns="member_id")
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    types = {
+        "int32": pa.int32(),
+        "uint64": pa.uint64(),
+        "binary": pa.binary(),
+        "large_string": pa.large_string(),
+    }
+    if kind == "dictionary":
+        column = pa.array(ids, type=pa.string()).dictionary_encode()
+    else:
+        column = pa.array(ids, type=types[kind])
+    source = tmp_path / "members.parquet"
+    pq.write_table(table.append_column("member_id", column), source)
+    run(source, half_percent_guides, tmp_path / "out.parquet")
+    result = read_output(tmp_path / "out.parquet").drop_duplicates("row")
+    assert result["member_id"].tolist() == expected
+
+
+def test_a_member_file_that_is_a_pipe_is_refused_without_waiting(half_percent_guides, tmp_path):
+    import os
+
+    source = tmp_path / "members.csv"
+    os.mkfifo(source)
+    message = f"{source}: cannot read the member file (not a regular file)"
+    with pytest.raises(MemberFileError, match=exactly(message)):
+        run(source, half_percent_guides, tmp_path / "out.csv")

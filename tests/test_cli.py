@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import pandas as pd
@@ -475,6 +476,137 @@ def test_guides_review_commands_name_an_unknown_guide_and_the_shipped_ones():
     assert result.exit_code == 1
     assert "no-such-guide: no guide folder here and no shipped guide of that id" in result.output
     assert "sult-5pct-monthly" in result.output
+
+
+# ------------------------------------------------------------- hostile or careless input
+@pytest.mark.parametrize(
+    "value",
+    ["20260101", "2026-1-1", "2026-W01-1", "2026-001", "26-01-01", "2026-01-01T00:00",
+     " 2026-01-01", "2026-01-01 ", "2026-02-30", "", "today", "\uff12026-01-01"],
+)  # fmt: skip
+@pytest.mark.parametrize("command", ["evaluate", "derive"])
+def test_every_date_option_takes_yyyy_mm_dd_only(tmp_path, value, command):
+    if command == "evaluate":
+        result = invoke("evaluate", *EARLY_RETIREE, "--as-of", value)
+    else:
+        result = invoke(
+            "guides", "derive", "--mortality", "sult", "--interest", "0.05",
+            "--out", tmp_path / "g", "--effective-from", value,
+        )  # fmt: skip
+    assert result.exit_code == 2
+    assert f"must be a date YYYY-MM-DD (got {value!r})" in result.stderr
+    assert not (tmp_path / "g").exists()
+
+
+@pytest.mark.parametrize("value", ["1899-12-31", "2101-01-01", "0001-01-01", "9999-12-31"])
+def test_a_date_option_outside_1900_to_2100_is_a_usage_error(value):
+    result = invoke("evaluate", *EARLY_RETIREE, "--as-of", value)
+    assert result.exit_code == 2
+    assert f"must be from 1900-01-01 to 2100-12-31 (got {value!r})" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "problem"),
+    [
+        ("--compensation", "1e308", "'average_compensation' must be at most 10,000,000 a year "
+         "(a plausibility bound) (got 1e+308)"),
+        ("--compensation", "inf", "'average_compensation' must be finite (got inf)"),
+        ("--compensation", "nan", "'average_compensation' must be a number (got 'nan')"),
+        ("--service", "Infinity", "'credited_service' must be finite (got inf)"),
+        ("--birth-date", "0000-01-01", "'birth_date' must be from 1900-01-01 to 2100-12-31 "
+         "(got 0000-01-01)"),
+    ],
+)  # fmt: skip
+def test_impossible_amounts_and_dates_are_refused_not_paid(option, value, problem):
+    args = list(EARLY_RETIREE)
+    args[args.index(option) + 1] = value
+    result = invoke("evaluate", *args, "--json")
+    assert result.exit_code == 1
+    assert result.stderr == f"error: member row 1 (member 'C-1'): {problem}\n"
+
+
+def test_json_output_is_standard_json():
+    result = invoke("evaluate", *EARLY_RETIREE, "--json")
+
+    def refuse(constant):
+        raise ValueError(f"not standard JSON: {constant}")
+
+    parsed = json.loads(result.stdout, parse_constant=refuse)
+    assert parsed["warnings"] == []
+
+
+def test_evaluate_prints_data_quality_warnings_after_the_explanation():
+    args = member_args(entry_date="1970-06-15")  # at age 10, born 1960-06-15
+    result = invoke("evaluate", *args)
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[-1] == (
+        "warning: 'entry_date' is before age 16 (got 1970-06-15, at age 10y0m)"
+    )
+
+
+def test_batch_summary_counts_members_with_warnings(tmp_path):
+    source = tmp_path / "m.csv"
+    frame = pd.read_csv(SAMPLE, dtype=str, keep_default_na=False)
+    frame.loc[0, "average_compensation"] = "500"
+    frame.loc[1, "average_compensation"] = "2000000"
+    frame.to_csv(source, index=False)
+    result = invoke("batch", source, "--out", tmp_path / "out.csv")
+    assert "members with data-quality warnings: 2" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "hostile", ["\x1b[2J\x1b[31m", "\x07", "\x9b31m", "\u202eevil", "a\rb", "\x00"]
+)
+def test_text_from_guide_files_reaches_the_terminal_without_control_characters(
+    make_guide, hostile
+):
+    escaped = json.dumps(hostile)[1:-1]  # a TOML basic string holds it escaped
+    folder = make_guide(toml=lambda t: t.replace('title = "', f'title = "{escaped}', 1))
+    result = invoke("guides", "show", folder.name, "--guides", folder.parent)
+    assert result.exit_code == 0
+    title = next(line for line in result.stdout.splitlines() if line.startswith("title: "))
+    expected = "".join("\ufffd" if ch in "\x1b\x07\x9b\u202e\r\x00" else ch for ch in hostile)
+    assert title.startswith("title: " + expected + "Illustrative")
+    assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202e]", result.stdout)
+
+
+def test_a_guide_problem_naming_a_hostile_folder_is_printed_without_control_characters(
+    make_guide, tmp_path
+):
+    folder = make_guide(
+        "bad\x1b]0;owned\x07", toml=lambda t: t.replace('status = "', 'status = "x')
+    )
+    result = invoke("guides", "validate", folder.parent)
+    assert result.exit_code == 1
+    assert "\x1b" not in result.stderr and "\x07" not in result.stderr
+    assert "bad\ufffd]0;owned\ufffd" in result.stderr
+
+
+def test_guides_derive_refuses_to_replace_the_life_table_it_reads(tmp_path):
+    from actuarial.mortality import sult
+
+    folder = tmp_path / "g"
+    folder.mkdir()
+    table = folder / "reduction.csv"  # the life table, where the guide would write its table
+    ages = range(20, 121)
+    pd.DataFrame({"age": ages, "qx": [float(sult().q(a)) for a in ages]}).to_csv(
+        table, index=False
+    )
+    before = table.read_bytes()
+    result = invoke(
+        "guides", "derive", "--mortality", f"csv:{table}", "--interest", "0.05", "--out", folder
+    )
+    assert result.exit_code == 1
+    assert "the output is the input" in result.stderr
+    assert table.read_bytes() == before
+
+
+def test_guides_derive_refuses_an_output_that_is_a_file(tmp_path):
+    out = tmp_path / "g"
+    out.write_text("not a folder")
+    result = invoke("guides", "derive", "--mortality", "sult", "--interest", "0.05", "--out", out)
+    assert result.exit_code == 1
+    assert result.stderr == f"error: {out}: the output is a file; a folder is expected\n"
 
 
 def test_guides_derive_on_a_generational_basis_records_scale_and_cohort(tmp_path):

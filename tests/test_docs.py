@@ -17,6 +17,7 @@ DOCS = ROOT / "docs"
 # What the repository ships and may cite from: top-level Markdown files and these folders.
 SHIPPED_FOLDERS = ("actuarial", "notebooks", "guides", "docs", "examples", "tests", "benchmarks")
 SKIPPED_PARTS = {"__pycache__", ".ipynb_checkpoints"}
+GENERATED = ROOT / "benchmarks" / "data"  # the benchmarks' generated inputs (gitignored)
 TEXT_SUFFIXES = {".py", ".md", ".ipynb", ".toml", ".csv", ".cfg", ".txt", ".html", ".json", ""}
 
 # The team's reference material outside the repository, which a user who clones it lacks.
@@ -39,6 +40,7 @@ def shipped_text_files() -> list[Path]:
             if path.is_file()
             and path.suffix in TEXT_SUFFIXES
             and not SKIPPED_PARTS.intersection(path.parts)
+            and not path.is_relative_to(GENERATED)
         )
     return [path for path in files if path != Path(__file__).resolve()]
 

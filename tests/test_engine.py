@@ -129,6 +129,7 @@ def _expected_rows(frame: pd.DataFrame, guides) -> pd.DataFrame:
                     "schedule": "",
                     "guide_id": "",
                     "error": message,
+                    "warnings": "",
                     "readings": "defaults",
                 }
             )
@@ -157,6 +158,7 @@ def _expected_rows(frame: pd.DataFrame, guides) -> pd.DataFrame:
                     "schedule": clause.schedule or "",
                     "guide_id": clause.guide_id or "",
                     "error": clause.error or "",
+                    "warnings": "; ".join(result.warnings),
                     "readings": result.readings.label(),
                 }
             )
@@ -165,7 +167,9 @@ def _expected_rows(frame: pd.DataFrame, guides) -> pd.DataFrame:
 
 def _plain(table: pd.DataFrame) -> pd.DataFrame:
     plain = table.copy()
-    for name in ("member_id", "clause", "reason", "schedule", "guide_id", "error", "readings"):
+    for name in (
+        "member_id", "clause", "reason", "schedule", "guide_id", "error", "warnings", "readings"
+    ):  # fmt: skip
         plain[name] = plain[name].astype(object).astype(str)
     plain["start_date"] = pd.to_datetime(plain["start_date"]).astype("datetime64[s]")
     plain["eligible"] = plain["eligible"].astype(bool)

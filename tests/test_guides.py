@@ -12,6 +12,8 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from actuarial.engine import evaluate, evaluate_frame
 from actuarial.guides import (
@@ -177,7 +179,7 @@ def test_the_id_must_be_the_folder_name(make_guide):
             "effective_from",
             "1990-04-01T00:00:00",
             5,
-            "'effective_from' must be a date YYYY-MM-DD (got datetime.datetime(1990, 4, 1, 0, 0))",
+            "'effective_from' must be a date YYYY-MM-DD (got 1990-04-01 00:00:00)",
         ),
         ("title", '""', 3, "'title' must be a non-empty string (got '')"),
     ],
@@ -511,3 +513,271 @@ def test_in_a_frame_only_the_uncovered_inciso_c_row_has_the_error(guides_from_20
     later_c = table[(table["member_id"] == "LATER") & (table["clause"] == "c")].iloc[0]
     # 60y0m in 2020: 0.70 x 1.5% x 48,000 x 30 = 15,120.
     assert later_c["annual_amount"] == 15_120.00 and later_c["guide_id"] == "from-2020"
+
+
+# ----------------------------------------------------- guide files read with care
+BOM = "\ufeff"
+
+
+@pytest.mark.parametrize("where", ["toml", "csv", "both"])
+def test_a_byte_order_mark_is_accepted_in_either_file(make_guide, where):
+    def add_bom(text):
+        return BOM + text
+
+    folder = make_guide(
+        toml=add_bom if where in ("toml", "both") else None,
+        csv=add_bom if where in ("csv", "both") else None,
+    )
+    assert load_guide(folder).id == "guide-a"
+
+
+def _write_bytes(path, change):
+    path.write_bytes(change(path.read_bytes()))
+
+
+@pytest.mark.parametrize(
+    ("file", "change", "line", "message"),
+    [
+        (
+            "guide.toml",
+            lambda b: b.replace(b"Illustrative", b"Illustr\xe9tive", 1),
+            3,
+            "not UTF-8 text (byte 0xe9 at offset {offset}); save the file as UTF-8",
+        ),
+        (
+            "reduction.csv",
+            lambda b: b.replace(b"factor", b"factor\xff", 1),
+            1,
+            "not UTF-8 text (byte 0xff at offset {offset}); save the file as UTF-8",
+        ),
+        (
+            "reduction.csv",
+            lambda b: b + b"60,0,0.7\x80\n",
+            13,
+            "not UTF-8 text (byte 0x80 at offset {offset}); save the file as UTF-8",
+        ),
+        (
+            "guide.toml",
+            lambda b: "\ufeff".encode("utf-16") + b.decode().encode("utf-16-le"),
+            1,
+            "not UTF-8 text (byte 0xff at offset {offset}); save the file as UTF-8",
+        ),
+    ],
+)
+def test_a_file_that_is_not_utf8_is_one_problem_with_its_line(
+    make_guide, file, change, line, message
+):
+    folder = make_guide()
+    path = folder / file
+    _write_bytes(path, change)
+    data = path.read_bytes().removeprefix(b"\xef\xbb\xbf")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        offset = error.start
+    assert problems_of(folder) == [f"{path}:{line}: {message.format(offset=offset)}"]
+
+
+@pytest.mark.parametrize(
+    ("file", "size"), [("guide.toml", 64 * 1024 + 1), ("reduction.csv", 64 * 1024 + 1)]
+)
+def test_a_file_over_its_size_limit_is_refused_unread(make_guide, file, size):
+    folder = make_guide()
+    path = folder / file
+    text = path.read_text()
+    path.write_text(text + "#" * (size - len(text.encode())))
+    assert path.stat().st_size == size
+    assert problems_of(folder) == [f"{path}: larger than the limit of 65,536 bytes for {file}"]
+
+
+NESTED = [
+    pytest.param("x = " + "[" * 6 + "]" * 6, 7, id="arrays-7"),
+    pytest.param("x = " + "[" * 5000 + "]" * 5000, 5001, id="arrays-5000"),
+    pytest.param("a.b.c.d.e.f.g = 1", 7, id="dotted-key-7"),
+    pytest.param('a."b.c".d.e.f.g.h = 1', 7, id="quoted-dot-is-one-part"),
+    pytest.param("x = {a = {b = {c = {d = {e = {f = 1}}}}}}", 7, id="inline-tables-7"),
+    pytest.param("[t.u.v.w.x.y.z]\nk = 1", 8, id="table-header-then-key"),
+    pytest.param("x = " + "{a = " * 3000 + "1" + "}" * 3000, 3001, id="inline-tables-3000"),
+    pytest.param("x = " + "[" * 1000, 1002, id="unclosed-arrays"),  # [basis] inside
+]
+
+
+@pytest.mark.parametrize(("extra", "depth"), NESTED)
+def test_toml_nested_too_deep_is_refused_before_parsing(make_guide, extra, depth):
+    folder = make_guide(toml=lambda text: extra + "\n" + text)
+    path = folder / "guide.toml"
+    assert problems_of(folder)[0] == (
+        f"{path}:1: nested deeper than the limit of 6 levels (a dotted key counts one level "
+        f"a part; reached {depth:,})"
+    )
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        "a.b.c.d.e.f = 1",  # depth 6: the limit
+        'x = "[[[[[[[[[[[[[[[[["',  # brackets in a string
+        "x = '''{{{{{{{{{{{{{{{{{{{{'''",
+        "# [[[[[[[[[[[[[[[[[[[[[[[[[[",
+        'x = "a.b.c.d.e.f.g.h"',
+    ],
+)
+def test_toml_depth_counts_only_structure(make_guide, extra):
+    folder = make_guide(toml=lambda text: text.replace("[basis]", extra + "\n[basis]"))
+    problems = problems_of(folder) if _fails(folder) else []
+    assert not any("nested deeper" in problem for problem in problems)
+
+
+def _fails(folder) -> bool:
+    try:
+        load_guide(folder)
+    except GuideError:
+        return True
+    return False
+
+
+@pytest.mark.parametrize("keys", [201, 5000, 20_000])
+def test_toml_with_too_many_keys_is_refused_before_parsing(make_guide, keys):
+    extra = "\n".join(f"k{n}=1" for n in range(keys))
+    folder = make_guide(toml=lambda text: text + "\n" + extra)
+    problems = problems_of(folder)
+    path = folder / "guide.toml"
+    if len(extra) > 60_000:
+        assert problems == [f"{path}: larger than the limit of 65,536 bytes for guide.toml"]
+    else:
+        total = keys + 20  # the guide's own keys and its [basis] table
+        assert problems[0].startswith(f"{path}: more than 200 keys (got ")
+        assert int(problems[0].split("(got ")[1].rstrip(")").replace(",", "")) >= keys
+        assert total > 200
+
+
+@pytest.mark.parametrize(
+    ("toml", "line"),
+    [
+        ('title = "unterminated\n', 1),
+        ("= 1\n", 1),
+        ("x = 1\nx = 2\n", 2),
+        ("x = [1, 2\n", 2),
+        ("x = 1979-13-45\n", 1),
+        ("x = \x00\n", 1),
+    ],
+)
+def test_malformed_toml_is_one_problem_with_its_line_never_a_traceback(make_guide, toml, line):
+    folder = make_guide(toml=lambda text: toml + text)
+    problems = problems_of(folder)
+    assert len(problems) == 1
+    assert problems[0].startswith(f"{folder / 'guide.toml'}:{line}: not valid TOML: ")
+
+
+def test_a_nul_byte_in_reduction_csv_is_a_problem(make_guide):
+    folder = make_guide(csv=lambda text: text.replace("56,0,", "56,0\x00,", 1))
+    problems = problems_of(folder)
+    assert len(problems) >= 1 and all(str(folder / "reduction.csv") in p for p in problems)
+
+
+def test_problems_in_both_files_of_several_guides_are_reported_at_once(make_guide):
+    first = make_guide("guide-a", toml=lambda t: "x = " + "[" * 50 + "]" * 50 + "\n" + t)
+    second = make_guide("guide-b")
+    _write_bytes(second / "reduction.csv", lambda b: b.replace(b"factor", b"f\xe9", 1))
+    with pytest.raises(GuideError) as raised:
+        load_guides(first.parent, series="guide-a")
+    problems = [p.path for p in raised.value.problems]
+    assert problems == [str(first / "guide.toml"), str(second / "reduction.csv")]
+
+
+def test_a_long_value_is_quoted_at_most_80_characters(make_guide):
+    folder = make_guide(toml=with_keys(status='"' + "s" * 10_000 + '"'))
+    (problem,) = problems_of(folder)
+    assert problem.endswith(f"(got '{'s' * 80}…')")
+
+
+def test_no_guide_message_stays_short_with_two_thousand_guides():
+    import dataclasses
+
+    from actuarial.guides import DEFAULT_SERIES
+
+    base = load_guide(SHIPPED_GUIDES / DEFAULT_SERIES)
+
+    guides = tuple(
+        dataclasses.replace(
+            base,
+            id=f"day-{n}",
+            effective_from=dt.date(2000, 1, 1) + dt.timedelta(days=2 * n),
+            effective_until=dt.date(2000, 1, 1) + dt.timedelta(days=2 * n),
+        )
+        for n in range(2000)
+    )
+    guide_set = GuideSet(base.series, guides)
+    message = guide_set.no_guide_message(dt.date(2000, 1, 2))
+    assert message == (
+        f"no Actuarial Guide of series '{base.series}' is in force on 2000-01-02 (2,000 "
+        "guides; last before: 'day-0' 2000-01-01 to 2000-01-01; next after: 'day-1' "
+        "2000-01-03 to 2000-01-03)"
+    )
+
+
+# The pre-parse measure of nesting equals the depth of what the parser builds.
+def _parsed_depth(value) -> int:
+    if isinstance(value, dict):
+        return 1 + max((_parsed_depth(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((_parsed_depth(v) for v in value), default=0)
+    return 0
+
+
+_toml_keys = st.sampled_from(["a", "b", "c", '"q.d"', "'l.t'"])
+_toml_values = st.recursive(
+    st.sampled_from(["1", '"s[{"', "'x]}'", "true", "1979-05-27", '"""m\n[["""']),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3).map(lambda items: "[" + ", ".join(items) + "]"),
+        st.dictionaries(_toml_keys, inner, max_size=3).map(
+            lambda table: "{" + ", ".join(f"{k} = {v}" for k, v in table.items()) + "}"
+        ),
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    header=st.lists(st.sampled_from(["t", "u", '"v.w"']), max_size=3),
+    array_of_tables=st.booleans(),
+    entries=st.dictionaries(
+        st.lists(st.sampled_from(["k", "m", "'n.o'"]), min_size=1, max_size=3).map(".".join),
+        _toml_values,
+        min_size=1,
+        max_size=4,
+    ),
+    comment=st.booleans(),
+)
+def test_the_nesting_measured_before_parsing_is_the_parsed_depth(
+    header, array_of_tables, entries, comment
+):
+    import tomllib
+
+    from actuarial.guides import _toml_shape
+
+    lines = []
+    if header:
+        name = ".".join(header)
+        lines.append(f"[[{name}]]" if array_of_tables else f"[{name}]")
+    lines += [
+        f"{key} = {value}" + (" # [[[{{{" if comment else "") for key, value in entries.items()
+    ]
+    text = "\n".join(lines) + "\n"
+    try:
+        parsed = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return  # e.g. a key defined twice by two dotted keys; the parser reports it
+    assert _toml_shape(text)[0] == _parsed_depth(parsed)
+
+
+def test_a_folder_that_cannot_be_listed_is_a_problem_not_a_traceback(tmp_path, monkeypatch):
+    from pathlib import Path
+
+    def refuse(self):
+        raise PermissionError(13, "Permission denied", str(self))
+
+    monkeypatch.setattr(Path, "iterdir", refuse)
+    with pytest.raises(GuideError, match=exactly(f"{tmp_path}: cannot read (Permission denied)")):
+        load_guides(tmp_path)

@@ -294,3 +294,10 @@ def test_as_of_is_an_iso_date_only(as_of):
 
     with pytest.raises(LawError, match=r"^'as_of' must be a date YYYY-MM-DD \(got "):
         resolve_as_of(as_of)
+
+
+@pytest.mark.parametrize("nesting", ["[" * 5000 + "]" * 5000, "{a = " * 3000 + "1" + "}" * 3000])
+def test_a_law_file_nested_thousands_deep_is_refused_not_a_traceback(amendment, nesting):
+    bill = amendment(f"x = {nesting}\n")
+    with pytest.raises(LawError, match=rf"^{re.escape(str(bill))}: not a TOML file \(nested"):
+        load_law(bill)

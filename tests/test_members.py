@@ -138,6 +138,86 @@ INVALID_ROWS = [
         id="every-problem-at-once",
     ),
 ]
+# Dates are calendar dates within 1900-01-01 .. 2100-12-31; amounts finite and plausible;
+# a value is quoted at most 80 characters.
+DATE_RULE = "must be from 1900-01-01 to 2100-12-31"
+INVALID_ROWS += [
+    pytest.param(
+        {"birth_date": "0000-01-01"},
+        f"'birth_date' {DATE_RULE} (got 0000-01-01)",
+        id="birth-year-zero",
+    ),
+    pytest.param(
+        {"birth_date": "1899-12-31"},
+        f"'birth_date' {DATE_RULE} (got 1899-12-31)",
+        id="a-day-before-1900",
+    ),
+    pytest.param(
+        {"separation_date": "2101-01-01"},
+        f"'separation_date' {DATE_RULE} (got 2101-01-01)",
+        id="a-day-after-2100",
+    ),
+    pytest.param(
+        {"separation_date": "9999-12-31"},
+        f"'separation_date' {DATE_RULE} (got 9999-12-31)",
+        id="year-9999",
+    ),
+    pytest.param(
+        {"separation_date": "20250615"},
+        "'separation_date' must be a date YYYY-MM-DD (got '20250615')",
+        id="basic-iso-date",
+    ),
+    pytest.param(
+        {"separation_date": "2025-06-15T00:00"},
+        "'separation_date' must be a date YYYY-MM-DD (got '2025-06-15T00:00')",
+        id="date-and-time-text",
+    ),
+    pytest.param(
+        {"separation_date": pd.Timestamp("2025-06-14 21:30")},
+        "'separation_date' must be a date, without a time of day (got 2025-06-14 21:30:00)",
+        id="timestamp-with-time-of-day",
+    ),
+    pytest.param(
+        {"separation_date": pd.Timestamp("2025-06-15", tz="America/Puerto_Rico")},
+        "'separation_date' must be a date without a time zone (got 2025-06-15 00:00:00-04:00)",
+        id="timestamp-with-time-zone",
+    ),
+    pytest.param(
+        {"separation_date": dt.datetime(2025, 6, 15, tzinfo=dt.UTC)},
+        "'separation_date' must be a date without a time zone (got 2025-06-15 00:00:00+00:00)",
+        id="python-datetime-in-utc",
+    ),
+    pytest.param(
+        {"average_compensation": 1e308},
+        "'average_compensation' must be at most 10,000,000 a year (a plausibility bound) "
+        "(got 1e+308)",
+        id="compensation-1e308",
+    ),
+    pytest.param(
+        {"average_compensation": "1e400"},
+        "'average_compensation' must be finite (got inf)",
+        id="compensation-overflows-to-inf",
+    ),
+    pytest.param(
+        {"average_compensation": 10_000_000.01},
+        "'average_compensation' must be at most 10,000,000 a year (a plausibility bound) "
+        "(got 10000000.01)",
+        id="compensation-a-cent-above-the-bound",
+    ),
+    pytest.param(
+        {"group": "x" * 200_000},
+        f"{GROUP_RULE} (got '{'x' * 80}…')",
+        id="a-200000-character-group",
+    ),
+    pytest.param(
+        {"refunded": "NA"}, "'refunded' must be true or false (got 'NA')", id="refund-na-token"
+    ),
+    pytest.param(
+        {"group": "\x1b[31mpolice"},
+        f"{GROUP_RULE} (got '\\x1b[31mpolice')",
+        id="escape-sequence-shown-escaped",
+    ),
+]
 
 
 @pytest.mark.parametrize(("broken", "problem"), INVALID_ROWS)
@@ -179,12 +259,12 @@ def test_every_row_of_a_duplicated_member_id_is_invalid(half_percent_guides, mem
     errors = table.drop_duplicates("row").set_index("row")["error"]
     assert (
         errors[1] == "members row 1 (member 'A-1'): 'member_id' must be unique in the file "
-        "(got 'A-1')"
+        "(also on row 3)"
     )
     assert errors[2] == ""
     assert (
         errors[3] == "members row 3 (member 'A-1'): 'member_id' must be unique in the file "
-        "(got 'A-1')"
+        "(also on row 1)"
     )
 
 
@@ -293,3 +373,153 @@ def test_evaluate_refuses_what_is_not_a_member(half_percent_guides):
         match=exactly(f"member must be a Member or a mapping of {list(MEMBER_FIELDS)} (got list)"),
     ):
         evaluate(["A-1"], half_percent_guides)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("birth_date", "1900-01-01"),
+        ("separation_date", "2100-12-31"),
+        ("separation_date", pd.Timestamp("2025-06-15")),  # midnight, no time zone: a date
+        ("separation_date", dt.datetime(2025, 6, 15)),
+        ("separation_date", dt.date(2025, 6, 15)),
+        ("average_compensation", 10_000_000),
+    ],
+)
+def test_dates_and_amounts_at_the_bounds_are_accepted(half_percent_guides, member, field, value):
+    table = evaluate_frame(pd.DataFrame([member(**{field: value})]), half_percent_guides)
+    assert set(table["error"]) == {""}
+
+
+# ----------------------------------------------------------------------- member ids
+KEPT_IDS = [
+    "NA", "N/A", "null", "NULL", "NaN", "nan", "None", "#N/A", "-", "0", "007", "1e3",
+    "M-1", "m-1", "\uff2d-1", "e\u0301", "\u00e9", "=HYPERLINK(\"http://x\")", "+1",
+    "@SUM(A1)", "x" * 100, "a b",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("member_id", KEPT_IDS)
+def test_an_id_is_text_kept_exactly_as_given(half_percent_guides, member, member_id):
+    table = evaluate_frame(pd.DataFrame([member(member_id=member_id)]), half_percent_guides)
+    assert set(table["error"]) == {""}
+    assert set(table["member_id"]) == {member_id}
+
+
+def test_ids_differing_by_case_or_unicode_form_are_different_members(half_percent_guides, member):
+    ids = ["M-1", "m-1", "\uff2d-1", "\u00e9", "e\u0301"]
+    table = evaluate_frame(
+        pd.DataFrame([member(member_id=i) for i in ids]), half_percent_guides
+    )
+    assert set(table["error"]) == {""}
+    assert table.drop_duplicates("row")["member_id"].tolist() == ids
+
+
+@pytest.mark.parametrize(
+    ("member_id", "problem"),
+    [
+        (" M-1", "'member_id' {space} (got {id})"),
+        ("M-1 ", "'member_id' {space} (got {id})"),
+        ("\tM-1", "'member_id' {space} (got {id}); 'member_id' {control} (got {id})"),
+        ("M-1\u00a0", "'member_id' {space} (got {id})"),
+        ("\u3000M-1", "'member_id' {space} (got {id})"),
+        ("M-1\n", "'member_id' {space} (got {id}); 'member_id' {control} (got {id})"),
+        ("M\x1b[31m", "'member_id' {control} (got {id})"),
+        ("M\x00", "'member_id' {control} (got {id})"),
+        ("M\u2028X", "'member_id' {control} (got {id})"),
+        ("M\x85", "'member_id' {space} (got {id}); 'member_id' {control} (got {id})"),
+        ("x" * 101, "'member_id' must be at most 100 characters (got 101 characters)"),
+        ("x" * 200_000, "'member_id' must be at most 100 characters (got 200,000 characters)"),
+        (7.0, "'member_id' must be text or a whole number (got 7.0)"),
+        (True, "'member_id' must be text or a whole number (got True)"),
+    ],
+)  # fmt: skip
+def test_an_id_that_would_be_changed_or_is_unreadable_is_an_error(
+    half_percent_guides, member, member_id, problem
+):
+    table = evaluate_frame(pd.DataFrame([member(member_id=member_id)]), half_percent_guides)
+    assert len(table) == 1
+    who = f"member {member_id!r}" if isinstance(member_id, str) else f"member {member_id}"
+    if isinstance(member_id, str) and len(member_id) > 80:
+        who = f"member '{member_id[:80]}…'"
+    problem = problem.format(
+        id=repr(member_id),
+        space="must not begin or end with white space",
+        control="must not contain control characters",
+    )
+    assert table["error"].iloc[0] == f"members row 1 ({who}): {problem}"
+    assert len(table["error"].iloc[0]) < 400
+
+
+@pytest.mark.parametrize("copies", [2, 3, 6, 7, 50])
+def test_every_row_of_a_duplicated_id_names_the_other_rows(half_percent_guides, member, copies):
+    rows = [member(member_id="X")] + [member(member_id="D") for _ in range(copies)]
+    table = evaluate_frame(pd.DataFrame(rows), half_percent_guides)
+    errors = table.drop_duplicates("row").set_index("row")["error"]
+    assert errors[1] == ""
+    for row in range(2, copies + 2):
+        others = [r for r in range(2, copies + 2) if r != row]
+        shown = ", ".join(str(r) for r in others[:5])
+        more = f" and {len(others) - 5} more" if len(others) > 5 else ""
+        word = "row" if len(others) == 1 else "rows"
+        assert errors[row] == (
+            f"members row {row} (member 'D'): 'member_id' must be unique in the file "
+            f"(also on {word} {shown}{more})"
+        )
+
+
+def test_ids_differing_only_by_white_space_are_errors_not_three_members(
+    half_percent_guides, member
+):
+    rows = [member(member_id=i) for i in ("M-1", " M-1", "M-1 ")]
+    table = evaluate_frame(pd.DataFrame(rows), half_percent_guides)
+    assert table.drop_duplicates("row")["error"].str.contains("white space").tolist() == [
+        False,
+        True,
+        True,
+    ]
+    assert (table["member_id"] == "M-1").sum() == 4  # one member paid, once per clause
+
+
+# --------------------------------------------------------------- data-quality warnings
+# VALID_MEMBER: born 1960-06-15, entered 1995-06-15, separated 2025-06-15 (30 years).
+@pytest.mark.parametrize(
+    ("fields", "as_of", "warning"),
+    [
+        ({"entry_date": "1976-06-14"}, None, "'entry_date' is before age 16 (got 1976-06-14, "
+         "at age 15y11m)"),
+        ({"entry_date": "1976-06-15"}, None, ""),
+        ({"credited_service": 30.09}, None, "'credited_service' is longer than the 30.00 years "
+         "from 'entry_date' to 'separation_date' (got 30.09, purchased service?)"),
+        ({"credited_service": 30.08}, None, ""),
+        ({}, dt.date(2025, 6, 14), "'separation_date' is after the payment date (as_of) 2025-06-14 "
+         "(got 2025-06-15)"),
+        ({}, dt.date(2025, 6, 15), ""),
+        ({"average_compensation": 999.99}, None, "'average_compensation' is below 1,000 a year, "
+         "the bottom of plausible amounts (got 999.99)"),
+        ({"average_compensation": 1_000}, None, ""),
+        ({"average_compensation": 1_000_000.01}, None, "'average_compensation' is above "
+         "1,000,000 a year, the top of plausible amounts (got 1,000,000.01)"),
+        ({"average_compensation": 1_000_000}, None, ""),
+    ],
+)  # fmt: skip
+def test_a_suspicious_fact_is_a_warning_on_either_side_of_its_bound(
+    half_percent_guides, member, fields, as_of, warning
+):
+    table = evaluate_frame(pd.DataFrame([member(**fields)]), half_percent_guides, as_of=as_of)
+    assert set(table["error"]) == {""}  # evaluated, not refused
+    assert set(table["warnings"].astype(str)) == {warning}
+    result = evaluate(member(**fields), half_percent_guides, as_of=as_of)
+    assert list(result.warnings) == ([warning] if warning else [])
+    assert result.as_dict()["warnings"] == list(result.warnings)
+
+
+def test_several_warnings_are_all_named_and_an_invalid_row_has_none(half_percent_guides, member):
+    rows = [
+        member(entry_date="1970-01-01", credited_service=60.0, average_compensation=500),
+        member(member_id="B", entry_date="1970-01-01", group="teacher"),
+    ]
+    table = evaluate_frame(pd.DataFrame(rows), half_percent_guides)
+    first = table.loc[table["row"] == 1, "warnings"].iloc[0]
+    assert first.count("; ") == 2 and "'entry_date'" in first and "'credited_service'" in first
+    assert table.loc[table["row"] == 2, "warnings"].tolist() == [""]

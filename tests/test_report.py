@@ -404,3 +404,14 @@ def test_a_prose_cell_becomes_the_markdown_it_wrote():
     page = report._render(report._readers_view(new_notebook(cells=[cell])), "Page")
     assert r"<p>A minimum of $500 a month, \(S \ge 10\).</p>" in page  # a formula for MathJax
     assert "pages.prose" not in page and "jp-OutputArea jp-Cell-outputArea" not in page
+
+
+def test_every_notebook_declares_its_inputs_and_needs_no_pytest():
+    """The report runs the notebooks where only the runtime dependencies are installed: no
+    notebook imports pytest (assertions use math and numpy, errors ``pages.show_error``), and
+    each takes its inputs from a cell tagged ``parameters``."""
+    for path in report.notebook_paths():
+        notebook = nbformat.read(path, as_version=4)
+        code = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
+        assert not re.search(r"\bpytest\b", code), f"{path.name} uses pytest"
+        assert report._declared_parameters(path), f"{path.name} has no cell tagged parameters"

@@ -389,7 +389,10 @@ def test_value_command_writes_parquet_recording_the_basis_and_never_overwrites_i
     before = members.read_bytes()
     again = CliRunner().invoke(cli, ["value", str(members), *args, "--out", str(members)])
     assert again.exit_code == 1
-    assert again.stderr == f"error: {members}: the output must not overwrite the member file\n"
+    assert again.stderr == (
+        f"error: {members}: the output is the input {members} (the same file, or a link to "
+        "it); refused: it would be replaced\n"
+    )
     assert members.read_bytes() == before
     wrong = CliRunner().invoke(
         cli, ["value", str(members), *args, "--out", str(tmp_path / "v.txt")]

@@ -192,6 +192,8 @@ def _read(name: str, data: bytes) -> tuple[dict[str, list[Entry]], list[str]]:
         document = tomllib.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         return {}, [f"{name}: not a TOML file ({error})"]
+    except RecursionError:  # arrays or tables nested thousands deep
+        return {}, [f"{name}: not a TOML file (nested too deeply to read)"]
     found: dict[str, list[Entry]] = {}
 
     def walk(table: dict, prefix: str) -> None:

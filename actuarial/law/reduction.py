@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from actuarial.dates import format_age
+from actuarial.shown_text import quoted
 
 __all__ = ["reduction_factors"]
 
@@ -20,13 +21,16 @@ def reduction_factors(guides, separation_dates, age_months):
     """Reduction factor, guide index and error text ("" where none) for each member."""
     factor, index = guides.factors(separation_dates, age_months)
     error = np.full(factor.shape, "", dtype=object)
-    for position in np.flatnonzero(index < 0):
-        error[position] = guides.no_guide_message(separation_dates[position])
+    no_guide = index < 0
+    if no_guide.any():  # one message per distinct date, shared by its rows
+        distinct, inverse = np.unique(separation_dates[no_guide], return_inverse=True)
+        messages = np.array(guides.no_guide_messages(distinct), dtype=object)
+        error[no_guide] = messages[inverse.ravel()]
     for position in np.flatnonzero((index >= 0) & np.isnan(factor)):
         guide = guides.guides[index[position]]
         error[position] = (
             f"age at separation {format_age(age_months[position])} is outside the table of "
-            f"guide '{guide.id}' ({format_age(guide.age_months[0])} to "
+            f"guide {quoted(guide.id)} ({format_age(guide.age_months[0])} to "
             f"{format_age(guide.age_months[-1])}): no reduction factor"
         )
     return factor, index, error

@@ -1,0 +1,40 @@
+"""Text read from files, made safe to show: long values cut, control characters replaced.
+
+A message quotes at most :data:`QUOTE_LIMIT` characters of a value (then an ellipsis), so a
+200,000-character field never makes a 200,000-character message, and a terminal never
+receives an escape sequence hidden in a member file, a guide or a file name.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["QUOTE_LIMIT", "printable", "quoted", "shortened"]
+
+QUOTE_LIMIT = 80  # characters of a value quoted in a message
+ELLIPSIS = "…"
+# C0 and C1 control characters, DEL, and the Unicode line and paragraph separators and
+# bidirectional controls a terminal would act on; newline and tab are handled by the caller.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def shortened(text: str, limit: int = QUOTE_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters, with an ellipsis when cut."""
+    return text if len(text) <= limit else text[:limit] + ELLIPSIS
+
+
+def quoted(value, limit: int = QUOTE_LIMIT) -> str:
+    """A value as a message quotes it: ``repr`` of at most ``limit`` characters of it.
+
+    ``repr`` shows control characters as escapes (``'\\x1b'``), so the quote is printable.
+    """
+    if isinstance(value, str):
+        return repr(shortened(value, limit))
+    return shortened(str(value), limit)
+
+
+def printable(text: str, keep_newlines: bool = True) -> str:
+    """``text`` with control characters replaced by U+FFFD (newlines kept if asked)."""
+    text = _CONTROL.sub("\ufffd", str(text))
+    text = text.replace("\t", " ")
+    return text if keep_newlines else text.replace("\n", "\ufffd")

@@ -1,0 +1,397 @@
+"""Output files: never over an input, never half-written or mixed, nothing left behind.
+
+Tests run as root here, so permissions cannot refuse a write: failures of the file system
+are injected (an ``OSError`` raised where the system would raise it).
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from actuarial import output_files
+from actuarial.batch import run_batch
+from actuarial.output_files import (
+    TEMPORARY_MARK,
+    OutputFileError,
+    remove_stale_temporaries,
+    temporary_files,
+    writing,
+)
+from actuarial.synthetic import generate_members
+
+SAMPLE = Path("examples/members.csv").resolve()
+ACTUARIAL = [sys.executable, "-c", "from actuarial.cli import main; main()"]
+
+
+def names(folder: Path) -> list[str]:
+    return sorted(path.name for path in folder.iterdir())
+
+
+def run(members, guides, out, **options):
+    return run_batch(members, guides, out, progress=False, **options)
+
+
+# ------------------------------------------------------------ the output is never an input
+def _same_path(folder, source):
+    return source
+
+
+def _dotted_path(folder, source):
+    return folder / "." / source.name
+
+
+def _symlink(folder, source):
+    (folder / "link.csv").symlink_to(source)
+    return folder / "link.csv"
+
+
+def _relative_symlink(folder, source):
+    (folder / "sub").mkdir()
+    (folder / "sub" / "link.csv").symlink_to(Path("..") / source.name)
+    return folder / "sub" / "link.csv"
+
+
+def _symlink_chain(folder, source):
+    (folder / "one.csv").symlink_to(source)
+    (folder / "two.csv").symlink_to(folder / "one.csv")
+    return folder / "two.csv"
+
+
+def _hard_link(folder, source):
+    os.link(source, folder / "hard.csv")
+    return folder / "hard.csv"
+
+
+@pytest.mark.parametrize(
+    "make_out",
+    [_same_path, _dotted_path, _symlink, _relative_symlink, _symlink_chain, _hard_link],
+)
+def test_an_output_that_is_the_input_is_refused_before_reading_it(
+    half_percent_guides, tmp_path, make_out
+):
+    source = tmp_path / "members.csv"
+    # Not a member file at all: reading it would fail with another message.
+    source.write_bytes(b"\x00\xff not a member file")
+    before = source.read_bytes()
+    out = make_out(tmp_path, source)
+    with pytest.raises(OutputFileError, match="the output is the input") as raised:
+        run(source, half_percent_guides, out)
+    assert str(raised.value).startswith(f"{out}: ")
+    assert source.read_bytes() == before
+    assert not any(TEMPORARY_MARK in name for name in names(tmp_path))
+
+
+def test_an_output_that_is_the_parquet_input_is_refused(half_percent_guides, tmp_path):
+    source = tmp_path / "members.parquet"
+    pd.read_csv(SAMPLE, dtype=str).to_parquet(source)
+    before = source.read_bytes()
+    (tmp_path / "link.parquet").symlink_to(source)
+    for out in (source, tmp_path / "link.parquet"):
+        with pytest.raises(OutputFileError, match="the output is the input"):
+            run(source, half_percent_guides, out)
+    assert source.read_bytes() == before
+
+
+def test_an_output_that_is_a_guide_file_is_refused(make_guide, tmp_path):
+    from actuarial.guides import load_guides
+
+    folder = make_guide()
+    guides = load_guides(folder)
+    table = folder / "reduction.csv"
+    before = table.read_bytes()
+    with pytest.raises(OutputFileError, match="the output is the input"):
+        run(SAMPLE, guides, table)
+    assert table.read_bytes() == before
+
+
+def test_cli_refuses_to_replace_the_member_file(tmp_path):
+    source = tmp_path / "m.csv"
+    shutil.copy(SAMPLE, source)
+    before = source.read_bytes()
+    done = subprocess.run(
+        [*ACTUARIAL, "batch", str(source), "--out", str(source)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 1
+    assert done.stderr == (
+        f"error: {source}: the output is the input {source} (the same file, or a link to "
+        "it); refused: it would be replaced\n"
+    )
+    assert source.read_bytes() == before
+
+
+# --------------------------------------------------- failures: one line naming the path
+def test_an_output_folder_is_refused(half_percent_guides, tmp_path):
+    out = tmp_path / "out.csv"
+    out.mkdir()
+    message = f"{out}: the output is a folder; a file is expected"
+    with pytest.raises(OutputFileError, match="^" + message + "$"):
+        run(SAMPLE, half_percent_guides, out)
+
+
+@pytest.mark.parametrize("depth", [1, 2])
+def test_an_output_whose_parent_is_a_file_is_refused(half_percent_guides, tmp_path, depth):
+    (tmp_path / "plain").write_text("x")
+    out = tmp_path / "plain" / ("sub/" * (depth - 1)) / "out.csv"
+    with pytest.raises(OutputFileError) as raised:
+        run(SAMPLE, half_percent_guides, out)
+    assert str(raised.value) == f"{out}: cannot write ({tmp_path / 'plain'} is not a folder)"
+
+
+@pytest.mark.parametrize(
+    ("code", "reason"),
+    [
+        (errno.EACCES, "Permission denied"),
+        (errno.EROFS, "Read-only file system"),
+        (errno.ENOSPC, "No space left on device"),
+        (errno.EDQUOT, "Disk quota exceeded"),
+    ],
+)
+@pytest.mark.parametrize("where", ["create", "rename"])
+def test_a_refusal_of_the_file_system_is_one_line_naming_the_output(
+    half_percent_guides, tmp_path, monkeypatch, code, reason, where
+):
+    out = tmp_path / "out.csv"
+    out.write_text("previous\n")
+    real_open, real_replace = os.open, os.replace
+
+    def refusing_open(path, flags, *args):
+        if TEMPORARY_MARK in str(path) and flags & os.O_CREAT:
+            raise OSError(code, os.strerror(code), str(path))
+        return real_open(path, flags, *args)
+
+    def refusing_replace(source, target):
+        raise OSError(code, os.strerror(code), str(source))
+
+    if where == "create":
+        monkeypatch.setattr(output_files.os, "open", refusing_open)
+    else:
+        monkeypatch.setattr(output_files.os, "replace", refusing_replace)
+    with pytest.raises(OutputFileError) as raised:
+        run(SAMPLE, half_percent_guides, out)
+    monkeypatch.setattr(output_files.os, "replace", real_replace)
+    assert str(raised.value) == f"{out}: cannot write ({reason})"
+    assert out.read_text() == "previous\n"
+    assert names(tmp_path) == ["out.csv"]
+
+
+@pytest.mark.parametrize("out_name", ["out.csv", "out.parquet"])
+def test_a_full_disk_while_writing_keeps_the_previous_output(
+    half_percent_guides, tmp_path, monkeypatch, out_name
+):
+    """ENOSPC raised by the writer itself (Arrow writes in a thread)."""
+    from actuarial import batch
+
+    out = tmp_path / out_name
+    out.write_bytes(b"previous")
+
+    class Full:
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def add_key_value_metadata(self, metadata):
+            pass
+
+        def write_table(self, table):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(batch.pq, "ParquetWriter", Full)
+    monkeypatch.setattr(batch.pa_csv, "CSVWriter", Full)
+    with pytest.raises(OutputFileError, match=r"cannot write \(No space left on device\)$"):
+        run(SAMPLE, half_percent_guides, out)
+    assert out.read_bytes() == b"previous"
+    assert names(tmp_path) == [out_name]
+
+
+@pytest.mark.parametrize(
+    ("make_problem", "message"),
+    [
+        (lambda out: out.mkdir(), "the output is a folder; a file is expected"),
+        (
+            lambda out: (out.parent / "file").write_text("x"),
+            "cannot write",
+        ),
+    ],
+)
+def test_cli_file_system_errors_are_one_error_line_exit_1(tmp_path, make_problem, message):
+    out = tmp_path / "out.csv"
+    make_problem(out)
+    target = out if out.exists() else tmp_path / "file" / "out.csv"
+    done = subprocess.run(
+        [*ACTUARIAL, "batch", str(SAMPLE), "--out", str(target), "--no-progress"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith(f"error: {target}: ")
+    assert message in done.stderr and "Traceback" not in done.stderr
+
+
+# ------------------------------------------------------------- nothing is left behind
+def test_a_successful_run_leaves_only_the_output(half_percent_guides, tmp_path):
+    for name in ("out.csv", "out.parquet", "out.csv"):  # the second csv run replaces the first
+        run(SAMPLE, half_percent_guides, tmp_path / name)
+    assert names(tmp_path) == ["out.csv", "out.parquet"]
+
+
+def test_a_run_that_fails_cleanly_leaves_nothing(half_percent_guides, tmp_path, member):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("member_id,birth_date\nA,1960-01-01\n")
+    with pytest.raises(ValueError, match="missing required column"):
+        run(bad, half_percent_guides, tmp_path / "out.csv")
+    assert names(tmp_path) == ["bad.csv"]
+
+
+def test_a_failure_inside_the_block_removes_every_temporary_file(tmp_path):
+    outs = [tmp_path / "guide.toml", tmp_path / "reduction.csv"]
+    with pytest.raises(RuntimeError), writing(outs) as temporaries:
+        for temporary in temporaries:
+            temporary.write_text("half")
+        raise RuntimeError("stop")
+    assert names(tmp_path) == []
+
+
+def test_two_outputs_are_renamed_together(tmp_path):
+    outs = [tmp_path / "guide.toml", tmp_path / "reduction.csv"]
+    with writing(outs) as temporaries:
+        for temporary, text in zip(temporaries, ("toml", "csv"), strict=True):
+            temporary.write_text(text)
+            assert temporary.name.startswith(".") and TEMPORARY_MARK in temporary.name
+        assert names(tmp_path) == sorted(t.name for t in temporaries)
+    assert [out.read_text() for out in outs] == ["toml", "csv"]
+    assert names(tmp_path) == ["guide.toml", "reduction.csv"]
+
+
+# --------------------------------------------------------- temporary files of dead runs
+def test_the_temporary_file_of_a_dead_run_is_removed_by_the_next_run(half_percent_guides, tmp_path):
+    out = tmp_path / "out.csv"
+    stale = tmp_path / f".out.csv{TEMPORARY_MARK}0123456789abcdef"
+    stale.write_text("half a run")
+    other = tmp_path / f".other.csv{TEMPORARY_MARK}0123456789abcdef"  # another output's
+    other.write_text("not ours to remove")
+    run(SAMPLE, half_percent_guides, out)
+    assert names(tmp_path) == sorted([other.name, "out.csv"])
+
+
+def test_the_temporary_file_of_a_live_run_is_kept(tmp_path):
+    out = tmp_path / "out.csv"
+    live = tmp_path / f".out.csv{TEMPORARY_MARK}live"
+    live.write_text("being written")
+    holder = os.open(live, os.O_RDONLY)
+    fcntl.flock(holder, fcntl.LOCK_EX)
+    try:
+        assert remove_stale_temporaries(out) == []
+        assert live.exists()
+    finally:
+        os.close(holder)
+    assert remove_stale_temporaries(out) == [live]
+    assert temporary_files(out) == []
+
+
+# ------------------------------------------------- concurrent runs and interrupted runs
+@pytest.fixture(scope="module")
+def large_members(tmp_path_factory):
+    """Two different member files, large enough that a run lasts a while."""
+    folder = tmp_path_factory.mktemp("large")
+    paths = []
+    for seed in (1, 2):
+        path = folder / f"members-{seed}.csv"
+        frame = generate_members(200_000, seed=seed, invalid_fraction=0.01)
+        frame.to_csv(path, index=False, date_format="%Y-%m-%d")
+        paths.append(path)
+    return paths
+
+
+def _batch(members, out, *extra):
+    return [*ACTUARIAL, "batch", str(members), "--out", str(out), "--no-progress", *extra]
+
+
+@pytest.mark.parametrize("out_name", ["out.csv", "out.parquet"])
+def test_two_runs_on_one_output_give_one_complete_run(large_members, tmp_path, out_name):
+    out = tmp_path / out_name
+    references = []
+    for number, members in enumerate(large_members):
+        reference = tmp_path / f"reference-{number}{out.suffix}"
+        subprocess.run(
+            _batch(members, reference, "--chunk-rows", "20000"), check=True, capture_output=True
+        )
+        references.append(reference.read_bytes())
+    runs = [
+        subprocess.Popen(_batch(m, out, "--chunk-rows", "20000"), stdout=subprocess.DEVNULL)
+        for m in large_members
+    ]
+    started = time.monotonic()
+    assert [process.wait(timeout=300) for process in runs] == [0, 0]
+    assert time.monotonic() - started < 300
+    assert out.read_bytes() in references  # one whole run, byte for byte
+    if out.suffix == ".parquet":
+        assert pq.read_table(out).num_rows > 0  # readable
+    assert not temporary_files(out)
+
+
+def _start_and_wait_for_temporary(command, out, timeout=120):
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + timeout
+    while not temporary_files(out):
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            pytest.fail("the run ended before its temporary file was seen")
+        time.sleep(0.01)
+    time.sleep(0.05)  # into the chunks: 2,000 of them to go, seconds of work
+    return process
+
+
+@pytest.mark.parametrize(("sent", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+@pytest.mark.parametrize("out_name", ["out.csv", "out.parquet"])
+def test_an_interrupted_run_leaves_the_previous_output_and_nothing_else(
+    large_members, tmp_path, sent, status, out_name
+):
+    out = tmp_path / out_name
+    subprocess.run(_batch(SAMPLE, out), check=True, capture_output=True)
+    previous = out.read_bytes()
+    process = _start_and_wait_for_temporary(
+        _batch(large_members[0], out, "--chunk-rows", "100"), out
+    )
+    process.send_signal(sent)
+    _, error = process.communicate(timeout=120)
+    assert process.returncode == status
+    assert b"Traceback" not in error
+    assert out.read_bytes() == previous
+    assert names(tmp_path) == [out_name]
+
+
+@pytest.mark.parametrize("out_name", ["out.csv", "out.parquet"])
+def test_a_killed_run_leaves_the_previous_output_and_the_next_run_cleans_up(
+    large_members, tmp_path, out_name
+):
+    out = tmp_path / out_name
+    subprocess.run(_batch(SAMPLE, out), check=True, capture_output=True)
+    previous = out.read_bytes()
+    process = _start_and_wait_for_temporary(
+        _batch(large_members[0], out, "--chunk-rows", "100"), out
+    )
+    process.kill()
+    process.wait(timeout=60)
+    assert out.read_bytes() == previous
+    left = temporary_files(out)
+    assert len(left) == 1 and left[0].name.startswith(f".{out_name}{TEMPORARY_MARK}")
+    subprocess.run(_batch(SAMPLE, out), check=True, capture_output=True)
+    assert out.read_bytes() == previous  # the same input again: the same output
+    assert names(tmp_path) == [out_name]

@@ -1,0 +1,71 @@
+"""Text from files made safe to show: values cut at 80 characters, no control characters."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from actuarial.shown_text import QUOTE_LIMIT, printable, quoted, shortened
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("", ""),
+        ("x" * 80, "x" * 80),
+        ("x" * 81, "x" * 80 + "…"),
+        ("x" * 200_000, "x" * 80 + "…"),
+    ],
+)
+def test_shortened_cuts_at_the_limit_with_an_ellipsis(text, expected):
+    assert shortened(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [("M-1", "'M-1'"), ("\x1b[31m", "'\\x1b[31m'"), (7, "7"), (1e308, "1e+308"), (None, "None")],
+)
+def test_quoted_shows_text_in_quotes_with_escapes(value, expected):
+    assert quoted(value) == expected
+
+
+@settings(max_examples=500)
+@given(st.text(max_size=400))
+def test_a_quote_is_bounded_and_printable(text):
+    shown = quoted(text)
+    assert len(shown) <= 4 * QUOTE_LIMIT + 3  # repr escapes: at most \U0010ffff a character
+    assert shown.isprintable()
+
+
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+@settings(max_examples=500)
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=200))
+def test_printable_leaves_no_control_character_but_newlines(text):
+    shown = printable(text)
+    assert not CONTROL.search(shown)
+    assert "\t" not in shown and "\r" not in shown
+    assert shown.count("\n") == text.count("\n")
+    assert not any(unicodedata.category(ch) == "Cc" for ch in shown.replace("\n", ""))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("\x1b[2Jcleared", "\ufffd[2Jcleared"),
+        ("bell\x07", "bell\ufffd"),
+        ("csi\x9b31m", "csi\ufffd31m"),
+        ("\u202eevil", "\ufffdevil"),
+        ("a\rb", "a\ufffdb"),
+        ("tab\there", "tab here"),
+        ("two\nlines", "two\nlines"),
+    ],
+)
+def test_printable_replaces_each_control_character(text, expected):
+    assert printable(text) == expected
+    assert printable(text, keep_newlines=False) == expected.replace("\n", "\ufffd")
