@@ -4,12 +4,10 @@ that show them: ``actuarial guides list`` and ``actuarial examples members``."""
 from __future__ import annotations
 
 import csv
-import re
 from importlib import resources
 from pathlib import Path
 
 import nbformat
-import pytest
 from click.testing import CliRunner
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
@@ -171,11 +169,3 @@ def test_the_notebooks_copy_reads_the_shipped_folders_as_in_the_repository(tmp_p
     assert _run_path(tmp_path / "staff.csv", NOTEBOOKS) == str(tmp_path / "staff.csv")
     assert _run_path(NOTEBOOKS.parent / "build" / "x.csv", NOTEBOOKS).startswith("/")
 
-
-@pytest.mark.parametrize("path", notebook_paths(NOTEBOOKS), ids=lambda path: path.stem)
-def test_no_shipped_notebook_needs_pytest(path):
-    # actuarial report runs the notebooks with the [report] extra, which has no pytest: a
-    # notebook shows an error with actuarial.pages.show_error and checks with math.isclose.
-    notebook = nbformat.read(path, as_version=4)
-    code = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
-    assert not re.search(r"^\s*(import|from)\s+pytest\b", code, flags=re.MULTILINE)
