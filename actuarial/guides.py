@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from actuarial import shipped
 from actuarial.dates import format_age
 from actuarial.law.parameters import shipped_law
 from actuarial.shown_text import quoted, shortened
@@ -47,7 +48,7 @@ __all__ = [
     "load_guides",
 ]
 
-SHIPPED_GUIDES = Path(__file__).resolve().parents[1] / "guides"
+SHIPPED_GUIDES = shipped.GUIDES  # the illustrative guides, package data
 # An actuarial reduction on a stated basis (PubG-2010, 4.5%); named in the README.
 DEFAULT_SERIES = "pub2010-general-unisex-4.5pct"
 # A guide table spans the ages of inciso (c) in the shipped law: from its age to the age
