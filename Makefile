@@ -6,12 +6,36 @@ STAMP := $(VENV)/.installed
 
 .PHONY: test report screens notebooks bench bench-quick lab lint clean
 
-$(STAMP): pyproject.toml
+# Each target installs what it needs into .venv: the package (editable) with the extras of
+# pyproject.toml that target uses. One stamp per set of extras; a change to pyproject.toml
+# re-installs.
+$(VENV)/.created:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,bench]'
+	touch $@
+
+# [dev,report]: make test (ruff, pytest, nbval, the packaging test), make notebooks
+$(STAMP): pyproject.toml | $(VENV)/.created
+	$(BIN)/pip install --quiet -e '.[dev,report]'
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
-	touch $(STAMP)
+	touch $@
+
+# [report]: make report
+$(VENV)/.installed-report: pyproject.toml | $(VENV)/.created
+	$(BIN)/pip install --quiet -e '.[report]'
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+	touch $@
+
+# [report,bench]: make bench (the peers; the benchmarks' provenance uses actuarial.report)
+$(VENV)/.installed-bench: pyproject.toml | $(VENV)/.created
+	$(BIN)/pip install --quiet -e '.[report,bench]'
+	touch $@
+
+# [report,lab]: make lab (JupyterLab; the notebooks import the [report] packages)
+$(VENV)/.installed-lab: pyproject.toml | $(VENV)/.created
+	$(BIN)/pip install --quiet -e '.[report,lab]'
+	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+	touch $@
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -20,24 +44,24 @@ test: lint
 	$(BIN)/pytest tests
 	$(BIN)/pytest --nbval notebooks --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider
 
-report: $(STAMP)
+report: $(VENV)/.installed-report
 	$(BIN)/actuarial report --out build/report
 
 # The report's pages as a reader sees them (headless chromium): build/report-screens/NN_*.png.
-screens: report
+screens: report $(STAMP)  # tests/browser.py drives chromium with playwright ([dev])
 	$(BIN)/python tests/browser.py build/report build/report-screens
 
 # Execute notebooks in place and normalize them (all, or one: make notebooks NB=notebooks/03_inciso_c.ipynb).
 notebooks: $(STAMP)
 	$(BIN)/python notebooks/normalize.py $(NB)
 
-bench: $(STAMP)
+bench: $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/run.py
 
-bench-quick: $(STAMP)
+bench-quick: $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/run.py --quick
 
-lab: $(STAMP)
+lab: $(VENV)/.installed-lab
 	$(BIN)/jupyter lab notebooks
 
 clean:

@@ -1,4 +1,4 @@
-"""The command line: ``actuarial evaluate | batch | guides ... | report``.
+"""The command line: ``actuarial evaluate | batch | guides ... | report | examples``.
 
 Exit status 0 on success (invalid member rows included); 1 with the reason on unusable
 input (bad guides, a missing column, an unreadable file) or an output that cannot be
@@ -9,6 +9,7 @@ from files has its control characters replaced.
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
 import functools
 import json
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import click
 
+from actuarial import __version__, shipped
 from actuarial.guides import (
     DEFAULT_SERIES,
     EARLIEST_AGE_MONTHS,
@@ -190,7 +192,7 @@ def _fail(error: Exception | str):
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="actuarial")
+@click.version_option(version=__version__, prog_name="actuarial")
 def cli():
     """Chapter 2 annuities of Puerto Rico's Government Employees Retirement System."""
 
@@ -269,6 +271,40 @@ def guides():
     """Validate, show, derive, compare and fit Actuarial Guides."""
 
 
+guides_folder_option = click.option(
+    "--guides",
+    "guides_path",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Folder of guides (default: the shipped guides).",
+)
+
+
+@guides.command("list")
+@guides_folder_option
+def guides_list(guides_path):
+    """List the guides (default: the shipped ones): id, series, status, dates in force, title."""
+    try:
+        found = _all_guides(guides_path or SHIPPED_GUIDES)
+    except GuideError as error:
+        _fail(error)
+    rows = [("id", "series", "status", "from", "until", "title")] + [
+        (
+            guide.id,
+            guide.series + (" (default)" if guide.series == DEFAULT_SERIES else ""),
+            guide.status,
+            str(guide.effective_from),
+            str(guide.effective_until or "open end"),
+            guide.title,
+        )
+        for guide in found
+    ]
+    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]) - 1)]
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
+        click.echo("  ".join([*cells, row[-1]]))
+
+
 @guides.command("validate")
 @click.argument("path", type=click.Path(path_type=Path))
 def guides_validate(path):
@@ -298,13 +334,7 @@ def _all_guides(path):
 
 @guides.command("show")
 @click.argument("guide_id")
-@click.option(
-    "--guides",
-    "guides_path",
-    type=click.Path(path_type=Path),
-    default=None,
-    help="Folder of guides (default: the shipped guides).",
-)
+@guides_folder_option
 def guides_show(guide_id, guides_path):
     """Print a guide's metadata and its reduction table."""
     root = Path(guides_path) if guides_path else SHIPPED_GUIDES
@@ -645,6 +675,7 @@ def report(members_path, out_dir, as_of, law_files, progress, guides_path, serie
     """Run every notebook on these inputs and render them to HTML with their provenance.
 
     --out must be a new or empty folder, or one holding a previous report (replaced)."""
+    _require_extra("report")
     from actuarial.report import ReportError, build_report
 
     try:
@@ -726,6 +757,50 @@ def value(
     _echo(f"guides: series '{guides.series}' ({', '.join(g.id for g in guides)})")
     _echo(f"readings: {readings.label()}")
     _echo(f"written: {out_path}")
+
+
+def _require_extra(extra: str) -> None:
+    """Exit 1 with one line naming the install command when ``actuarial[extra]`` is missing."""
+    from actuarial.distribution import missing_from_extra
+
+    missing = missing_from_extra(extra)
+    if missing:
+        _fail(
+            f"this command needs the [{extra}] extra (missing: {', '.join(missing)}); "
+            f'install it with: pip install "actuarial[{extra}]"'
+        )
+
+
+@cli.group()
+def examples():
+    """Write the files the package ships as examples (to try every command without a checkout)."""
+
+
+@examples.command("members")
+@click.option(
+    "--out",
+    "out_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("members.csv"),
+    show_default=True,
+    help="File to write.",
+)
+@click.option("--force", is_flag=True, help="Replace OUT if it exists.")
+def examples_members(out_path, force):
+    """Write the sample member file (synthetic members, CSV) for `batch` and `report`."""
+    source = shipped.EXAMPLE_MEMBERS
+    if out_path.exists() and out_path.resolve() == source.resolve():
+        _fail(f"{out_path} is the shipped sample itself; choose another --out")
+    try:
+        with out_path.open("wb" if force else "xb") as handle:
+            handle.write(source.read_bytes())
+    except FileExistsError:
+        _fail(f"{out_path} exists; use --force to replace it")
+    except OSError as error:
+        _fail(f"{out_path}: cannot write ({error.strerror})")
+    with source.open(newline="", encoding="utf-8") as handle:
+        members = sum(1 for _ in csv.reader(handle)) - 1  # the header
+    click.echo(f"written: {out_path} ({members} members)")
 
 
 def main():

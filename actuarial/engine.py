@@ -35,6 +35,7 @@ from actuarial.law.reduction import reduction_factors
 from actuarial.members import (
     GROUPS,
     HIGH_RISK_GROUPS,
+    WARNING_SEPARATOR,
     MemberArrays,
     MemberDataError,
     member_frame,
@@ -732,5 +733,5 @@ def evaluate(
         law_files=tuple(results.law.provenance()),
         clauses=clauses,
         explanation=tuple(explain(results, 0, lang)),
-        warnings=tuple(filter(None, str(results.warnings[0]).split("; "))),
+        warnings=tuple(filter(None, str(results.warnings[0]).split(WARNING_SEPARATOR))),
     )

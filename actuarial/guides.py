@@ -7,11 +7,12 @@ A guide is a folder ``<guide-id>/`` with ``guide.toml`` (metadata) and ``reducti
 (``age_years,age_months,factor``). Every rule is checked on load; all problems of a set are
 reported at once, with file and line, and nothing from a broken set is used.
 
-The files are read with the care of member files, before any parsing: UTF-8 (a byte-order
-mark accepted), at most :data:`GUIDE_FILE_LIMITS` bytes, and a ``guide.toml`` of bounded
-nesting depth (a dotted key counts one level per part: ``a.b.c = 1`` is depth 3; each
-array or inline table one more) and number of keys, so any file is accepted or refused at
-once.
+The files are read with the care of member files, before any parsing
+(:mod:`actuarial.text_files`): UTF-8 (a byte-order mark accepted), at most
+:data:`GUIDE_FILE_LIMITS` bytes, and a ``guide.toml`` of at most :data:`TOML_MAX_DEPTH`
+levels (a dotted key counts one level per part: ``a.b.c = 1`` is depth 3; each array or
+inline table one more) and :data:`TOML_MAX_KEYS` keys, so any file is accepted or refused
+at once.
 """
 
 from __future__ import annotations
@@ -28,9 +29,11 @@ from pathlib import Path
 
 import numpy as np
 
+from actuarial import shipped
 from actuarial.dates import format_age
 from actuarial.law.parameters import shipped_law
 from actuarial.shown_text import quoted, shortened
+from actuarial.text_files import read_text, toml_shape_problems
 
 __all__ = [
     "DEFAULT_SERIES",
@@ -45,7 +48,7 @@ __all__ = [
     "load_guides",
 ]
 
-SHIPPED_GUIDES = Path(__file__).resolve().parents[1] / "guides"
+SHIPPED_GUIDES = shipped.GUIDES  # the illustrative guides, package data
 # An actuarial reduction on a stated basis (PubG-2010, 4.5%); named in the README.
 DEFAULT_SERIES = "pub2010-general-unisex-4.5pct"
 # A guide table spans the ages of inciso (c) in the shipped law: from its age to the age
@@ -119,7 +122,6 @@ CSV_HEADER = ["age_years", "age_months", "factor"]
 GUIDE_FILE_LIMITS = {"guide.toml": 64 * 1024, "reduction.csv": 64 * 1024}  # bytes
 TOML_MAX_DEPTH = 6
 TOML_MAX_KEYS = 200
-BYTE_ORDER_MARK = b"\xef\xbb\xbf"
 SHOWN_PERIODS = 3  # a "no guide" message lists the periods of at most this many guides
 
 
@@ -321,136 +323,9 @@ class GuideSet:
 
 def _read_guide_file(path: Path, problems: list[Problem]) -> str | None:
     """A guide file's text, or None with a problem: too large, unreadable or not UTF-8."""
-    limit = GUIDE_FILE_LIMITS[path.name]
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(limit + 1)
-    except OSError as error:
-        problems.append(Problem(str(path), None, f"cannot read ({error.strerror or error})"))
-        return None
-    if len(data) > limit:
-        problems.append(
-            Problem(str(path), None, f"larger than the limit of {limit:,} bytes for {path.name}")
-        )
-        return None
-    data = data.removeprefix(BYTE_ORDER_MARK)  # spreadsheets write one
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line = data[: error.start].count(b"\n") + 1
-        problems.append(
-            Problem(
-                str(path),
-                line,
-                f"not UTF-8 text (byte 0x{data[error.start]:02x} at offset {error.start}); "
-                "save the file as UTF-8",
-            )
-        )
-        return None
-
-
-def _skip_string(text: str, start: int) -> int:
-    """The position after the TOML string opening at ``start`` (or the end of its line)."""
-    quote = text[start]
-    closing = quote * 3 if text.startswith(quote * 3, start) else quote
-    position = start + len(closing)
-    while position < len(text):
-        if quote == '"' and text[position] == "\\":
-            position += 2
-            continue
-        if text.startswith(closing, position):
-            return position + len(closing)
-        if len(closing) == 1 and text[position] == "\n":
-            return position
-        position += 1
-    return position
-
-
-def _toml_shape(text: str) -> tuple[int, int | None, int]:
-    """(deepest nesting, the first line nested deeper than :data:`TOML_MAX_DEPTH`, number
-    of keys) of TOML text, without parsing it.
-
-    The depth is that of the tables and arrays the text builds, the document being level
-    1: a dotted key counts one level a part, its table header's parts included
-    (``a.b.c = 1`` is 3; ``k = 1`` under ``[a.b]`` is 3, under ``[[a.b]]`` 4), and every
-    array or inline table one more. Strings and comments are skipped; malformed text is
-    only measured (the parser reports it).
-    """
-    deepest, deepest_line, keys = 1, None, 0
-    table_level = 1  # the level of the table that keys outside brackets belong to
-    stack: list[tuple[str, int]] = []  # open brackets of values: (kind, level)
-    next_level = 2  # the level of a bracket opened now
-    expect_key = True
-    line = 1
-    position, length = 0, len(text)
-
-    def reached(depth):
-        nonlocal deepest, deepest_line
-        if depth > deepest:
-            deepest = depth
-            if deepest_line is None and depth > TOML_MAX_DEPTH:
-                deepest_line = line
-
-    def dotted_parts(end: int, stops: str) -> tuple[int, int]:
-        parts = 1
-        while end < length and text[end] not in stops:
-            if text[end] in "\"'":
-                end = _skip_string(text, end)
-                continue
-            parts += text[end] == "."
-            end += 1
-        return end, parts
-
-    while position < length:
-        char = text[position]
-        if char == "\n":
-            line += 1
-            position += 1
-            expect_key = expect_key or not stack
-            continue
-        if char in " \t\r":
-            position += 1
-            continue
-        if char == "#":
-            end = text.find("\n", position)
-            position = length if end < 0 else end
-            continue
-        if expect_key and not stack and char == "[":  # a table header: [a.b] or [[a.b]]
-            end, parts = dotted_parts(position, "]\n")
-            table_level = 1 + parts + text.startswith("[[", position)
-            keys += 1
-            reached(table_level)
-            expect_key = False
-            position = end
-            continue
-        if expect_key and char not in "[]{},":  # a key, perhaps dotted, up to "="
-            end, parts = dotted_parts(position, "=\n}")
-            owner = stack[-1][1] if stack else table_level
-            keys += 1
-            reached(owner + parts - 1)
-            next_level = owner + parts
-            expect_key = False
-            position = end + 1 if end < length and text[end] == "=" else end
-            continue
-        if char in "\"'":
-            line += text.count("\n", position, end := _skip_string(text, position))
-            position = end
-            continue
-        if char in "[{":
-            stack.append((char, next_level))
-            reached(next_level)
-            if char == "[":
-                next_level += 1
-            expect_key = char == "{"
-        elif char in "]}" and stack:
-            stack.pop()
-            expect_key = False  # a value ended: a key comes after "," or a newline
-            if stack and stack[-1][0] == "[":
-                next_level = stack[-1][1] + 1
-        elif char == "," and stack and stack[-1][0] == "{":
-            expect_key = True
-        position += 1
-    return deepest, deepest_line, keys
+    text, found = read_text(path, GUIDE_FILE_LIMITS[path.name], path.name)
+    problems.extend(Problem(str(path), problem.line, problem.message) for problem in found)
+    return text
 
 
 def _line_of_key(text: str, key: str) -> int | None:
@@ -460,21 +335,9 @@ def _line_of_key(text: str, key: str) -> int | None:
 
 def _check_metadata(folder: Path, text: str, problems: list[Problem]) -> dict | None:
     toml_path = folder / "guide.toml"
-    depth, depth_line, keys = _toml_shape(text)
-    if depth > TOML_MAX_DEPTH or keys > TOML_MAX_KEYS:
-        if depth > TOML_MAX_DEPTH:
-            problems.append(
-                Problem(
-                    str(toml_path),
-                    depth_line,
-                    f"nested deeper than the limit of {TOML_MAX_DEPTH} levels (a dotted key "
-                    f"counts one level a part; reached {depth:,})",
-                )
-            )
-        if keys > TOML_MAX_KEYS:
-            problems.append(
-                Problem(str(toml_path), None, f"more than {TOML_MAX_KEYS} keys (got {keys:,})")
-            )
+    shape = toml_shape_problems(text, TOML_MAX_DEPTH, TOML_MAX_KEYS)
+    if shape:
+        problems.extend(Problem(str(toml_path), item.line, item.message) for item in shape)
         return None
     try:
         meta = tomllib.loads(text)

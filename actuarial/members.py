@@ -35,10 +35,13 @@ __all__ = [
     "MEMBER_FIELDS",
     "MEMBER_ID_MAX_LENGTH",
     "PLAUSIBLE",
+    "WARNING_RULES",
+    "WARNING_SEPARATOR",
     "Member",
     "MemberArrays",
     "MemberDataError",
     "MemberFileError",
+    "WarningRule",
     "blank_mask",
     "check_columns",
     "member_warnings",
@@ -79,6 +82,39 @@ class Plausible:
 
 
 PLAUSIBLE = Plausible()
+
+
+@dataclass(frozen=True, slots=True)
+class WarningRule:
+    """A data-quality warning: the field it is about and its rule. Every message of the rule
+    opens with ``'<field>' <rule>`` (then the value), so that counts by rule read it back."""
+
+    field: str
+    rule: str
+
+    @property
+    def opening(self) -> str:
+        return f"'{self.field}' {self.rule}"
+
+
+# The rules of member_warnings, in the order a member's warnings are listed.
+WARNING_RULES = (
+    WarningRule("entry_date", f"is before age {PLAUSIBLE.entry_age_warn_below}"),
+    WarningRule(
+        "credited_service", "is longer than the time from 'entry_date' to 'separation_date'"
+    ),
+    WarningRule(
+        "average_compensation",
+        f"is below {PLAUSIBLE.compensation_warn_below:,.0f} a year, the bottom of plausible "
+        "amounts",
+    ),
+    WarningRule(
+        "average_compensation",
+        f"is above {PLAUSIBLE.compensation_warn_above:,.0f} a year, the top of plausible amounts",
+    ),
+    WarningRule("separation_date", "is after the payment date (as_of)"),
+)
+WARNING_SEPARATOR = "; "  # between the warnings of one member (no message holds it)
 # Columns of these kinds (pandas.api.types.infer_dtype) hold no text: no cell is blank text.
 _NOT_TEXT = ("date", "datetime", "datetime64", "integer", "floating", "boolean", "empty")
 
@@ -584,44 +620,39 @@ def member_warnings(members: MemberArrays, payment_date: dt.date | None = None) 
         / _DAYS_PER_YEAR
     )
     compensation = members.average_compensation
-    found: list[tuple[np.ndarray, callable]] = [
+    entry, service, below, above, late = WARNING_RULES
+    found: list[tuple[WarningRule, np.ndarray, callable]] = [
         (
+            entry,
             (entry_age >= 0) & (entry_age < 12 * PLAUSIBLE.entry_age_warn_below),
-            lambda i: f"'entry_date' is before age {PLAUSIBLE.entry_age_warn_below} (got "
-            f"{members.entry_date[i]}, at age {entry_age[i] // 12}y{entry_age[i] % 12}m)",
+            lambda i: f"(got {members.entry_date[i]}, at age {entry_age[i] // 12}y"
+            f"{entry_age[i] % 12}m)",
         ),
         (
+            service,
             members.credited_service > elapsed_years + PLAUSIBLE.service_excess_warn_years,
-            lambda i: f"'credited_service' is longer than the {elapsed_years[i]:.2f} years from "
-            f"'entry_date' to 'separation_date' (got {members.credited_service[i]:.2f}, "
-            "purchased service?)",
+            lambda i: f"(got {members.credited_service[i]:.2f} against {elapsed_years[i]:.2f} "
+            "years, purchased service?)",
         ),
-        (
-            compensation < PLAUSIBLE.compensation_warn_below,
-            lambda i: f"'average_compensation' is below {PLAUSIBLE.compensation_warn_below:,.0f} "
-            f"a year, the bottom of plausible amounts (got {compensation[i]:,.2f})",
-        ),
-        (
-            compensation > PLAUSIBLE.compensation_warn_above,
-            lambda i: f"'average_compensation' is above {PLAUSIBLE.compensation_warn_above:,.0f} "
-            f"a year, the top of plausible amounts (got {compensation[i]:,.2f})",
-        ),
+        (below, compensation < PLAUSIBLE.compensation_warn_below,
+         lambda i: f"(got {compensation[i]:,.2f})"),
+        (above, compensation > PLAUSIBLE.compensation_warn_above,
+         lambda i: f"(got {compensation[i]:,.2f})"),
     ]
     if payment_date is not None:
         payment = np.datetime64(payment_date, "D")
         found.append(
-            (
-                members.separation_date > payment,
-                lambda i: f"'separation_date' is after the payment date (as_of) {payment} "
-                f"(got {members.separation_date[i]})",
-            )
+            (late, members.separation_date > payment,
+             lambda i: f"{payment} (got {members.separation_date[i]})")
         )
     warnings = np.full(len(members), "", dtype=object)
     any_warning = np.zeros(len(members), dtype=bool)
-    for mask, _ in found:
+    for _, mask, _ in found:
         any_warning |= mask & valid
     for index in np.flatnonzero(any_warning):
-        warnings[index] = "; ".join(text(index) for mask, text in found if mask[index])
+        warnings[index] = WARNING_SEPARATOR.join(
+            f"{rule.opening} {detail(index)}" for rule, mask, detail in found if mask[index]
+        )
     return warnings
 
 

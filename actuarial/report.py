@@ -1,11 +1,12 @@
 """The HTML report: every notebook run on the same inputs, rendered, each page with its provenance.
 
-``build_report`` runs each ``notebooks/NN_*.ipynb`` through papermill (working directory: the
-notebooks folder; the inputs injected as paths relative to it, and shown on the page relative
-to the project or by file name, so that no page shows an absolute path), renders it with
-nbconvert and writes ``index.html``. Every page ends with a provenance footer: package
-version, git commit, each guide's SHA-256, the member file's SHA-256 and the readings in
-force.
+``build_report`` runs each ``notebooks/NN_*.ipynb`` (package data) through papermill from a
+temporary copy beside copies of the shipped folders (the inputs injected as paths relative to
+it, or absolute when outside them, and shown on the page relative to the project or by file
+name, so that no page shows an absolute path), renders it with nbconvert
+and writes ``index.html``. Every page ends with a provenance footer: package version, git
+commit (or "installed package"), each guide's SHA-256, the member file's SHA-256 and the
+readings in force.
 
 ``normalize_notebook`` and ``execute_in_place`` keep the committed notebooks reviewable:
 outputs kept; execution counts renumbered in order, kernel metadata and timings dropped, cell
@@ -30,6 +31,8 @@ from pathlib import Path
 import nbformat
 
 import actuarial
+from actuarial import shipped
+from actuarial.distribution import installed_version
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, GuideSet, file_sha256, load_guides
 from actuarial.interpretations import Readings
 from actuarial.law import load_law, resolve_as_of
@@ -54,8 +57,8 @@ __all__ = [
 ]
 
 REPOSITORY = Path(__file__).resolve().parents[1]
-NOTEBOOKS = REPOSITORY / "notebooks"
-EXAMPLE_MEMBERS = REPOSITORY / "examples" / "members.csv"
+NOTEBOOKS = shipped.NOTEBOOKS  # package data, like the sample member file
+EXAMPLE_MEMBERS = shipped.EXAMPLE_MEMBERS
 KERNEL_NAME = "python3"
 # The kernel's own log (e.g. ipykernel 7's warning about TCP transport) is console noise;
 # cell errors reach us as outputs whatever the level.
@@ -184,7 +187,7 @@ class Provenance:
     payment date, the time it was made (UTC)."""
 
     version: str
-    commit: str
+    commit: str | None  # None: an installed package (no checkout, no commit)
     series: str
     guides: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...]  # (id, series, files)
     members_file: str  # file name only
@@ -197,10 +200,17 @@ class Provenance:
     made_at: str = ""  # "YYYY-MM-DD HH:MM:SS UTC"
     readings_label: str = "defaults"
 
+    @property
+    def code(self) -> str:
+        """Where the code came from: the git commit, or the installed package's version."""
+        if self.commit is None:
+            return f"installed package, version {self.version}"
+        return f"git commit {self.commit}"
+
     def lines(self) -> list[str]:
         """The provenance as plain text lines."""
         lines = [
-            f"actuarial {self.version}, git commit {self.commit}",
+            f"actuarial {self.version}, {self.code}",
             f"report made {self.made_at}; payment date: {self.payment_date}",
             f"guide series used: {self.series}",
         ]
@@ -224,10 +234,13 @@ class Provenance:
             for guide_id, series, files in self.guides
         )
         readings = "".join(f"<li>{escape(line)}</li>" for line in self.readings)
+        code = escape(self.code)
+        if self.commit is not None:
+            code = f"git commit <code>{escape(self.commit)}</code>"
         return (
             '<footer class="provenance">\n<h2>Provenance</h2>\n'
-            f"<p>actuarial {escape(self.version)}, git commit <code>{escape(self.commit)}"
-            f"</code>; report made <b>{escape(self.made_at)}</b>; payment date: "
+            f"<p>actuarial {escape(self.version)}, {code}; "
+            f"report made <b>{escape(self.made_at)}</b>; payment date: "
             f"<b>{escape(self.payment_date)}</b>; guide series used: "
             f"<b>{escape(self.series)}</b>.</p>\n"
             "<table><thead><tr><th>guide</th><th>series</th><th>SHA-256 of its files</th>"
@@ -296,7 +309,7 @@ def provenance(
     made_at = made_at or dt.datetime.now(dt.UTC)
     return Provenance(
         version=actuarial.__version__,
-        commit=git_commit(),
+        commit=None if installed_version() else git_commit(),
         series=guides.series,
         guides=tuple(
             (guide.id, guide.series, tuple(sorted(guide.sha256().items()))) for guide in listed
@@ -394,21 +407,25 @@ def _summary_html(figures: dict) -> str:
         f'<td class="number">{format_money(row["annual_total"])}</td>'
         f'<td class="number">{int(row["lifted_by_minimum"]):,}</td>'
         f'<td class="number">{format_money(row["minimum_topup_total"])}</td>'
-        f'<td class="number">{int(row["errors"]):,}</td></tr>\n'
+        f'<td class="number">{int(row["errors"]):,}</td>'
+        f'<td class="number">{int(row["warnings"]):,}</td></tr>\n'
         for clause, row in figures["clauses"].iterrows()
     )
     return (
         "<h2>Key figures</h2>\n"
         f"<p>The engine over the member file, payment date: {escape(figures['payment'])}. A "
         "member may be eligible under several clauses (the member chooses), so the clause lines "
-        "are not to be added into a cost of the plan.</p>\n"
+        "are not to be added into a cost of the plan. Invalid rows and rows with an error are "
+        "not evaluated; rows with warnings are evaluated, on data that are possible but "
+        "suspicious (data-quality warnings, counted by rule on page 07).</p>\n"
         f'<table class="summary"><caption>Members</caption><tbody>{counts}</tbody></table>\n'
         '<table class="summary" style="margin-top: 1em"><caption>By clause (amounts in USD)'
         "</caption><thead><tr><th>clause</th>"
         '<th class="number">eligible</th><th class="number">monthly total</th>'
         '<th class="number">annual total</th><th class="number">lifted by the minimum</th>'
         '<th class="number">minimum top-up, monthly</th>'
-        '<th class="number">rows with an error</th></tr></thead>'
+        '<th class="number">rows with an error</th>'
+        '<th class="number">rows with warnings</th></tr></thead>'
         f"<tbody>\n{clause_rows}</tbody></table>\n"
     )
 
@@ -696,7 +713,8 @@ def _clear_out_dir(out_dir: Path) -> None:
 
 # --------------------------------------------------------------------- building it
 def _key_figures(guides, members_path: Path, readings: Readings, as_of, law) -> dict:
-    """Members evaluated, eligible and amounts by clause, rows with errors (the index)."""
+    """Members evaluated, eligible and amounts by clause, rows with errors and rows with
+    data-quality warnings (the index)."""
     from actuarial.batch import read_members
     from actuarial.engine import evaluate_frame
     from actuarial.review import clause_summary, membership_counts
@@ -710,6 +728,32 @@ def _key_figures(guides, members_path: Path, readings: Readings, as_of, law) -> 
         "clauses": clause_summary(results),
         "payment": as_of.isoformat(),
     }
+
+
+def _run_folder(scratch: Path, notebooks_dir: Path) -> Path:
+    """A copy of the notebooks to run, beside copies of the folders they read by relative
+    path (``../guides``, ``../examples``, ``../docs``, as in the repository): the notebooks
+    run there, so nothing is ever written beside the originals (for an installed package, in
+    site-packages). Returns the copy's notebooks folder, their working directory."""
+    root = scratch / "run"
+    for name in shipped.FOLDERS:
+        source = notebooks_dir.parent / name
+        if name != "notebooks" and source.is_dir():
+            shutil.copytree(source, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    run_dir = root / "notebooks"
+    run_dir.mkdir(parents=True)
+    for path in notebook_paths(notebooks_dir):
+        shutil.copyfile(path, run_dir / path.name)
+    return run_dir
+
+
+def _run_path(path: Path, notebooks_dir: Path) -> str:
+    """An input as the notebooks' copy reads it: relative to the notebooks folder when it lies
+    in a folder :func:`_run_folder` copies beside them (``../guides``), else absolute."""
+    for name in shipped.FOLDERS:
+        if name != "notebooks" and path.is_relative_to(notebooks_dir.parent / name):
+            return Path(os.path.relpath(path, notebooks_dir)).as_posix()
+    return str(path)
 
 
 def build_report(
@@ -731,9 +775,12 @@ def build_report(
     The guides and law files are validated, the member file read and ``out_dir`` checked
     (:func:`check_out_dir`) before any notebook runs. Notebooks receive ``guides_path``,
     ``series``, ``members_path``, ``law_files``, ``as_of`` and ``readings`` (those their
-    ``parameters`` cell declares; paths relative to the notebooks folder, ``readings`` as a
-    dict for ``Readings(**readings)``). Returns the path of ``index.html``. A failing notebook
-    is still rendered, marked failed in the index; then :class:`ReportError` names it.
+    ``parameters`` cell declares; paths relative to the notebooks folder for the shipped
+    folders, else absolute; ``readings`` as a dict for ``Readings(**readings)``). Returns the
+    path of ``index.html``. A failing notebook is still rendered, marked failed in the index;
+    then :class:`ReportError` names it. Each notebook runs from a temporary copy
+    (:func:`_run_folder`): nothing is written beside the notebooks (for an installed package,
+    site-packages) nor anywhere but ``out_dir``.
     """
     import papermill
     from papermill.exceptions import PapermillExecutionError
@@ -761,10 +808,10 @@ def build_report(
     footer = made.html()
     members_rows = figures["counts"]["members read"]
     inputs = {
-        "guides_path": os.path.relpath(guides_path, notebooks_dir),
+        "guides_path": _run_path(guides_path, notebooks_dir),
         "series": guides.series,
-        "members_path": os.path.relpath(members_path, notebooks_dir),
-        "law_files": [os.path.relpath(path, notebooks_dir) for path in law_paths],
+        "members_path": _run_path(members_path, notebooks_dir),
+        "law_files": [_run_path(path, notebooks_dir) for path in law_paths],
         "as_of": as_of.isoformat(),
         "readings": readings.as_dict(),
     }
@@ -795,6 +842,7 @@ def build_report(
                 str(Path(scratch).resolve()) + "/": "",
             }
         )
+        run_dir = _run_folder(Path(scratch), notebooks_dir)
         with tqdm(paths, desc="notebooks", unit="notebook", disable=not progress) as bar:
             for path in bar:
                 bar.set_postfix_str(path.name)
@@ -804,13 +852,13 @@ def build_report(
                 error = ""
                 try:
                     notebook = papermill.execute_notebook(
-                        path,
+                        run_dir / path.name,
                         executed,
                         parameters=parameters,
                         kernel_name=KERNEL_NAME,
                         language="python",
                         extra_arguments=KERNEL_ARGUMENTS,
-                        cwd=notebooks_dir,
+                        cwd=run_dir,
                         progress_bar=False,
                     )
                 except PapermillExecutionError:

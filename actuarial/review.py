@@ -23,6 +23,7 @@ from actuarial.law.clauses import CLAUSES
 from actuarial.law.conditions import render
 from actuarial.law.parameters import shipped_law
 from actuarial.law.readings import INTERPRETATIONS, Readings
+from actuarial.members import WARNING_RULES, WARNING_SEPARATOR
 from actuarial.mortality import LifeTable, MortalityError, scale_rates, table_from_spec
 
 __all__ = [
@@ -48,6 +49,7 @@ __all__ = [
     "relative_problems",
     "scale_mortality",
     "series_in",
+    "warnings_by_rule",
 ]
 
 
@@ -301,8 +303,13 @@ def _is_invalid(results: pd.DataFrame) -> pd.Series:
     return results["clause"].astype(str) == ""
 
 
+def _has_warnings(results: pd.DataFrame) -> pd.Series:
+    return results["warnings"].astype(str) != ""
+
+
 def membership_counts(results: pd.DataFrame) -> pd.Series:
-    """Members read, invalid rows, covered and not covered (I-1), from an engine table."""
+    """Members read, invalid rows (errors), rows with data-quality warnings (evaluated),
+    covered and not covered (I-1), from an engine table."""
     invalid = _is_invalid(results)
     per_member = results.loc[~invalid].drop_duplicates("row")
     not_covered = per_member["reason"].astype(str).str.startswith("not covered")
@@ -310,6 +317,7 @@ def membership_counts(results: pd.DataFrame) -> pd.Series:
         {
             "members read": int(results["row"].nunique()),
             "invalid rows": int(invalid.sum()),
+            "rows with warnings": int(_has_warnings(per_member).sum()),
             "valid members": len(per_member),
             "covered by Chapter 2": int((~not_covered).sum()),
             "not covered (I-1)": int(not_covered.sum()),
@@ -320,7 +328,8 @@ def membership_counts(results: pd.DataFrame) -> pd.Series:
 
 def clause_summary(results: pd.DataFrame) -> pd.DataFrame:
     """Per clause: members eligible, monthly and annual totals, mean monthly amount, members
-    lifted by the minimum and the minimum's monthly cost, rows with an error (no guide)."""
+    lifted by the minimum and the minimum's monthly cost, eligible rows with an error (no
+    guide) and eligible rows with data-quality warnings (paid, on suspicious data)."""
     rows = results.loc[~_is_invalid(results)].copy()
     rows["clause"] = rows["clause"].astype(str)
     eligible = rows.loc[rows["eligible"]]
@@ -333,7 +342,8 @@ def clause_summary(results: pd.DataFrame) -> pd.DataFrame:
     summary["lifted_by_minimum"] = paid.loc[paid["minimum_topup"] > 0].groupby("clause").size()
     summary["minimum_topup_total"] = paid.groupby("clause")["minimum_topup"].sum()
     summary["errors"] = eligible.loc[eligible["error"].astype(str) != ""].groupby("clause").size()
-    counts = ["eligible", "lifted_by_minimum", "errors"]
+    summary["warnings"] = eligible.loc[_has_warnings(eligible)].groupby("clause").size()
+    counts = ["eligible", "lifted_by_minimum", "errors", "warnings"]
     summary[counts] = summary[counts].fillna(0).astype(np.int64)
     amounts = ["monthly_total", "annual_total", "minimum_topup_total"]
     summary[amounts] = summary[amounts].fillna(0.0).round(2)
@@ -365,6 +375,27 @@ def invalid_rows(results: pd.DataFrame) -> pd.DataFrame:
             "error": invalid["error"].astype(str),
         }
     ).reset_index(drop=True)
+
+
+def warnings_by_rule(results: pd.DataFrame) -> pd.DataFrame:
+    """Per data-quality warning rule (:data:`actuarial.members.WARNING_RULES`): its field, its
+    rule and the members (input rows) it flags; then a last line, "any rule", of the members
+    with at least one warning (a member may break several rules)."""
+    flagged = results.loc[~_is_invalid(results)].drop_duplicates("row")
+    texts = flagged["warnings"].astype(str)
+    warned = texts.loc[texts != ""].str.split(WARNING_SEPARATOR)
+    members = [
+        int(warned.map(lambda found, rule=rule: any(
+            text.startswith(rule.opening + " ") for text in found)).sum())
+        for rule in WARNING_RULES
+    ]
+    return pd.DataFrame(
+        {
+            "field": [rule.field for rule in WARNING_RULES] + [""],
+            "rule": [rule.rule for rule in WARNING_RULES] + ["any rule"],
+            "members": [*members, len(warned)],
+        }
+    )
 
 
 def benefits_by_clause(results: pd.DataFrame) -> pd.DataFrame:

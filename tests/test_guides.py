@@ -755,7 +755,7 @@ def test_the_nesting_measured_before_parsing_is_the_parsed_depth(
 ):
     import tomllib
 
-    from actuarial.guides import _toml_shape
+    from actuarial.text_files import toml_shape
 
     lines = []
     if header:
@@ -769,7 +769,7 @@ def test_the_nesting_measured_before_parsing_is_the_parsed_depth(
         parsed = tomllib.loads(text)
     except tomllib.TOMLDecodeError:
         return  # e.g. a key defined twice by two dotted keys; the parser reports it
-    assert _toml_shape(text)[0] == _parsed_depth(parsed)
+    assert toml_shape(text, 6)[0] == _parsed_depth(parsed)
 
 
 def test_a_folder_that_cannot_be_listed_is_a_problem_not_a_traceback(tmp_path, monkeypatch):

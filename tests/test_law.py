@@ -7,6 +7,7 @@ import hashlib
 import re
 import tomllib
 from importlib import resources
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -254,7 +255,7 @@ def test_every_problem_of_a_file_is_reported_at_once(amendment):
 
 def test_a_file_that_is_not_toml_or_cannot_be_read_is_refused(amendment, tmp_path):
     bill = amendment("value = = 3")
-    with pytest.raises(LawError, match=rf"^{re.escape(str(bill))}: not a TOML file \("):
+    with pytest.raises(LawError, match=rf"^{re.escape(str(bill))}:1: not a TOML file \("):
         load_law(bill)
     missing = tmp_path / "missing.toml"
     with pytest.raises(LawError, match=rf"^{re.escape(str(missing))}: cannot read the law file"):
@@ -296,8 +297,135 @@ def test_as_of_is_an_iso_date_only(as_of):
         resolve_as_of(as_of)
 
 
-@pytest.mark.parametrize("nesting", ["[" * 5000 + "]" * 5000, "{a = " * 3000 + "1" + "}" * 3000])
-def test_a_law_file_nested_thousands_deep_is_refused_not_a_traceback(amendment, nesting):
-    bill = amendment(f"x = {nesting}\n")
-    with pytest.raises(LawError, match=rf"^{re.escape(str(bill))}: not a TOML file \(nested"):
+
+
+# ----------------------------------------------------------------- hostile law files
+EXAMPLE_MEMBERS = Path(__file__).resolve().parents[1] / "examples" / "members.csv"
+# Checked before parsing, as guide files are (actuarial.text_files): size, UTF-8 (a BOM
+# accepted), nesting depth (a dotted key counts one level a part) and number of keys.
+DEEPER = "nested deeper than the limit of 6 levels (a dotted key counts one level a part; "
+HOSTILE_LAW_FILES = {
+    "arrays nested 5,000 deep": (
+        b"x = " + b"[" * 5000 + b"]" * 5000 + b"\n", [f":1: {DEEPER}reached 5,001)"]),
+    "inline tables nested 3,000 deep": (
+        b"x = " + b"{a = " * 3000 + b"1" + b"}" * 3000 + b"\n",
+        [f":1: {DEEPER}reached 3,001)", ": more than 2000 keys (got 3,001)"],
+    ),
+    "a dotted key of 7 parts": (b"# a bill\na.b.c.d.e.f.g = 1\n", [f":2: {DEEPER}reached 7)"]),
+    "a table header of 6 parts": (b"[a.b.c.d.e.f]\nk = 1\n", [f":1: {DEEPER}reached 7)"]),
+    "20,000 dotted keys": (
+        "".join(f"k{n}.v = 1\n" for n in range(20_000)).encode(),
+        [": more than 2000 keys (got 20,000)"],
+    ),
+    "deep and many keys, both named": (
+        b"a.b.c.d.e.f.g = 1\n" + b"k = 1\n" * 2_000,
+        [f":1: {DEEPER}reached 7)", ": more than 2000 keys (got 2,001)"],
+    ),
+    "oversize": (
+        b"#" * (256 * 1024) + b"\n", [": larger than the limit of 262,144 bytes for a law file"]
+    ),
+    "latin-1 on line 3": (
+        b'[[minimum_monthly_pension]]\neffective_from = 2027-01-01\nsource = "Ley n\xfam. 1"\n',
+        [":3: not UTF-8 text (byte 0xfa at offset 71); save the file as UTF-8"],
+    ),
+    "UTF-16": (
+        "x = 1\n".encode("utf-16"),
+        [":1: not UTF-8 text (byte 0xff at offset 0); save the file as UTF-8"],
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("data", "problems"), HOSTILE_LAW_FILES.values(), ids=list(HOSTILE_LAW_FILES)
+)
+def test_a_hostile_law_file_is_refused_with_every_problem_and_its_line(tmp_path, data, problems):
+    bill = tmp_path / "bill.toml"
+    bill.write_bytes(data)
+    with pytest.raises(LawError) as error:
         load_law(bill)
+    assert error.value.problems == [f"{bill}{problem}" for problem in problems]
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_a_law_file_with_a_byte_order_mark_is_read_as_without_it(amendment, tmp_path, newline):
+    text = entry("minimum_monthly_pension", "2027-01-01", 600, "USD a month").replace(
+        "\n", newline
+    )
+    bill = tmp_path / "bill.toml"
+    bill.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+    plain = amendment(text.replace(newline, "\n"), name="plain.toml")
+
+    def read(path):
+        return {key: [(e.effective_from, e.value, e.source) for e in entries]
+                for key, entries in load_law(path).entries.items()}
+
+    assert read(bill) == read(plain)
+    assert load_law(bill).value_on("minimum_monthly_pension", dt.date(2027, 1, 1)) == 600.0
+    sha = load_law(bill).provenance()[-1]["sha256"]
+    assert sha == hashlib.sha256(bill.read_bytes()).hexdigest()  # the file as read, BOM and all
+
+
+def test_the_problems_of_several_law_files_are_reported_together(tmp_path):
+    first, second = tmp_path / "first.toml", tmp_path / "second.toml"
+    first.write_bytes(b"a.b.c.d.e.f.g = 1\n")
+    second.write_bytes(b"x = '\xe9'\n")
+    with pytest.raises(LawError) as error:
+        load_law(first, second)
+    assert error.value.problems == [
+        f"{first}:1: {DEEPER}reached 7)",
+        f"{second}:1: not UTF-8 text (byte 0xe9 at offset 5); save the file as UTF-8",
+    ]
+
+
+def test_the_shipped_law_is_within_the_limits_of_a_law_file():
+    from actuarial.law.parameters import LAW_FILE_MAX_BYTES, LAW_TOML_MAX_DEPTH, LAW_TOML_MAX_KEYS
+    from actuarial.text_files import toml_shape
+
+    data = resources.files("actuarial.law").joinpath("law.toml").read_bytes()
+    depth, _, keys = toml_shape(data.decode("utf-8"), LAW_TOML_MAX_DEPTH)
+    assert len(data) <= LAW_FILE_MAX_BYTES // 8
+    assert depth <= LAW_TOML_MAX_DEPTH - 2 and keys <= LAW_TOML_MAX_KEYS // 10
+
+
+def test_a_law_file_at_the_limits_passes_them_to_the_parser(amendment):
+    # 6 levels deep and 2,000 keys: refused for its unknown parameters, not for its shape.
+    bill = amendment("a.b.c.d.e.f = 1\n" + "".join(f"k{n} = 1\n" for n in range(1_999)))
+    with pytest.raises(LawError) as error:
+        load_law(bill)
+    assert len(error.value.problems) == 2_000
+    assert all(": unknown parameter '" in problem for problem in error.value.problems)
+
+
+@pytest.mark.parametrize("case", list(HOSTILE_LAW_FILES))
+def test_the_cli_refuses_a_hostile_law_file_in_error_lines_with_exit_1(tmp_path, case):
+    from click.testing import CliRunner
+
+    from actuarial.cli import cli
+
+    data, problems = HOSTILE_LAW_FILES[case]
+    bill = tmp_path / "bill.toml"
+    bill.write_bytes(data)
+    members = EXAMPLE_MEMBERS
+    result = CliRunner().invoke(
+        cli, ["batch", str(members), "--law", str(bill), "--out", str(tmp_path / "r.csv")]
+    )
+    assert result.exit_code == 1
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert result.stderr == "error: " + "\n".join(f"{bill}{problem}" for problem in problems) + "\n"
+    assert not (tmp_path / "r.csv").exists()
+
+
+def test_a_hostile_law_file_in_a_real_process_is_an_error_line_not_a_traceback(tmp_path):
+    import subprocess
+    import sys
+
+    bill = tmp_path / "bill.toml"
+    bill.write_bytes(b"x = " + b"[" * 100_000 + b"]" * 100_000 + b"\n")
+    out = tmp_path / "r.csv"
+    done = subprocess.run(
+        [sys.executable, "-c", "from actuarial.cli import main; main()", "batch",
+         str(EXAMPLE_MEMBERS), "--law", str(bill), "--out", str(out)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1 and not out.exists()
+    assert done.stderr == f"error: {bill}:1: {DEEPER}reached 100,001)\n"

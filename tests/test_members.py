@@ -489,8 +489,9 @@ def test_ids_differing_only_by_white_space_are_errors_not_three_members(
         ({"entry_date": "1976-06-14"}, None, "'entry_date' is before age 16 (got 1976-06-14, "
          "at age 15y11m)"),
         ({"entry_date": "1976-06-15"}, None, ""),
-        ({"credited_service": 30.09}, None, "'credited_service' is longer than the 30.00 years "
-         "from 'entry_date' to 'separation_date' (got 30.09, purchased service?)"),
+        ({"credited_service": 30.09}, None, "'credited_service' is longer than the time "
+         "from 'entry_date' to 'separation_date' (got 30.09 against 30.00 years, "
+         "purchased service?)"),
         ({"credited_service": 30.08}, None, ""),
         ({}, dt.date(2025, 6, 14), "'separation_date' is after the payment date (as_of) 2025-06-14 "
          "(got 2025-06-15)"),

@@ -404,3 +404,46 @@ def test_a_prose_cell_becomes_the_markdown_it_wrote():
     page = report._render(report._readers_view(new_notebook(cells=[cell])), "Page")
     assert r"<p>A minimum of $500 a month, \(S \ge 10\).</p>" in page  # a formula for MathJax
     assert "pages.prose" not in page and "jp-OutputArea jp-Cell-outputArea" not in page
+
+
+def test_every_notebook_declares_its_inputs_and_needs_no_pytest():
+    """The report runs the notebooks where only the runtime dependencies are installed: no
+    notebook imports pytest (assertions use math and numpy, errors ``pages.show_error``), and
+    each takes its inputs from a cell tagged ``parameters``."""
+    for path in report.notebook_paths():
+        notebook = nbformat.read(path, as_version=4)
+        code = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
+        assert not re.search(r"\bpytest\b", code), f"{path.name} uses pytest"
+        assert report._declared_parameters(path), f"{path.name} has no cell tagged parameters"
+
+
+def test_index_key_figures_count_rows_with_warnings_beside_rows_with_errors(tmp_path):
+    from actuarial import load_guides
+
+    members = tmp_path / "members.csv"
+    members.write_text(
+        "member_id,birth_date,entry_date,separation_date,credited_service,"
+        "average_compensation,group,refunded\n"
+        "CLEAN,1960-01-01,1995-01-01,2025-01-01,30,40000,general,false\n"
+        "LOW,1960-01-01,1995-01-01,2025-01-01,30,800,general,false\n"  # compensation: warning
+        "LATE,1960-01-01,1995-01-01,2026-07-01,30,40000,general,false\n"  # after the payment
+        "BAD,1960-01-01,1995-01-01,2025-01-01,-1,40000,general,false\n",  # an error
+        encoding="utf-8",
+    )
+    guides = load_guides(SHIPPED_GUIDES, "illustrative-half-percent-per-month")
+    figures = report._key_figures(
+        guides, members, Readings(), dt.date(2026, 6, 1), shipped_law()
+    )
+    summary = report._summary_html(figures)
+    counts = re.findall(r"<tr><th>([^<]+)</th><td class=\"number\">([\d,]+)</td></tr>", summary)
+    assert counts[:3] == [("members read", "4"), ("invalid rows", "1"), ("rows with warnings", "2")]
+    header = re.findall(r"<th class=\"number\">([^<]+)</th>", summary)
+    assert header[-2:] == ["rows with an error", "rows with warnings"]
+    # Born 1960, 30 years of service, separated at 65: eligible under (a) and (d), the two
+    # warned members on each; nothing under (b) (general group) or (c) (at 65, (a) applies).
+    rows = re.findall(r"<tr><td>inciso \((\w)\)</td>(.*?)</tr>", summary)
+    warned = {clause: re.findall(r">([\d,.]+)</td>", cells)[-1] for clause, cells in rows}
+    assert warned == {
+        clause: str(int(count)) for clause, count in figures["clauses"]["warnings"].items()
+    }
+    assert warned["a"] == "2"

@@ -37,6 +37,7 @@ PAGES = [
     "05_actuarial_guides.html",
     "06_reduction_review.html",
     "07_membership_report.html",
+    "08_value_of_choices.html",
     "09_amendments.html",
     "index.html",
 ]
@@ -46,6 +47,7 @@ WITH_FORMULAS = [
     "03_inciso_c.html",
     "04_inciso_d.html",
     "06_reduction_review.html",
+    "08_value_of_choices.html",
 ]
 # The minimum-pension sentences of inciso (a), as the pages must show them (Spanish, English).
 MINIMUM_ES = (
@@ -66,6 +68,8 @@ HAND_CHECKS = {
     "03_inciso_c.html": "With $48,000 and 25 years the unreduced annuity is $18,000.00 a year, "
     "$1,500.00 a month",
     "04_inciso_d.html": "one that started in March 2012 was $275.00 until the minimum took effect",
+    "08_value_of_choices.html": "By hand: 1.5% x $30,000 x 27 = $12,150.00 a year; the factor at "
+    "58y0m is 1 - 84 x 0.005 = 0.58, so inciso (c) pays $587.25 a month",
 }
 
 

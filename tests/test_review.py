@@ -161,6 +161,7 @@ def test_membership_counts_account_for_every_row(results):
     assert review.membership_counts(results).to_dict() == {
         "members read": 4,
         "invalid rows": 1,
+        "rows with warnings": 0,
         "valid members": 3,
         "covered by Chapter 2": 2,
         "not covered (I-1)": 1,
@@ -216,3 +217,70 @@ def test_clause_summary_of_an_evaluation_as_of_a_later_date_keeps_the_minimum():
     guides = load_guides(SHIPPED_GUIDES, "illustrative-half-percent-per-month")
     later = evaluate_frame(MEMBERS, guides, as_of=dt.date(2025, 7, 1), source="members.csv")
     assert review.clause_summary(later).loc["a", "monthly_total"] == pytest.approx(500.00)
+
+
+# ----------------------------------------------------------------- data-quality warnings
+# Each row breaks the rules named beside it (members.WARNING_RULES); as of 2026-06-01.
+WARNED = pd.DataFrame(
+    {
+        "member_id": ["YOUNG", "LOW", "RICH", "LATE", "CLEAN", "BAD"],
+        "birth_date": ["1960-01-01"] * 6,
+        "entry_date": ["1975-06-01", "1995-01-01", "1995-01-01", "1995-01-01", "1995-01-01",
+                       "1995-01-01"],
+        "separation_date": ["2025-01-01"] * 3 + ["2026-07-01", "2025-01-01", "2025-01-01"],
+        "credited_service": ["30", "40", "30", "30", "30", "-1"],
+        "average_compensation": ["40000", "800", "2000000", "40000", "40000", "800"],
+        "group": ["general"] * 6,
+        "refunded": ["false"] * 6,
+    }
+)  # fmt: skip
+WARNED_AS_OF = dt.date(2026, 6, 1)
+
+
+@pytest.fixture(scope="module")
+def warned_results():
+    guides = load_guides(SHIPPED_GUIDES, "illustrative-half-percent-per-month")
+    return evaluate_frame(WARNED, guides, as_of=WARNED_AS_OF, source="members.csv")
+
+
+def test_warnings_by_rule_counts_the_members_each_rule_flags(warned_results):
+    table = review.warnings_by_rule(warned_results)
+    assert table.to_dict("list") == {
+        "field": ["entry_date", "credited_service", "average_compensation",
+                  "average_compensation", "separation_date", ""],
+        "rule": [
+            "is before age 16",
+            "is longer than the time from 'entry_date' to 'separation_date'",
+            "is below 1,000 a year, the bottom of plausible amounts",
+            "is above 1,000,000 a year, the top of plausible amounts",
+            "is after the payment date (as_of)",
+            "any rule",
+        ],
+        # LOW breaks two rules and is one member; BAD is invalid: an error, no warning.
+        "members": [1, 1, 1, 1, 1, 4],
+    }  # fmt: skip
+
+
+def test_warnings_by_rule_of_a_file_without_warnings_is_all_zero(results):
+    assert review.warnings_by_rule(results)["members"].tolist() == [0] * 6
+
+
+def test_every_warning_message_opens_with_its_rule_and_no_rule_opens_another():
+    from actuarial.members import WARNING_RULES, WARNING_SEPARATOR
+
+    openings = [rule.opening for rule in WARNING_RULES]
+    assert len(set(openings)) == len(openings)
+    assert not any(a != b and b.startswith(a) for a in openings for b in openings)
+    assert not any(WARNING_SEPARATOR in opening for opening in openings)
+
+
+def test_membership_counts_and_clause_summary_count_rows_with_warnings(warned_results):
+    counts = review.membership_counts(warned_results)
+    assert (counts["invalid rows"], counts["rows with warnings"]) == (1, 4)
+    summary = review.clause_summary(warned_results)
+    eligible = warned_results.loc[warned_results["eligible"]]
+    expected = eligible.loc[eligible["warnings"] != ""].groupby("clause", observed=True).size()
+    assert summary["warnings"].to_dict() == {
+        clause: int(expected.get(clause, 0)) for clause in "abcd"
+    }
+    assert summary["warnings"].sum() > 0

@@ -4,9 +4,10 @@ The shipped ``law.toml`` holds, for each parameter of :data:`PARAMETERS`, a seri
 entries ``{effective_from, value, unit, source}``. An amendment file of the same form adds
 its entries on top: an entry at a new date starts a new period, an entry at a date already
 in force replaces it. The law in force is validated as a whole, each problem naming the
-file, the parameter and the entry. Look-ups are vectorized over arrays of dates and raise
-before a parameter's first date instead of returning nothing. TOML is only parsed: nothing
-loaded is executed.
+file, the parameter and the entry. Before parsing, a file is checked as guide files are
+(:mod:`actuarial.text_files`: size, UTF-8, nesting depth, number of keys). Look-ups are
+vectorized over arrays of dates and raise before a parameter's first date instead of
+returning nothing. TOML is only parsed: nothing loaded is executed.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from importlib import resources
 from pathlib import Path
 
 import numpy as np
+
+from actuarial.text_files import TextProblem, decode_text, read_bytes, toml_shape_problems
 
 __all__ = [
     "PARAMETERS",
@@ -49,6 +52,11 @@ UNITS = {
     "date": "a calendar date, YYYY-MM-DD",
 }
 ENTRY_KEYS = ("effective_from", "value", "unit", "source")
+# Limits of a law file, checked before parsing (actuarial.text_files); the shipped law.toml
+# is about 4 KB, 4 levels deep ([[service_annuity.age]] and its keys) with 70 keys.
+LAW_FILE_MAX_BYTES = 256 * 1024
+LAW_TOML_MAX_DEPTH = 6
+LAW_TOML_MAX_KEYS = 2_000
 ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
@@ -185,14 +193,35 @@ class LawError(ValueError):
         super().__init__("\n".join(self.problems))
 
 
+def _located(name: str, problems: Iterable[TextProblem]) -> list[str]:
+    """Problems of a file's text as the lines of a :class:`LawError`: ``file:line: ...``."""
+    return [
+        f"{name}{f':{problem.line}' if problem.line else ''}: {problem.message}"
+        for problem in problems
+    ]
+
+
 def _read(name: str, data: bytes) -> tuple[dict[str, list[Entry]], list[str]]:
-    """The entries of one law file by parameter, and the problems of the file alone."""
+    """The entries of one law file by parameter, and the problems of the file alone.
+
+    Before parsing (:mod:`actuarial.text_files`): at most :data:`LAW_FILE_MAX_BYTES`, UTF-8
+    (a byte-order mark accepted), at most :data:`LAW_TOML_MAX_DEPTH` levels deep (a dotted
+    key counts one level a part) and :data:`LAW_TOML_MAX_KEYS` keys; every broken limit is a
+    problem with the file and, where known, the line.
+    """
     problems: list[str] = []
+    text, found = decode_text(data, LAW_FILE_MAX_BYTES, "a law file")
+    if text is not None:
+        found = toml_shape_problems(text, LAW_TOML_MAX_DEPTH, LAW_TOML_MAX_KEYS)
+    if found:
+        return {}, _located(name, found)
     try:
-        document = tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
-        return {}, [f"{name}: not a TOML file ({error})"]
-    except RecursionError:  # arrays or tables nested thousands deep
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        line = re.search(r"line (\d+)", str(error))
+        where = f"{name}:{line.group(1)}" if line else name
+        return {}, [f"{where}: not a TOML file ({error})"]
+    except RecursionError:  # cannot happen within the depth limit; never a traceback
         return {}, [f"{name}: not a TOML file (nested too deeply to read)"]
     found: dict[str, list[Entry]] = {}
 
@@ -363,15 +392,27 @@ class Law:
         return max(entries[0].effective_from for entries in self.entries.values())
 
     def amended(self, *sources) -> Law:
-        """This law with the entries of each amendment file (a path) added, in order."""
-        law = self
+        """This law with the entries of each amendment file (a path) added, in order.
+
+        Every file is read and parsed first: the problems of all of them that do not depend
+        on the law they amend (unreadable, too large, not UTF-8, too deep, too many keys, not
+        TOML, an unknown parameter or a malformed entry) are raised together."""
+        read, problems = [], []
         for source in sources:
-            path = Path(source)
-            try:
-                data = path.read_bytes()
-            except OSError as error:
-                raise LawError([f"{path}: cannot read the law file ({error})"]) from error
-            law = _merge(law, str(source), data)
+            name = str(source)
+            data, unreadable = read_bytes(Path(source), LAW_FILE_MAX_BYTES)
+            if data is None:
+                why = (problem.message.removeprefix("cannot read ") for problem in unreadable)
+                problems.extend(f"{name}: cannot read the law file {text}" for text in why)
+                continue
+            found, file_problems = _read(name, data)
+            problems.extend(file_problems)
+            read.append((name, data, found))
+        if problems:
+            raise LawError(problems)
+        law = self
+        for name, data, found in read:
+            law = _merge(law, name, data, found)
         return law
 
     def provenance(self) -> list[dict[str, str]]:
@@ -389,8 +430,12 @@ class Law:
         return self._series[name]
 
 
-def _merge(base: Law | None, name: str, data: bytes) -> Law:
-    found, problems = _read(name, data)
+def _merge(base: Law | None, name: str, data: bytes, found=None) -> Law:
+    """``base`` with the entries of one file (``found``: already read from ``data``)."""
+    if found is None:
+        found, problems = _read(name, data)
+    else:
+        problems = []
     merged: dict[str, dict[dt.date, Entry]] = {
         key: {e.effective_from: e for e in entries}
         for key, entries in (base.entries.items() if base else ())

@@ -1,0 +1,193 @@
+"""Text files of the user (guides, law amendments) checked before any parsing.
+
+A file is read with a size limit (never more than the limit plus one byte), decoded as UTF-8
+(a byte-order mark accepted: spreadsheets write one), and a TOML text is measured before the
+parser sees it: its nesting depth (a dotted key counts one level per part: ``a.b.c = 1`` is
+depth 3; each array or inline table one more) and its number of keys. So any file is
+accepted or refused at once, in bounded time and memory.
+
+Each check returns its problems as :class:`TextProblem` (line, when known, and message); the
+caller names the file in its own error (``GuideError``, ``LawError``) with every other problem.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "BYTE_ORDER_MARK",
+    "TextProblem",
+    "decode_text",
+    "read_bytes",
+    "read_text",
+    "toml_shape",
+    "toml_shape_problems",
+]
+
+BYTE_ORDER_MARK = b"\xef\xbb\xbf"
+
+
+@dataclass(frozen=True, slots=True)
+class TextProblem:
+    """A rule a file breaks: its line (None when it is the whole file) and the message."""
+
+    line: int | None
+    message: str
+
+
+def decode_text(data: bytes, limit: int, kind: str) -> tuple[str | None, list[TextProblem]]:
+    """``data`` as text, or None with the problem: more than ``limit`` bytes (``kind`` names
+    the file's kind in the message) or not UTF-8 (with the line of the first bad byte)."""
+    if len(data) > limit:
+        return None, [TextProblem(None, f"larger than the limit of {limit:,} bytes for {kind}")]
+    data = data.removeprefix(BYTE_ORDER_MARK)
+    try:
+        return data.decode("utf-8"), []
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        return None, [
+            TextProblem(
+                line,
+                f"not UTF-8 text (byte 0x{data[error.start]:02x} at offset {error.start}); "
+                "save the file as UTF-8",
+            )
+        ]
+
+
+def read_bytes(path, limit: int) -> tuple[bytes | None, list[TextProblem]]:
+    """At most ``limit + 1`` bytes of the file at ``path`` (enough to tell it is too large), or
+    None with the problem: the file cannot be read."""
+    try:
+        with Path(path).open("rb") as handle:
+            return handle.read(limit + 1), []
+    except OSError as error:
+        return None, [TextProblem(None, f"cannot read ({error.strerror or error})")]
+
+
+def read_text(path, limit: int, kind: str) -> tuple[str | None, list[TextProblem]]:
+    """The text of the file at ``path`` (:func:`read_bytes`), or None with the problem:
+    unreadable, too large or not UTF-8 (:func:`decode_text`)."""
+    data, problems = read_bytes(path, limit)
+    return (None, problems) if data is None else decode_text(data, limit, kind)
+
+
+def _skip_string(text: str, start: int) -> int:
+    """The position after the TOML string opening at ``start`` (or the end of its line)."""
+    quote = text[start]
+    closing = quote * 3 if text.startswith(quote * 3, start) else quote
+    position = start + len(closing)
+    while position < len(text):
+        if quote == '"' and text[position] == "\\":
+            position += 2
+            continue
+        if text.startswith(closing, position):
+            return position + len(closing)
+        if len(closing) == 1 and text[position] == "\n":
+            return position
+        position += 1
+    return position
+
+
+def toml_shape(text: str, max_depth: int) -> tuple[int, int | None, int]:
+    """(deepest nesting, the first line nested deeper than ``max_depth``, number of keys) of
+    TOML text, without parsing it.
+
+    The depth is that of the tables and arrays the text builds, the document being level
+    1: a dotted key counts one level a part, its table header's parts included
+    (``a.b.c = 1`` is 3; ``k = 1`` under ``[a.b]`` is 3, under ``[[a.b]]`` 4), and every
+    array or inline table one more. A table header counts as a key. Strings and comments are
+    skipped; malformed text is only measured (the parser reports it).
+    """
+    deepest, deepest_line, keys = 1, None, 0
+    table_level = 1  # the level of the table that keys outside brackets belong to
+    stack: list[tuple[str, int]] = []  # open brackets of values: (kind, level)
+    next_level = 2  # the level of a bracket opened now
+    expect_key = True
+    line = 1
+    position, length = 0, len(text)
+
+    def reached(depth):
+        nonlocal deepest, deepest_line
+        if depth > deepest:
+            deepest = depth
+            if deepest_line is None and depth > max_depth:
+                deepest_line = line
+
+    def dotted_parts(end: int, stops: str) -> tuple[int, int]:
+        parts = 1
+        while end < length and text[end] not in stops:
+            if text[end] in "\"'":
+                end = _skip_string(text, end)
+                continue
+            parts += text[end] == "."
+            end += 1
+        return end, parts
+
+    while position < length:
+        char = text[position]
+        if char == "\n":
+            line += 1
+            position += 1
+            expect_key = expect_key or not stack
+            continue
+        if char in " \t\r":
+            position += 1
+            continue
+        if char == "#":
+            end = text.find("\n", position)
+            position = length if end < 0 else end
+            continue
+        if expect_key and not stack and char == "[":  # a table header: [a.b] or [[a.b]]
+            end, parts = dotted_parts(position, "]\n")
+            table_level = 1 + parts + text.startswith("[[", position)
+            keys += 1
+            reached(table_level)
+            expect_key = False
+            position = end
+            continue
+        if expect_key and char not in "[]{},":  # a key, perhaps dotted, up to "="
+            end, parts = dotted_parts(position, "=\n}")
+            owner = stack[-1][1] if stack else table_level
+            keys += 1
+            reached(owner + parts - 1)
+            next_level = owner + parts
+            expect_key = False
+            position = end + 1 if end < length and text[end] == "=" else end
+            continue
+        if char in "\"'":
+            line += text.count("\n", position, end := _skip_string(text, position))
+            position = end
+            continue
+        if char in "[{":
+            stack.append((char, next_level))
+            reached(next_level)
+            if char == "[":
+                next_level += 1
+            expect_key = char == "{"
+        elif char in "]}" and stack:
+            stack.pop()
+            expect_key = False  # a value ended: a key comes after "," or a newline
+            if stack and stack[-1][0] == "[":
+                next_level = stack[-1][1] + 1
+        elif char == "," and stack and stack[-1][0] == "{":
+            expect_key = True
+        position += 1
+    return deepest, deepest_line, keys
+
+
+def toml_shape_problems(text: str, max_depth: int, max_keys: int) -> list[TextProblem]:
+    """Every limit of :func:`toml_shape` the text breaks (none: it may be parsed)."""
+    depth, depth_line, keys = toml_shape(text, max_depth)
+    problems = []
+    if depth > max_depth:
+        problems.append(
+            TextProblem(
+                depth_line,
+                f"nested deeper than the limit of {max_depth} levels (a dotted key counts one "
+                f"level a part; reached {depth:,})",
+            )
+        )
+    if keys > max_keys:
+        problems.append(TextProblem(None, f"more than {max_keys} keys (got {keys:,})"))
+    return problems

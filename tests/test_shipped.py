@@ -1,0 +1,171 @@
+"""The shipped files (guides, sample members, notebooks) as package data, and the commands
+that show them: ``actuarial guides list`` and ``actuarial examples members``."""
+
+from __future__ import annotations
+
+import csv
+from importlib import resources
+from pathlib import Path
+
+import nbformat
+from click.testing import CliRunner
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+from actuarial import shipped
+from actuarial.cli import cli
+from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, load_every_guide
+from actuarial.report import EXAMPLE_MEMBERS, NOTEBOOKS, build_report, notebook_paths
+
+CHECKOUT = Path(__file__).resolve().parents[1]
+
+
+def invoke(*args):
+    return CliRunner().invoke(cli, [str(arg) for arg in args])
+
+
+# ------------------------------------------------------------------- package data
+def test_the_shipped_folders_are_read_through_importlib_resources():
+    package = Path(str(resources.files("actuarial.shipped")))
+    assert shipped.GUIDES == (package / "guides").resolve() == SHIPPED_GUIDES
+    assert shipped.NOTEBOOKS == (package / "notebooks").resolve() == NOTEBOOKS
+    assert (package / "examples" / "members.csv").resolve() == shipped.EXAMPLE_MEMBERS
+    assert EXAMPLE_MEMBERS == shipped.EXAMPLE_MEMBERS
+
+
+def test_in_a_checkout_the_shipped_folders_are_the_top_level_ones_not_copies():
+    # The top-level guides/, examples/ and notebooks/ are the source of truth: the package
+    # links to them (actuarial/shipped/<name> -> ../../<name>); the wheel holds copies.
+    for name in ("guides", "examples", "notebooks", "docs"):
+        link = CHECKOUT / "actuarial" / "shipped" / name
+        assert link.is_symlink(), link
+        assert link.resolve() == CHECKOUT / name
+    assert shipped.GUIDES == CHECKOUT / "guides"
+    assert shipped.EXAMPLE_MEMBERS == CHECKOUT / "examples" / "members.csv"
+    assert shipped.DOCS == CHECKOUT / "docs"
+    assert notebook_paths(shipped.NOTEBOOKS) == notebook_paths(CHECKOUT / "notebooks")
+
+
+# ------------------------------------------------------------------- guides list
+def test_guides_list_lists_every_shipped_guide_with_series_status_dates_and_title():
+    result = invoke("guides", "list")
+    assert result.exit_code == 0, result.output
+    header, *rows = result.output.splitlines()
+    assert header.split() == ["id", "series", "status", "from", "until", "title"]
+    guides = load_every_guide(SHIPPED_GUIDES)
+    assert len(rows) == len(guides) == 3
+    for row, guide in zip(rows, guides, strict=True):
+        assert row.startswith(guide.id + " ")
+        assert row.endswith("  " + guide.title)
+        default = " (default)" if guide.series == DEFAULT_SERIES else ""
+        assert f"  {guide.series}{default}  " in row
+        assert f"  {guide.status}  {guide.effective_from}  open end  " in row
+    assert sum("(default)" in row for row in rows) == 1
+
+
+def test_guides_list_reads_another_folder_and_fails_on_a_broken_one(make_guide, tmp_path):
+    make_guide("board-2020", toml=lambda text: text.replace("illustrative", "adopted", 1))
+    result = invoke("guides", "list", "--guides", tmp_path / "guides")
+    assert result.exit_code == 1
+    assert "adopted_by" in result.output  # an adopted guide must say by whom
+    result = invoke("guides", "list", "--guides", tmp_path / "missing")
+    assert result.exit_code == 1 and result.output.startswith("error: ")
+
+
+def test_guides_list_shows_an_open_end_or_the_last_day_in_force(make_guide, tmp_path):
+    make_guide(
+        "g-until",
+        toml=lambda text: text.replace(
+            "effective_from = 1990-04-01",
+            "effective_from = 1990-04-01\neffective_until = 2019-12-31",
+        ),
+    )
+    result = invoke("guides", "list", "--guides", tmp_path / "guides")
+    assert result.exit_code == 0, result.output
+    assert "  1990-04-01  2019-12-31  " in result.output.splitlines()[1]
+
+
+# ------------------------------------------------------------------- examples members
+def test_examples_members_writes_the_sample_member_file(tmp_path):
+    out = tmp_path / "members.csv"
+    result = invoke("examples", "members", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes() == (CHECKOUT / "examples" / "members.csv").read_bytes()
+    with out.open(newline="", encoding="utf-8") as handle:
+        members = len(list(csv.DictReader(handle)))
+    assert result.output == f"written: {out} ({members} members)\n"
+
+
+def test_examples_members_writes_members_csv_in_the_current_folder_by_default(
+    tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    result = invoke("examples", "members")
+    assert result.exit_code == 0, result.output
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["members.csv"]
+
+
+def test_examples_members_refuses_to_overwrite_a_file_unless_forced(tmp_path):
+    out = tmp_path / "members.csv"
+    out.write_text("mine\n", encoding="utf-8")
+    result = invoke("examples", "members", "--out", out)
+    assert result.exit_code == 1
+    assert result.output == f"error: {out} exists; use --force to replace it\n"
+    assert out.read_text(encoding="utf-8") == "mine\n"
+    result = invoke("examples", "members", "--out", out, "--force")
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes() == shipped.EXAMPLE_MEMBERS.read_bytes()
+
+
+def test_examples_members_never_writes_onto_the_shipped_file_itself():
+    before = shipped.EXAMPLE_MEMBERS.read_bytes()
+    result = invoke("examples", "members", "--out", shipped.EXAMPLE_MEMBERS, "--force")
+    assert result.exit_code == 1
+    assert "is the shipped sample itself" in result.output
+    assert shipped.EXAMPLE_MEMBERS.read_bytes() == before
+
+
+def test_examples_members_names_an_unwritable_place(tmp_path):
+    out = tmp_path / "no-such-folder" / "members.csv"
+    result = invoke("examples", "members", "--out", out)
+    assert result.exit_code == 1
+    assert result.output.startswith(f"error: {out}: cannot write")
+
+
+# ------------------------------------------------------------------- report runs
+def test_the_report_runs_copies_of_the_notebooks_beside_copies_of_what_they_read(tmp_path):
+    # A notebook reads ../examples by relative path, as notebook 09 reads its bill, and
+    # writes into its working directory: the copy's, never the notebooks folder (which, for
+    # an installed package, is in site-packages).
+    project = tmp_path / "project"
+    (project / "examples").mkdir(parents=True)
+    (project / "examples" / "bill.toml").write_text("minimum = 600\n", encoding="utf-8")
+    (project / "notebooks").mkdir()
+    notebook = new_notebook(
+        cells=[
+            new_markdown_cell("# Reads a sibling folder"),
+            new_code_cell(
+                "from pathlib import Path\n"
+                'print(Path("../examples/bill.toml").read_text().strip())\n'
+                'Path("scratch.txt").write_text("made by the notebook")'
+            ),
+        ]
+    )
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3"}
+    nbformat.write(notebook, project / "notebooks" / "00_reads.ipynb")
+    before = {path: path.read_bytes() for path in project.rglob("*") if path.is_file()}
+    index = build_report(tmp_path / "out", notebooks_dir=project / "notebooks", progress=False)
+    assert "minimum = 600" in (index.parent / "00_reads.html").read_text(encoding="utf-8")
+    after = {path: path.read_bytes() for path in project.rglob("*") if path.is_file()}
+    assert after == before  # nothing written beside the notebooks, nothing changed
+
+
+def test_the_notebooks_copy_reads_the_shipped_folders_as_in_the_repository(tmp_path):
+    # Relative where the copy has them (a notebook may compare with its "../guides" default),
+    # absolute elsewhere (a user's own guides or member file).
+    from actuarial.report import _run_path
+
+    assert _run_path(SHIPPED_GUIDES, NOTEBOOKS) == "../guides"
+    assert _run_path(EXAMPLE_MEMBERS, NOTEBOOKS) == "../examples/members.csv"
+    assert _run_path(tmp_path / "staff.csv", NOTEBOOKS) == str(tmp_path / "staff.csv")
+    assert _run_path(NOTEBOOKS.parent / "build" / "x.csv", NOTEBOOKS).startswith("/")
+
