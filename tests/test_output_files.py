@@ -354,7 +354,7 @@ def _start_and_wait_for_temporary(command, out, timeout=120):
             process.kill()
             pytest.fail("the run ended before its temporary file was seen")
         time.sleep(0.01)
-    time.sleep(0.05)  # into the chunks: 2,000 of them to go, seconds of work
+    time.sleep(0.05)  # into the chunks: 20,000 of them to go, many seconds of work
     return process
 
 
@@ -367,7 +367,7 @@ def test_an_interrupted_run_leaves_the_previous_output_and_nothing_else(
     subprocess.run(_batch(SAMPLE, out), check=True, capture_output=True)
     previous = out.read_bytes()
     process = _start_and_wait_for_temporary(
-        _batch(large_members[0], out, "--chunk-rows", "100"), out
+        _batch(large_members[0], out, "--chunk-rows", "10"), out
     )
     process.send_signal(sent)
     _, error = process.communicate(timeout=120)
@@ -385,7 +385,7 @@ def test_a_killed_run_leaves_the_previous_output_and_the_next_run_cleans_up(
     subprocess.run(_batch(SAMPLE, out), check=True, capture_output=True)
     previous = out.read_bytes()
     process = _start_and_wait_for_temporary(
-        _batch(large_members[0], out, "--chunk-rows", "100"), out
+        _batch(large_members[0], out, "--chunk-rows", "10"), out
     )
     process.kill()
     process.wait(timeout=60)
