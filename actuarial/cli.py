@@ -231,15 +231,20 @@ def evaluate(guides_path, series, as_of, law_files, lang, as_json, readings, **m
             _echo(f"warning: {warning}")
 
 
+def member_file_options(command):
+    """The member file read and the result file written, for ``batch`` and ``value``."""
+    command = click.option(
+        "--out",
+        "out_path",
+        required=True,
+        type=click.Path(path_type=Path),
+        help="Output file, .csv or .parquet.",
+    )(command)
+    return click.argument("members", type=click.Path(path_type=Path))(command)
+
+
 @cli.command()
-@click.argument("members", type=click.Path(path_type=Path))
-@click.option(
-    "--out",
-    "out_path",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Output file, .csv or .parquet.",
-)
+@member_file_options
 @click.option("--chunk-rows", type=click.IntRange(1), default=250_000, show_default=True)
 @click.option("--progress/--no-progress", default=True, show_default=True)
 @law_options
@@ -695,14 +700,7 @@ def report(members_path, out_dir, as_of, law_files, progress, guides_path, serie
 
 
 @cli.command()
-@click.argument("members", type=click.Path(path_type=Path))
-@click.option(
-    "--out",
-    "out_path",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Output file, .csv or .parquet.",
-)
+@member_file_options
 @mortality_options
 @click.option("--interest", type=float, required=True, help="Annual effective rate, e.g. 0.045.")
 @click.option(
