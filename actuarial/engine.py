@@ -10,7 +10,11 @@ inciso (c) reduction from the guide in force, the monthly minimum on the payment
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import os
+from collections import deque
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, make_dataclass
 
 import numpy as np
@@ -38,6 +42,8 @@ from actuarial.members import (
     WARNING_SEPARATOR,
     MemberArrays,
     MemberDataError,
+    check_columns,
+    frame_ids,
     member_frame,
     member_warnings,
     parse_members,
@@ -174,22 +180,54 @@ class CodedText:
     texts: Sequence[str]  # a list, an array or a pandas Series of str
 
 
-_CENTS = pa.array([f"{cents:02d}" for cents in range(100)])  # "00" to "99"
+_DAY_TEXTS_SPAN = (np.datetime64("1900-01-01", "D"), np.datetime64("2201-01-01", "D"))
 
 
-def _entry_text(dates: np.ndarray, amounts: np.ndarray, separator: str) -> pa.Array:
-    """``[separator]YYYY-MM-DD amount`` (cents) per row (no NaT), formatted by Arrow."""
+@functools.cache
+def _day_bytes() -> np.ndarray:
+    """The 10 bytes of "YYYY-MM-DD" of every day of :data:`_DAY_TEXTS_SPAN`, formatted once."""
+    return _formatted_days(np.arange(*_DAY_TEXTS_SPAN))
+
+
+def _formatted_days(days: np.ndarray) -> np.ndarray:
+    """"YYYY-MM-DD" of each day (years 0-9999) as a (days, 10) byte matrix, by Arrow."""
+    texts = pc.cast(pa.array(days, type=pa.date32()), pa.string())
+    texts = pa.array(texts, type=pa.string())  # offsets from 0: every text 10 bytes
+    return np.frombuffer(texts.buffers()[2], np.uint8, 10 * len(days)).reshape(-1, 10)
+
+
+def _date_bytes(dates: np.ndarray) -> np.ndarray:
+    """"YYYY-MM-DD" per date (no NaT) as a (dates, 10) byte matrix: looked up in
+    :func:`_day_bytes`, formatted by Arrow only for a date outside its span."""
+    first, end = _DAY_TEXTS_SPAN
+    if len(dates) and (dates.min() < first or dates.max() >= end):
+        return _formatted_days(dates)
+    return _day_bytes()[(dates - first).astype(np.intp)]
+
+
+def _entry_bytes(dates: np.ndarray, amounts: np.ndarray, separator: bytes):
+    """``[separator]YYYY-MM-DD amount`` (amount in dollars and cents) per row (no NaT), as
+    a byte matrix with one row per entry and a mask of the bytes each entry uses: its
+    whole dollars are right-aligned, the unused leading digit places masked out."""
     cents = np.rint(amounts * 100).astype(np.int64)
     whole, part = np.divmod(cents, 100)
-    return pc.binary_join_element_wise(
-        separator,
-        pc.cast(pa.array(dates, type=pa.date32()), pa.string()),
-        " ",
-        pc.cast(pa.array(whole), pa.string()),
-        ".",
-        _CENTS.take(part.astype(np.int8)),
-        "",
-    )
+    places = len(str(int(whole.max()))) if len(whole) else 1
+    lead = len(separator) + 11  # separator, date and space
+    matrix = np.empty((len(dates), lead + places + 3), dtype=np.uint8)
+    matrix[:, : len(separator)] = np.frombuffer(separator, np.uint8)
+    matrix[:, len(separator) : lead - 1] = _date_bytes(dates)
+    matrix[:, lead - 1] = ord(" ")
+    mask = np.ones(matrix.shape, dtype=bool)
+    remaining = whole.copy()
+    for place in range(lead + places - 1, lead - 1, -1):  # the units first
+        remaining, digit = np.divmod(remaining, 10)
+        matrix[:, place] = digit + ord("0")
+        if place < lead + places - 1:  # a leading zero is not written (the units are)
+            mask[:, place] = (whole >= 10 ** (lead + places - 1 - place))
+    matrix[:, -3] = ord(".")
+    matrix[:, -2] = part // 10 + ord("0")
+    matrix[:, -1] = part % 10 + ord("0")
+    return matrix, mask
 
 
 def schedule_text(
@@ -199,30 +237,35 @@ def schedule_text(
 
     ``rows`` (ascending) are the rows that may have a schedule, ``dates[k]`` and
     ``amounts[k]`` their entry k (NaT: none; entry k > 0 exists only where entry 0 does).
-    Formatted by Arrow for the rows with a schedule only, then spread to every row by
-    offsets (an empty row is a repeated offset): no Python string per row.
+    Written as bytes for the rows with a schedule only: each entry a row of a byte matrix
+    with a mask of the bytes it uses; the masked bytes, read row by row, are the texts one
+    after another. No Python string per row.
     """
     first = np.flatnonzero(~np.isnat(dates[0]))
-    text = _entry_text(dates[0][first], amounts[0][first], "")
-    line = np.zeros(len(dates[0]), dtype=np.int64)  # each entry's line among the texts
-    line[first] = np.arange(len(first))
-    for on, amount in zip(dates[1:], amounts[1:], strict=True):
-        later = np.flatnonzero(~np.isnat(on))
-        if not len(later):
+    matrices, masks = [], []
+    for k, (on, amount) in enumerate(zip(dates, amounts, strict=True)):
+        present = ~np.isnat(on[first])
+        if k and not present.any():
             continue
-        index = np.full(len(first), -1, dtype=np.int64)
-        index[line[later]] = np.arange(len(later))
-        entries = _entry_text(on[later], amount[later], "; ")
-        entries = entries.take(pa.array(index, mask=index < 0))
-        text = pc.binary_join_element_wise(text, pc.fill_null(entries, ""), "")
-    text = pa.array(text, type=pa.string())  # offsets from 0, contiguous
-    ends = np.frombuffer(text.buffers()[1], np.int32, len(text) + 1, 4 * text.offset)
+        at = first[present] if k else first
+        entry, used = _entry_bytes(on[at], amount[at], b"; " if k else b"")
+        if k:  # an entry only on the rows that have it
+            matrix = np.zeros((len(first), entry.shape[1]), dtype=np.uint8)
+            mask = np.zeros(matrix.shape, dtype=bool)
+            matrix[present], mask[present] = entry, used
+            entry, used = matrix, mask
+        matrices.append(entry)
+        masks.append(used)
+    if len(matrices) > 1:
+        matrices, masks = [np.hstack(matrices)], [np.hstack(masks)]
     lengths = np.zeros(count, dtype=np.int32)
-    lengths[rows[first]] = np.diff(ends)
+    data = b""
+    if len(first):
+        data = matrices[0][masks[0]]
+        lengths[rows[first]] = masks[0].sum(axis=1)
     offsets = np.zeros(count + 1, dtype=np.int32)
     np.cumsum(lengths, out=offsets[1:])
-    data = text.buffers()[2].slice(int(ends[0])) if len(text) else pa.py_buffer(b"")
-    return pa.StringArray.from_buffers(count, pa.py_buffer(offsets), data)
+    return pa.StringArray.from_buffers(count, pa.py_buffer(offsets), pa.py_buffer(data))
 
 
 @dataclass(frozen=True, slots=True)
@@ -407,23 +450,136 @@ class MemberResults:
 
         Text columns are categorical (few distinct values over millions of rows).
         """
+        writer = TableWriter(len(self.members) * len(self.clauses))
+        writer.write(self.columns())
+        return writer.table()
 
-        def column(name, values):
+
+def _pandas_code_type(categories: int) -> np.dtype:
+    """The integer type pandas keeps for the codes of ``categories`` categories."""
+    for kind in (np.int8, np.int16, np.int32):
+        if categories < np.iinfo(kind).max:
+            return np.dtype(kind)
+    return np.dtype(np.int64)
+
+
+class TableWriter:
+    """The results table, written a chunk of :meth:`MemberResults.columns` at a time into
+    columns allocated once for every row (no copy of the whole table, no temporary of its
+    size): numbers and dates in place; text as codes into the texts seen so far.
+
+    ``member_codes`` and ``member_texts``: each member's code into its distinct id texts
+    (positions in reading order), when the ids of the whole input are known beforehand;
+    otherwise each chunk's ids are coded as they come.
+    """
+
+    def __init__(self, capacity: int, member_codes=None, member_texts=None):
+        self.rows = 0
+        self.capacity = capacity
+        if member_codes is not None:  # the type the table keeps: no conversion at the end
+            member_codes = member_codes.astype(_pandas_code_type(len(member_texts)), copy=False)
+        self.member_codes, self.member_texts = member_codes, member_texts
+        self.members = 0  # members written so far (chunks come in reading order)
+        self.numbers: dict[str, np.ndarray] = {}
+        self.codes: dict[str, np.ndarray] = {}
+        self.texts: dict[str, dict] = {}
+        self.schedule: list[pa.Array] = []
+        self.member_chunks: list = []
+
+    def _numbers(self, name: str, values: np.ndarray) -> np.ndarray:
+        if name not in self.numbers:
+            kind = np.dtype("datetime64[s]") if values.dtype.kind == "M" else values.dtype
+            if name == "row" and self.capacity < 2**31 - 1:
+                kind = np.dtype(np.int32)  # data rows of a frame in memory: half the bytes
+            self.numbers[name] = np.empty(self.capacity, dtype=kind)
+        return self.numbers[name]
+
+    def _code(self, name: str, values: CodedText, at: slice) -> None:
+        """Codes into the texts of the whole table (first seen, first coded)."""
+        known = self.texts.setdefault(name, {})
+        lookup = np.array([known.setdefault(str(t), len(known)) for t in values.texts], np.int64)
+        kind = _pandas_code_type(len(known))
+        codes = self.codes.get(name)
+        if codes is None or codes.dtype.itemsize < kind.itemsize:  # first chunk, or grown
+            grown = np.empty(self.capacity, dtype=kind)
+            if codes is not None:
+                grown[: at.start] = codes[: at.start]
+            self.codes[name] = codes = grown
+        if not len(lookup):
+            return
+        if np.array_equal(lookup, np.arange(len(lookup))):  # the texts coded as before
+            codes[at] = values.codes
+        else:
+            codes[at] = lookup.astype(codes.dtype)[values.codes]
+
+    def write(self, columns: dict) -> None:
+        """Append the rows of one chunk (:meth:`MemberResults.columns`)."""
+        count = len(columns["row"])
+        at = slice(self.rows, self.rows + count)
+        for name, values in columns.items():
             if name == "member_id":
-                return values.texts.take(values.codes).reset_index(drop=True)
-            if isinstance(values, CodedText):
-                categories = pd.Index(values.texts, dtype=object)
-                return pd.Categorical.from_codes(values.codes, categories=categories)
-            if isinstance(values, pa.Array):
-                return pd.arrays.ArrowStringArray(pa.chunked_array([values]))
-            if name == "start_date":
-                return values.astype("datetime64[s]")
-            return values
+                members = len(values.texts)
+                if self.member_codes is None:
+                    self.member_chunks.append(values)
+                    position = values.codes.astype(np.int64) + self.members
+                    self._numbers(name, position)[at] = position
+                else:
+                    codes = self.member_codes[self.members : self.members + members]
+                    self._numbers(name, codes)[at] = codes[values.codes]
+                self.members += members
+            elif isinstance(values, CodedText):
+                self._code(name, values, at)
+            elif isinstance(values, pa.Array):
+                self.schedule.append(values)
+            else:
+                self._numbers(name, values)[at] = values
+        self.rows += count
 
-        return pd.DataFrame(
-            {name: column(name, values) for name, values in self.columns().items()},
-            copy=False,  # every column is a new array: no need to copy it again
+    def _member_ids(self) -> pd.Categorical:
+        positions = self.numbers["member_id"][: self.rows]
+        if self.member_codes is None:  # the ids of every chunk, coded here
+            texts = pd.concat([chunk.texts for chunk in self.member_chunks], ignore_index=True)
+            codes, uniques = pd.factorize(texts)
+            positions = codes[positions]
+            self.member_texts = uniques
+        categories = pd.Index(self.member_texts)
+        kind = _pandas_code_type(len(categories))
+        return pd.Categorical.from_codes(
+            positions.astype(kind, copy=False),
+            # Distinct by construction (factorized): no second hash of a million ids.
+            dtype=pd.CategoricalDtype._from_fastpath(categories, False),
+            validate=False,
         )
+
+    def table(self) -> pd.DataFrame:
+        """The table of the rows written, columns in :data:`RESULT_COLUMNS` order."""
+        rows = self.rows
+        columns = {}
+        for name in RESULT_COLUMNS:
+            if name == "member_id":
+                columns[name] = self._member_ids()
+            elif name in self.codes:
+                texts = list(self.texts[name])
+                codes = self.codes[name][:rows]
+                if name == "reason":  # the reasons sorted, as a reader scans them
+                    order = np.argsort(np.array(texts, dtype=object), kind="stable")
+                    lookup = np.empty(len(texts), dtype=codes.dtype)
+                    lookup[order] = np.arange(len(texts), dtype=codes.dtype)
+                    np.take(lookup, codes, out=codes)
+                    texts = [texts[i] for i in order]
+                kind = _pandas_code_type(len(texts))
+                columns[name] = pd.Categorical.from_codes(
+                    codes.astype(kind, copy=False),
+                    dtype=pd.CategoricalDtype._from_fastpath(pd.Index(texts, dtype=object), False),
+                    validate=False,
+                )
+            elif name == "schedule":
+                columns[name] = pd.arrays.ArrowStringArray(
+                    pa.chunked_array(self.schedule, type=pa.string())
+                )
+            else:
+                columns[name] = self.numbers[name][:rows]
+        return pd.DataFrame(columns, copy=False)  # every column is new: no second copy
 
 
 def _reason_texts(outcomes, clauses, law: Law, periods: np.ndarray, readings):
@@ -623,6 +779,10 @@ def evaluate_members(
     )
 
 
+FRAME_CHUNK = 65_536  # members parsed and evaluated at a time: the work arrays stay small
+WORKERS = min(2, os.cpu_count() or 1)  # threads evaluating chunks side by side
+
+
 def evaluate_frame(
     members_df: pd.DataFrame,
     guides: GuideSet,
@@ -635,9 +795,46 @@ def evaluate_frame(
 
     Every input row is in the output: invalid rows as one row with ``error`` set.
     ``as_of`` defaults to today; ``law``: a path, a list of paths or a loaded law.
+    Members are parsed and evaluated :data:`FRAME_CHUNK` at a time, each chunk written
+    straight into the table's columns; ``member_id`` is categorical (codes into the ids).
     """
-    members = parse_members(members_df, source=source)
-    return evaluate_members(members, guides, as_of, readings, law).table()
+    check_columns(members_df.columns, source)
+    frame = members_df.reset_index(drop=True)
+    readings = readings or Readings()
+    law = law_in_force(law)
+    as_of = resolve_as_of(as_of)
+    ids = frame_ids(frame["member_id"])  # before the table: its hash table is freed first
+    writer = TableWriter(len(frame) * len(CLAUSES), ids.codes, ids.texts)
+
+    def chunk(start: int) -> dict:
+        members = parse_members(
+            frame.iloc[start : start + FRAME_CHUNK],
+            source=source,
+            first_row=start + 1,
+            duplicates=ids.duplicates,
+        )
+        return evaluate_members(members, guides, as_of, readings, law).columns()
+
+    for columns in _in_order(chunk, range(0, max(len(frame), 1), FRAME_CHUNK)):
+        writer.write(columns)
+    return writer.table()
+
+
+def _in_order(work, items):
+    """``work(item)`` for each item, in order, on :data:`WORKERS` threads (numpy and Arrow
+    release the GIL in their loops), with at most two results waiting at a time."""
+    items = list(items)
+    if len(items) == 1 or WORKERS == 1:
+        yield from map(work, items)
+        return
+    with ThreadPoolExecutor(WORKERS) as pool:
+        pending = deque(pool.submit(work, item) for item in items[:WORKERS])
+        for item in items[WORKERS:]:
+            result = pending.popleft().result()
+            pending.append(pool.submit(work, item))
+            yield result
+        while pending:
+            yield pending.popleft().result()
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,6 +44,7 @@ __all__ = [
     "WarningRule",
     "blank_mask",
     "check_columns",
+    "frame_ids",
     "member_warnings",
     "parse_members",
 ]
@@ -180,6 +181,10 @@ def _text(series: pd.Series) -> pd.Series:
     """A column as pandas strings (missing kept), whatever it was read as."""
     if isinstance(series.dtype, pd.StringDtype):
         return series
+    if series.dtype == object and pd.api.types.infer_dtype(series, skipna=True) == "string":
+        # Text and missing values only: one Arrow conversion in C, no Python per value.
+        strings = pa.array(series.to_numpy(), type=pa.string(), from_pandas=True)
+        return pd.Series(pd.arrays.ArrowStringArray(strings), index=series.index)
     return series.astype(object).where(series.notna(), None).astype("string")
 
 
@@ -321,12 +326,47 @@ def _id_text(series: pd.Series) -> tuple[pd.Series, np.ndarray]:
     if pd.api.types.is_bool_dtype(series.dtype):
         decimal = series.notna().to_numpy(dtype=bool)
         return pd.Series(pd.NA, index=series.index, dtype="string"), decimal
-    if series.dtype == object and len(series):
+    text_only = series.dtype == object and pd.api.types.infer_dtype(series, skipna=True) == "string"
+    if series.dtype == object and len(series) and not text_only:
         kinds = _map_unique(series, lambda v: isinstance(v, float | np.floating | bool | np.bool_))
         decimal = kinds.astype(bool) & series.notna().to_numpy(dtype=bool)
         if decimal.any():
             series = series.where(~decimal, None)
     return _text(series), decimal
+
+
+@dataclass(frozen=True, slots=True)
+class FrameIds:
+    """The member ids of a whole frame in memory: each row's code into the distinct id
+    texts (first seen, first coded; a missing id is the text ""), and the repeated ids."""
+
+    codes: np.ndarray
+    texts: pd.Series
+    duplicates: DuplicateIds
+
+
+def frame_ids(ids: pd.Series) -> FrameIds:
+    """Code the ids of a whole frame once (one hash table, in C) and find the repeated ones.
+
+    The same answer as :func:`~actuarial.duplicate_ids.find_duplicates`, which reads a
+    file in bounded memory: missing ids, decimal numbers and ids longer than
+    :data:`MEMBER_ID_MAX_LENGTH` are never repeated (each is an error of its own).
+    """
+    text, decimal = _id_text(ids)
+    counted = text.notna().to_numpy(dtype=bool) & ~decimal
+    text = text.fillna("")
+    codes, uniques = pd.factorize(text)
+    lengths = pc.utf8_length(pa.array(uniques, type=pa.string())).to_numpy(zero_copy_only=False)
+    counted &= (lengths <= MEMBER_ID_MAX_LENGTH)[codes]
+    counts = np.bincount(codes[counted], minlength=len(uniques))
+    repeated = counted & (counts[codes] > 1)
+    group = np.full(len(codes), -1, dtype=np.int64)
+    rows = np.flatnonzero(repeated)
+    rows = rows[np.argsort(codes[rows], kind="stable")]  # grouped by id, each ascending
+    groups = np.split(rows, np.flatnonzero(np.diff(codes[rows])) + 1) if len(rows) else []
+    for number, members in enumerate(groups):
+        group[members] = number
+    return FrameIds(codes, pd.Series(uniques), DuplicateIds(repeated, group, tuple(groups)))
 
 
 def _group_code(value) -> int:

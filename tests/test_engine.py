@@ -173,6 +173,7 @@ def _plain(table: pd.DataFrame) -> pd.DataFrame:
         plain[name] = plain[name].astype(object).astype(str)
     plain["start_date"] = pd.to_datetime(plain["start_date"]).astype("datetime64[s]")
     plain["eligible"] = plain["eligible"].astype(bool)
+    plain["row"] = plain["row"].astype(np.int64)  # int32 in a frame's table
     return plain.reset_index(drop=True)
 
 
