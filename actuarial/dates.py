@@ -113,9 +113,19 @@ def age_in_months(birth, on, leap_day_birthday: str = "feb28") -> np.ndarray:
     on = np.where(missing, np.datetime64("1970-01-01"), on)
     birth_year, birth_month, birth_day = _parts(birth)
     on_year, on_month, on_day = _parts(on)
-    whole_months = (on_year - birth_year) * 12 + (on_month - birth_month)
-    anniversary = _anniversary_day(birth_day, on_year, birth_month, on_month, leap_day_birthday)
-    months = whole_months - (on_day < anniversary)
+    months = (on_year - birth_year) * 12 + (on_month - birth_month)
+    if leap_day_birthday == "feb28":
+        # The anniversary min(birth day, last day of the month) is not reached when the day
+        # is before both; it is before the birth day only, on the month's last day.
+        early = np.atleast_1d(on_day < birth_day).ravel()
+        days, years, months_of = (np.atleast_1d(a).ravel() for a in (on_day, on_year, on_month))
+        last = np.flatnonzero(early & (days >= 28))  # the only days that may be the last
+        early[last] = days[last] != _days_in_month(years[last], months_of[last])
+        months = months - early.reshape(np.shape(months))
+    else:
+        months -= on_day < _anniversary_day(
+            birth_day, on_year, birth_month, on_month, leap_day_birthday
+        )
     return np.where(missing, -1, months)
 
 

@@ -181,6 +181,9 @@ class CodedText:
 
 
 _DAY_TEXTS_SPAN = (np.datetime64("1900-01-01", "D"), np.datetime64("2201-01-01", "D"))
+_DATE_WIDTH = len("YYYY-MM-DD")
+_DIGITS = np.frombuffer(b"0123456789", np.uint8)  # the byte of each decimal digit
+_BASE = len(_DIGITS)
 
 
 @functools.cache
@@ -193,7 +196,8 @@ def _formatted_days(days: np.ndarray) -> np.ndarray:
     """"YYYY-MM-DD" of each day (years 0-9999) as a (days, 10) byte matrix, by Arrow."""
     texts = pc.cast(pa.array(days, type=pa.date32()), pa.string())
     texts = pa.array(texts, type=pa.string())  # offsets from 0: every text 10 bytes
-    return np.frombuffer(texts.buffers()[2], np.uint8, 10 * len(days)).reshape(-1, 10)
+    data = np.frombuffer(texts.buffers()[2], np.uint8, _DATE_WIDTH * len(days))
+    return data.reshape(-1, _DATE_WIDTH)
 
 
 def _date_bytes(dates: np.ndarray) -> np.ndarray:
@@ -205,31 +209,6 @@ def _date_bytes(dates: np.ndarray) -> np.ndarray:
     return _day_bytes()[(dates - first).astype(np.intp)]
 
 
-def _entry_bytes(dates: np.ndarray, amounts: np.ndarray, separator: bytes):
-    """``[separator]YYYY-MM-DD amount`` (amount in dollars and cents) per row (no NaT), as
-    a byte matrix with one row per entry and a mask of the bytes each entry uses: its
-    whole dollars are right-aligned, the unused leading digit places masked out."""
-    cents = np.rint(amounts * 100).astype(np.int64)
-    whole, part = np.divmod(cents, 100)
-    places = len(str(int(whole.max()))) if len(whole) else 1
-    lead = len(separator) + 11  # separator, date and space
-    matrix = np.empty((len(dates), lead + places + 3), dtype=np.uint8)
-    matrix[:, : len(separator)] = np.frombuffer(separator, np.uint8)
-    matrix[:, len(separator) : lead - 1] = _date_bytes(dates)
-    matrix[:, lead - 1] = ord(" ")
-    mask = np.ones(matrix.shape, dtype=bool)
-    remaining = whole.copy()
-    for place in range(lead + places - 1, lead - 1, -1):  # the units first
-        remaining, digit = np.divmod(remaining, 10)
-        matrix[:, place] = digit + ord("0")
-        if place < lead + places - 1:  # a leading zero is not written (the units are)
-            mask[:, place] = (whole >= 10 ** (lead + places - 1 - place))
-    matrix[:, -3] = ord(".")
-    matrix[:, -2] = part // 10 + ord("0")
-    matrix[:, -1] = part % 10 + ord("0")
-    return matrix, mask
-
-
 def schedule_text(
     count: int, rows: np.ndarray, dates: Sequence[np.ndarray], amounts: Sequence[np.ndarray]
 ) -> pa.Array:
@@ -237,34 +216,50 @@ def schedule_text(
 
     ``rows`` (ascending) are the rows that may have a schedule, ``dates[k]`` and
     ``amounts[k]`` their entry k (NaT: none; entry k > 0 exists only where entry 0 does).
-    Written as bytes for the rows with a schedule only: each entry a row of a byte matrix
-    with a mask of the bytes it uses; the masked bytes, read row by row, are the texts one
-    after another. No Python string per row.
+    Written as bytes for the rows with a schedule only: one row of a byte matrix per text,
+    each entry in its own columns (``; `` after the first, the date, a space, the whole
+    dollars right-aligned, a point and the cents), with a mask of the bytes used (the
+    leading zeros of the dollars and the absent entries are not): the masked bytes, read
+    row by row, are the texts one after another. No Python string per row.
     """
     first = np.flatnonzero(~np.isnat(dates[0]))
-    matrices, masks = [], []
+    entries = []  # (separator, rows among ``first`` that have the entry, dates, amounts)
     for k, (on, amount) in enumerate(zip(dates, amounts, strict=True)):
-        present = ~np.isnat(on[first])
-        if k and not present.any():
-            continue
-        at = first[present] if k else first
-        entry, used = _entry_bytes(on[at], amount[at], b"; " if k else b"")
-        if k:  # an entry only on the rows that have it
-            matrix = np.zeros((len(first), entry.shape[1]), dtype=np.uint8)
-            mask = np.zeros(matrix.shape, dtype=bool)
-            matrix[present], mask[present] = entry, used
-            entry, used = matrix, mask
-        matrices.append(entry)
-        masks.append(used)
-    if len(matrices) > 1:
-        matrices, masks = [np.hstack(matrices)], [np.hstack(masks)]
+        at = slice(None) if k == 0 else np.flatnonzero(~np.isnat(on[first]))
+        if k == 0 or len(at):
+            cents = np.rint(amount[first][at] * 100).astype(np.int64)
+            entries.append((b"; " if k else b"", at, on[first][at], *np.divmod(cents, 100)))
+    places = [len(str(int(whole.max()))) if len(whole) else 1 for *_, whole, _ in entries]
+    fixed = _DATE_WIDTH + len(" ") + len(".00")
+    widths = [len(sep) + fixed + p for (sep, *_), p in zip(entries, places, strict=True)]
+    matrix = np.empty((len(first), sum(widths)), dtype=np.uint8)
+    mask = np.zeros(matrix.shape, dtype=bool)
     lengths = np.zeros(count, dtype=np.int32)
-    data = b""
-    if len(first):
-        data = matrices[0][masks[0]]
-        lengths[rows[first]] = masks[0].sum(axis=1)
+    column = 0
+    for entry, width, digits in zip(entries, widths, places, strict=True):
+        separator, at, on, whole, part = entry
+        block = np.empty((len(on), width), dtype=np.uint8)
+        lead = len(separator) + _DATE_WIDTH + len(" ")
+        block[:, : len(separator)] = np.frombuffer(separator, np.uint8)
+        block[:, len(separator) : lead - 1] = _date_bytes(on)
+        block[:, lead - 1] = ord(" ")
+        remaining = whole
+        for place in range(lead + digits - 1, lead - 1, -1):  # the units first
+            remaining, digit = np.divmod(remaining, _BASE)
+            block[:, place] = _DIGITS[digit]
+        block[:, -3] = ord(".")
+        block[:, -2] = _DIGITS[part // _BASE]
+        block[:, -1] = _DIGITS[part % _BASE]
+        written = np.searchsorted(_BASE ** np.arange(1, digits), whole, side="right") + 1
+        used = np.ones(block.shape, dtype=bool)
+        used[:, lead : lead + digits] = np.arange(digits) >= (digits - written)[:, None]
+        matrix[at, column : column + width] = block
+        mask[at, column : column + width] = used
+        lengths[rows[first[at]]] += (width - digits + written).astype(np.int32)
+        column += width
     offsets = np.zeros(count + 1, dtype=np.int32)
     np.cumsum(lengths, out=offsets[1:])
+    data = matrix[mask] if len(first) else np.zeros(0, np.uint8)
     return pa.StringArray.from_buffers(count, pa.py_buffer(offsets), pa.py_buffer(data))
 
 
@@ -811,7 +806,7 @@ def evaluate_frame(
             frame.iloc[start : start + FRAME_CHUNK],
             source=source,
             first_row=start + 1,
-            duplicates=ids.duplicates,
+            ids=ids,
         )
         return evaluate_members(members, guides, as_of, readings, law).columns()
 

@@ -212,6 +212,28 @@ _NO_TIME_ZONE = "must be a date without a time zone"
 _NO_TIME_OF_DAY = "must be a date, without a time of day"
 
 
+def _arrow_strings(series: pd.Series) -> pa.StringArray:
+    """A column of text (missing kept) as one Arrow string array (no copy when it is one)."""
+    array = pa.array(series, type=pa.string(), from_pandas=True)
+    return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
+
+
+def _has_control(texts: pa.StringArray) -> np.ndarray:
+    """Where a text holds a control character (:data:`_ID_CONTROL`): the regular expression
+    runs only on the texts with a byte outside printable ASCII, found on the UTF-8 bytes."""
+    found = np.zeros(len(texts), dtype=bool)
+    offsets = np.frombuffer(texts.buffers()[1], np.int32, len(texts) + 1, 4 * texts.offset)
+    if len(texts) == 0 or offsets[-1] == offsets[0]:
+        return found
+    data = np.frombuffer(texts.buffers()[2], np.uint8)[offsets[0] : offsets[-1]]
+    unusual = np.flatnonzero((data < 0x20) | (data >= 0x7F))  # ASCII controls, DEL, UTF-8
+    if len(unusual):
+        rows = np.unique(np.searchsorted(offsets, unusual + offsets[0], side="right") - 1)
+        matched = pc.match_substring_regex(texts.take(pa.array(rows)), _ID_CONTROL)
+        found[rows] = matched.to_numpy(zero_copy_only=False)
+    return found
+
+
 def _timestamp_problems(series: pd.Series) -> list[tuple[np.ndarray, str]]:
     """Rows of a column holding timestamps that are not calendar dates, and the rule broken.
 
@@ -285,6 +307,22 @@ def _parse_dates(series: pd.Series) -> np.ndarray:
     return parsed.to_numpy().astype("datetime64[D]")
 
 
+def _dates(series: pd.Series):
+    """:func:`_parse_dates`, :func:`blank_mask` and :func:`_timestamp_problems` of a date
+    column; for timestamps without a time zone (a typed frame), from one conversion."""
+    if pd.api.types.is_datetime64_dtype(series.dtype):
+        values = series.to_numpy()
+        days = values.astype("datetime64[D]")
+        missing = np.isnat(values)
+        midnight = values == days  # False where NaT
+        return (
+            np.where(midnight, days, np.datetime64("NaT")),
+            missing,
+            [(~missing & ~midnight, _NO_TIME_OF_DAY)],
+        )
+    return _parse_dates(series), blank_mask(series), _timestamp_problems(series)
+
+
 def _parse_numbers(series: pd.Series) -> np.ndarray:
     """Decimal numbers as float64; NaN where missing or unparseable."""
     if pd.api.types.is_bool_dtype(series.dtype):
@@ -311,6 +349,15 @@ def _map_unique(series: pd.Series, mapping) -> np.ndarray:
     codes, uniques = pd.factorize(series, use_na_sentinel=True)
     mapped = np.array([mapping(value) for value in uniques] + [mapping(None)])
     return mapped[np.where(codes >= 0, codes, len(uniques))]
+
+
+def _map_unique_blank(series: pd.Series, mapping) -> tuple[np.ndarray, np.ndarray]:
+    """``mapping`` of each value and :func:`blank_mask`, both on each distinct value once."""
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    mapped = np.array([mapping(value) for value in uniques] + [mapping(None)], dtype=np.int64)
+    blank = np.append(blank_mask(pd.Series(uniques, dtype=series.dtype)), True)
+    index = np.where(codes >= 0, codes, len(uniques))
+    return mapped[index], blank[index]
 
 
 def _id_text(series: pd.Series) -> tuple[pd.Series, np.ndarray]:
@@ -343,6 +390,8 @@ class FrameIds:
     codes: np.ndarray
     texts: pd.Series
     duplicates: DuplicateIds
+    text: pa.Array  # each row's id as text (null: missing or a decimal number)
+    decimal: np.ndarray  # where the id is a decimal number (an error of its own)
 
 
 def frame_ids(ids: pd.Series) -> FrameIds:
@@ -353,11 +402,12 @@ def frame_ids(ids: pd.Series) -> FrameIds:
     :data:`MEMBER_ID_MAX_LENGTH` are never repeated (each is an error of its own).
     """
     text, decimal = _id_text(ids)
-    counted = text.notna().to_numpy(dtype=bool) & ~decimal
-    text = text.fillna("")
-    codes, uniques = pd.factorize(text)
-    lengths = pc.utf8_length(pa.array(uniques, type=pa.string())).to_numpy(zero_copy_only=False)
-    counted &= (lengths <= MEMBER_ID_MAX_LENGTH)[codes]
+    arrow = _arrow_strings(text)
+    short = pc.less_equal(pc.utf8_length(arrow), MEMBER_ID_MAX_LENGTH)
+    counted = pc.fill_null(short, False).to_numpy(zero_copy_only=False) & ~decimal
+    coded = pc.fill_null(arrow, "").dictionary_encode()  # a missing id is the text ""
+    codes = coded.indices.to_numpy(zero_copy_only=False)
+    uniques = pd.Series(pd.arrays.ArrowStringArray(coded.dictionary))
     counts = np.bincount(codes[counted], minlength=len(uniques))
     repeated = counted & (counts[codes] > 1)
     group = np.full(len(codes), -1, dtype=np.int64)
@@ -366,7 +416,8 @@ def frame_ids(ids: pd.Series) -> FrameIds:
     groups = np.split(rows, np.flatnonzero(np.diff(codes[rows])) + 1) if len(rows) else []
     for number, members in enumerate(groups):
         group[members] = number
-    return FrameIds(codes, pd.Series(uniques), DuplicateIds(repeated, group, tuple(groups)))
+    duplicates = DuplicateIds(repeated, group, tuple(groups))
+    return FrameIds(codes, uniques, duplicates, arrow, decimal)
 
 
 def _group_code(value) -> int:
@@ -476,12 +527,15 @@ def parse_members(
     source: str = "members",
     first_row: int = 1,
     duplicates: DuplicateIds | None = None,
+    ids: FrameIds | None = None,
 ) -> MemberArrays:
     """Parse and validate a frame of members; every row is kept, invalid ones with a message.
 
     ``duplicates`` are the rows whose member_id appears more than once in the whole input
     (:func:`~actuarial.duplicate_ids.find_duplicates`, rows counted from the input's first
-    data row, row 1); found here when the frame is the whole input.
+    data row, row 1); found here when the frame is the whole input. ``ids``: the
+    :func:`frame_ids` of a whole frame this frame is rows of (from ``first_row``), whose
+    text and repeated ids are read instead.
     """
     check_columns(frame.columns, source)
     frame = frame.reset_index(drop=True)
@@ -492,9 +546,16 @@ def parse_members(
     def flag(mask, field, rule, values=None):
         problems.append((np.asarray(mask, dtype=bool), field, rule, values))
 
-    ids, decimal = _id_text(frame["member_id"])  # once: the checks and messages reuse it
-    id_text = ids.fillna("")
-    arrow_ids = pa.array(id_text, type=pa.string(), from_pandas=True)
+    if ids is None:
+        text, decimal = _id_text(frame["member_id"])  # once: the checks and messages reuse it
+        text = _arrow_strings(text)
+    else:
+        text = ids.text.slice(first_row - 1, count)
+        decimal = ids.decimal[first_row - 1 : first_row - 1 + count]
+        duplicates = ids.duplicates
+    arrow_ids = pc.fill_null(text, "")
+    ids = pd.Series(pd.arrays.ArrowStringArray(text))
+    id_text = pd.Series(pd.arrays.ArrowStringArray(arrow_ids))
     trimmed = pc.utf8_trim_whitespace(arrow_ids)
     # Only an empty cell (or white space alone) is a missing id: no token ("NA") is one.
     id_blank = pc.equal(trimmed, "").to_numpy(zero_copy_only=False) & ~decimal
@@ -513,7 +574,7 @@ def parse_members(
         "must not begin or end with white space",
         id_text,
     )
-    control = pc.match_substring_regex(arrow_ids, _ID_CONTROL).to_numpy(zero_copy_only=False)
+    control = _has_control(arrow_ids)
     flag(control & ~too_long, "member_id", "must not contain control characters", id_text)
     if duplicates is None:
         duplicates = find_duplicates(lambda: [ids], MEMBER_ID_MAX_LENGTH)
@@ -531,11 +592,10 @@ def parse_members(
 
     dates = {}
     for name in ("birth_date", "entry_date", "separation_date"):
-        blank = blank_mask(frame[name])
-        dates[name] = _parse_dates(frame[name])
+        dates[name], blank, timestamp_problems = _dates(frame[name])
         flag(blank, name, "is required")
         not_date = ~blank & np.isnat(dates[name])
-        for mask, rule in _timestamp_problems(frame[name]):
+        for mask, rule in timestamp_problems:
             flag(mask & ~blank, name, rule, frame[name])
             not_date &= ~mask
         flag(not_date, name, "must be a date YYYY-MM-DD", frame[name])
@@ -590,12 +650,10 @@ def parse_members(
         service,
     )
 
-    group = _map_unique(frame["group"], _group_code) if count else np.zeros(0, int)
-    blank = blank_mask(frame["group"])
+    group, blank = _map_unique_blank(frame["group"], _group_code)
     flag((group < 0) & ~blank, "group", f"must be in {list(GROUPS)}", frame["group"])
     flag(blank, "group", "is required")
-    refunded = _map_unique(frame["refunded"], _refund_code) if count else np.zeros(0, int)
-    blank = blank_mask(frame["refunded"])
+    refunded, blank = _map_unique_blank(frame["refunded"], _refund_code)
     flag((refunded < 0) & ~blank, "refunded", "must be true or false", frame["refunded"])
     flag(blank, "refunded", "is required")
 
@@ -654,7 +712,11 @@ def member_warnings(members: MemberArrays, payment_date: dt.date | None = None) 
     Invalid rows get none (their error says what is wrong).
     """
     valid = members.valid
-    entry_age = age_in_months(members.birth_date, members.entry_date)
+    # The age at entry, where it may be young: 366 days a year is an upper bound.
+    young_limit = np.timedelta64(366 * PLAUSIBLE.entry_age_warn_below, "D")
+    young = np.flatnonzero((members.entry_date - members.birth_date) < young_limit)
+    entry_age = np.full(len(members), -1, dtype=np.int64)
+    entry_age[young] = age_in_months(members.birth_date[young], members.entry_date[young])
     elapsed_years = (
         (members.separation_date - members.entry_date).astype("timedelta64[D]").astype(float)
         / _DAYS_PER_YEAR

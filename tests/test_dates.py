@@ -1,9 +1,14 @@
 """Ages in completed years and months by the anniversary rule (I-6)."""
 
+import calendar
+import datetime as dt
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from actuarial.dates import add_years, age_in_months, as_dates, format_age
+from actuarial.dates import add_years, age_in_months, as_dates, format_age, year_month_day
 
 
 def months(years: int, extra_months: int = 0) -> int:
@@ -127,3 +132,54 @@ def test_add_years_keeps_missing_birth_dates_missing():
 @pytest.mark.parametrize(("age", "text"), [(689, "57y5m"), (780, "65y0m"), (659, "54y11m")])
 def test_format_age_shows_years_and_months(age, text):
     assert format_age(age) == text
+
+
+# ------------------------------------------------------------------ against the calendar module
+def _calendar_age(birth: dt.date, on: dt.date, rule: str) -> int:
+    """Completed months by the anniversary rule, one date at a time with :mod:`calendar`."""
+    last_day = calendar.monthrange(on.year, on.month)[1]
+    anniversary = min(birth.day, last_day)
+    if rule == "mar1" and (birth.month, birth.day, on.month, last_day) == (2, 29, 2, 28):
+        anniversary = 29  # March 1: not reached in February
+    whole = (on.year - birth.year) * 12 + on.month - birth.month
+    return whole - (on.day < anniversary)
+
+
+DATES = st.dates(dt.date(1800, 1, 1), dt.date(2300, 12, 31))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(DATES, DATES), min_size=1, max_size=40),
+    st.sampled_from(["feb28", "mar1"]),
+)
+def test_age_in_months_agrees_with_the_calendar_module(pairs, rule):
+    births = np.array([b for b, _ in pairs], dtype="datetime64[D]")
+    ons = np.array([o for _, o in pairs], dtype="datetime64[D]")
+    expected = [_calendar_age(b, o, rule) for b, o in pairs]
+    assert age_in_months(births, ons, rule).tolist() == expected
+    assert [int(age_in_months(b, o, rule)) for b, o in zip(births, ons, strict=True)] == expected
+
+
+@pytest.mark.parametrize("rule", ["feb28", "mar1"])
+def test_age_on_every_last_day_of_a_month_for_births_on_the_28th_to_31st(rule):
+    births = [dt.date(1960, month, day) for month in (1, 2, 3) for day in (28, 29, 30, 31)
+              if day <= calendar.monthrange(1960, month)[1]]  # fmt: skip
+    ons = [dt.date(year, month, day) for year in (2023, 2024) for month in range(1, 13)
+           for day in range(27, calendar.monthrange(year, month)[1] + 1)]  # fmt: skip
+    pairs = [(b, o) for b in births for o in ons]
+    got = age_in_months(
+        np.array([b for b, _ in pairs], dtype="datetime64[D]"),
+        np.array([o for _, o in pairs], dtype="datetime64[D]"),
+        rule,
+    )
+    assert got.tolist() == [_calendar_age(b, o, rule) for b, o in pairs]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.dates(dt.date(1, 1, 1), dt.date(9999, 12, 31)), min_size=1, max_size=50))
+def test_year_month_day_agrees_with_datetime(days):
+    year, month, day = year_month_day(np.array(days, dtype="datetime64[D]"))
+    assert list(zip(year.tolist(), month.tolist(), day.tolist(), strict=True)) == [
+        (d.year, d.month, d.day) for d in days
+    ]

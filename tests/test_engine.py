@@ -11,6 +11,7 @@ import calendar
 import datetime as dt
 import json
 import warnings
+from decimal import Decimal
 
 import numpy as np
 import pandas as pd
@@ -18,7 +19,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from actuarial.engine import RESULT_COLUMNS, evaluate, evaluate_frame, round_cents
+from actuarial.engine import (
+    RESULT_COLUMNS,
+    evaluate,
+    evaluate_frame,
+    round_cents,
+    schedule_text,
+)
 from actuarial.law.clauses import CLAUSES
 from actuarial.law.readings import Readings
 from actuarial.members import MEMBER_FIELDS, MemberDataError
@@ -360,3 +367,69 @@ def test_no_row_is_ever_lost(half_percent_guides, members, breaks):
     for row in invalid_rows:
         assert errors[row].startswith(f"members row {row} ("), errors[row]
     assert (errors[~invalid] == "").all()
+
+
+# ------------------------------------------------------------------ the schedule text
+def _schedule_line(entries) -> str:
+    return "; ".join(f"{day} {Decimal(str(amount)).quantize(Decimal('0.01'))}"
+                     for day, amount in entries)  # fmt: skip
+
+
+SCHEDULE_DAYS = st.dates(dt.date(1850, 1, 1), dt.date(2250, 12, 31))
+SCHEDULE_AMOUNTS = st.integers(0, 10**9).map(lambda cents: cents / 100)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.tuples(SCHEDULE_DAYS, SCHEDULE_AMOUNTS), max_size=3), min_size=1, max_size=30
+    ),
+    st.data(),
+)
+def test_schedule_text_agrees_with_python_formatting(schedules, data):
+    """Every row's text as Python writes it: dates in ISO, dollars without leading zeros,
+    two decimals; rows without an entry empty; dates outside the precomputed span too."""
+    rows = np.array(sorted(data.draw(st.sets(st.integers(0, 60), min_size=len(schedules),
+                                             max_size=len(schedules)))))  # fmt: skip
+    count = int(rows.max()) + 1 + data.draw(st.integers(0, 3))
+    entries = max(1, max(len(s) for s in schedules))
+    dates = [np.full(len(schedules), np.datetime64("NaT"), "datetime64[D]") for _ in range(entries)]
+    amounts = [np.full(len(schedules), np.nan) for _ in range(entries)]
+    for i, schedule in enumerate(schedules):
+        for k, (day, amount) in enumerate(schedule):
+            dates[k][i], amounts[k][i] = np.datetime64(day, "D"), amount
+    expected = [""] * count
+    for row, schedule in zip(rows.tolist(), schedules, strict=True):
+        expected[row] = _schedule_line(schedule)
+    assert schedule_text(count, rows, dates, amounts).to_pylist() == expected
+
+
+# ------------------------------------------------------------------ the table, chunk by chunk
+@pytest.mark.parametrize("workers", [1, 2])
+def test_the_table_is_the_same_whatever_the_chunks_and_threads(
+    half_percent_guides, monkeypatch, workers
+):
+    """Chunks of 7 members on 1 or 2 threads give the table of one chunk: the same rows,
+    texts, codes' meanings and categories, with invalid rows, ids repeated across chunks
+    and warnings among them."""
+    import actuarial.engine as engine
+
+    frame = generate_members(300, seed=7, invalid_fraction=0.1)
+    frame.loc[250, "member_id"] = frame.loc[3, "member_id"]  # repeated in another chunk
+    frame.loc[17, "average_compensation"] = 500.0  # a warning
+    whole = evaluate_frame(frame, half_percent_guides, as_of=AS_OF)
+    monkeypatch.setattr(engine, "FRAME_CHUNK", 7)
+    monkeypatch.setattr(engine, "WORKERS", workers)
+    chunked = evaluate_frame(frame, half_percent_guides, as_of=AS_OF)
+    pd.testing.assert_frame_equal(chunked, whole, check_exact=True)
+    assert (whole["error"] != "").sum() > 20
+    assert whole["error"].str.contains("must be unique").sum() == 2
+    assert (whole["warnings"] != "").any()
+    assert list(whole["reason"].cat.categories) == sorted(whole["reason"].cat.categories)
+    assert len(whole) == 4 * 300 - 3 * (whole["clause"] == "").sum()
+
+
+def test_an_empty_frame_gives_an_empty_table_with_every_column(half_percent_guides):
+    frame = generate_members(3, seed=1).iloc[:0]
+    table = evaluate_frame(frame, half_percent_guides, as_of=AS_OF)
+    assert list(table.columns) == list(RESULT_COLUMNS) and len(table) == 0

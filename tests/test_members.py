@@ -8,15 +8,25 @@ import re
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from actuarial.duplicate_ids import find_duplicates
 from actuarial.engine import evaluate, evaluate_frame
 from actuarial.members import (
+    _ID_CONTROL,
     MEMBER_FIELDS,
+    MEMBER_ID_MAX_LENGTH,
     Member,
     MemberDataError,
     MemberFileError,
+    _has_control,
+    _id_text,
     check_columns,
+    frame_ids,
     parse_members,
 )
 
@@ -524,3 +534,37 @@ def test_several_warnings_are_all_named_and_an_invalid_row_has_none(half_percent
     first = table.loc[table["row"] == 1, "warnings"].iloc[0]
     assert first.count("; ") == 2 and "'entry_date'" in first and "'credited_service'" in first
     assert table.loc[table["row"] == 2, "warnings"].tolist() == [""]
+
+
+# ------------------------------------------------------------------ a whole frame's ids
+ID_TEXTS = st.one_of(
+    st.sampled_from(["M-1", "M-2", "M-1 ", " ", "", "x" * 101, "x" * 101, "\x1b[31m", "NA"]),
+    st.text(max_size=6),
+    st.none(),
+    st.integers(0, 3),
+    st.floats(0, 3),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(ID_TEXTS, max_size=40))
+def test_frame_ids_find_the_repeated_ids_find_duplicates_finds(values):
+    """The in-memory coding (one hash table) and the file reader's two passes agree on every
+    repeated id and its group; each row's code names its id text ("" for a missing one)."""
+    column = pd.Series(values, dtype=object)
+    ids = frame_ids(column)
+    text, _ = _id_text(column)
+    expected = find_duplicates(lambda: [text], MEMBER_ID_MAX_LENGTH)
+    assert ids.duplicates.mask.tolist() == expected.mask.tolist()
+    for row in np.flatnonzero(expected.mask):
+        assert ids.duplicates.other_rows(row)[0].tolist() == expected.other_rows(row)[0].tolist()
+    assert ids.texts.take(ids.codes).tolist() == text.fillna("").tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(max_size=8) | st.sampled_from(["\x85a", "a\u2028", "\x7f", "é\x9f"]),
+                min_size=1, max_size=30))  # fmt: skip
+def test_control_characters_are_found_as_the_regular_expression_finds_them(texts):
+    array = pa.array(texts, type=pa.string()).slice(1)  # an offset too
+    expected = pc.match_substring_regex(array, _ID_CONTROL).to_numpy(zero_copy_only=False)
+    assert _has_control(array).tolist() == expected.tolist()
