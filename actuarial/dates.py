@@ -135,11 +135,18 @@ def add_years(birth, years: int, leap_day_birthday: str = "feb28") -> np.ndarray
     missing = np.isnat(birth)
     safe_birth = np.where(missing, np.datetime64("1970-01-01"), birth)
     birth_year, birth_month, birth_day = _parts(safe_birth)
-    last_day = _days_in_month(birth_year + years, birth_month)
-    day = np.minimum(birth_day, last_day)
-    if leap_day_birthday == "mar1":  # February 29 in a common year: March 1
-        day = np.where((birth_month == 2) & (birth_day == 29) & (last_day == 28), 29, day)
-    result = _date(birth_year + years, birth_month, day)
+    year = birth_year + years
+    day = birth_day
+    if leap_day_birthday == "feb28":  # February 29 in a common year: February 28
+        leap_day = np.flatnonzero(np.atleast_1d((birth_month == 2) & (birth_day == 29)).ravel())
+        if len(leap_day):
+            day = np.atleast_1d(birth_day).ravel().copy()
+            leap_year = np.atleast_1d(np.broadcast_to(year, np.shape(birth_day))).ravel()
+            day[leap_day] = _days_in_month(leap_year[leap_day], 2)
+            day = day.reshape(np.shape(birth_day))
+    # Every other birthday exists in its year; day 29 of a common February runs on into
+    # March 1 (the "mar1" reading).
+    result = _date(year, birth_month, day)
     return np.where(missing, np.datetime64("NaT"), result)
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -159,10 +159,15 @@ class MemberArrays:
     group: np.ndarray  # index into GROUPS, -1 if invalid
     refunded: np.ndarray
     error: np.ndarray
+    _valid: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:  # read several times a chunk: computed once
+        if self._valid is None:
+            object.__setattr__(self, "_valid", self.error == "")
 
     @property
     def valid(self) -> np.ndarray:
-        return self.error == ""
+        return self._valid
 
     def __len__(self) -> int:
         return len(self.row)

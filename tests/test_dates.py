@@ -183,3 +183,24 @@ def test_year_month_day_agrees_with_datetime(days):
     assert list(zip(year.tolist(), month.tolist(), day.tolist(), strict=True)) == [
         (d.year, d.month, d.day) for d in days
     ]
+
+
+def _calendar_birthday(birth: dt.date, years: int, rule: str) -> dt.date:
+    year = birth.year + years
+    if (birth.month, birth.day) == (2, 29) and not calendar.isleap(year):
+        return dt.date(year, 2, 28) if rule == "feb28" else dt.date(year, 3, 1)
+    return birth.replace(year=year)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.dates(dt.date(1800, 1, 1), dt.date(2200, 12, 31)), min_size=1, max_size=30),
+    st.integers(0, 100),
+    st.sampled_from(["feb28", "mar1"]),
+)
+def test_add_years_agrees_with_the_calendar_module(births, years, rule):
+    got = add_years(np.array(births, dtype="datetime64[D]"), years, rule)
+    assert got.astype(object).tolist() == [_calendar_birthday(b, years, rule) for b in births]
+    assert add_years(np.datetime64(births[0], "D"), years, rule).astype(object) == (
+        _calendar_birthday(births[0], years, rule)
+    )

@@ -321,13 +321,13 @@ class Law:
         Raises :class:`LawError` for a date before the parameter's first entry. The array
         may be a read-only view (one value in force for every date): copy it to change it.
         """
-        series = self._parameter(name)
         dates = np.asarray(dates, dtype="datetime64[D]")
-        earliest = dates.min() if dates.size else None  # NaT if any date is NaT
-        known = None  # every date is known
-        if earliest is not None and np.isnat(earliest):
-            known = ~np.isnat(dates)
-            earliest = dates[known].min() if known.any() else None
+        return self._value(name, dates, *_earliest_known(dates))
+
+    def _value(self, name: str, dates: np.ndarray, earliest, known) -> np.ndarray:
+        """:meth:`value`, given the earliest known date and where dates are known (None:
+        all), which every parameter read on the same dates shares (:class:`LawOn`)."""
+        series = self._parameter(name)
         if earliest is not None and earliest < series.starts[0]:
             first = series.entries[0]
             raise LawError(
@@ -504,17 +504,29 @@ def law_in_force(law=None) -> Law:
     raise TypeError(f"'law' must be a path, a list of paths or a Law (got {law!r})")
 
 
+def _earliest_known(dates: np.ndarray):
+    """The earliest date that is not NaT (None if none), and where dates are not NaT (None:
+    everywhere)."""
+    earliest = dates.min() if dates.size else None  # NaT if any date is NaT
+    known = None
+    if earliest is not None and np.isnat(earliest):
+        known = ~np.isnat(dates)
+        earliest = dates[known].min() if known.any() else None
+    return earliest, known
+
+
 class LawOn:
     """A law's values on an array of dates, each parameter looked up once when first read."""
 
     def __init__(self, law: Law, dates: np.ndarray):
         self.law = law
         self.dates = np.asarray(dates, dtype="datetime64[D]")
+        self._earliest_known = _earliest_known(self.dates)
         self._values: dict[str, np.ndarray] = {}
 
     def __getitem__(self, name: str) -> np.ndarray:
         if name not in self._values:
-            self._values[name] = self.law.value(name, self.dates)
+            self._values[name] = self.law._value(name, self.dates, *self._earliest_known)
         return self._values[name]
 
 
