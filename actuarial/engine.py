@@ -560,7 +560,8 @@ class TableWriter:
                     order = np.argsort(np.array(texts, dtype=object), kind="stable")
                     lookup = np.empty(len(texts), dtype=codes.dtype)
                     lookup[order] = np.arange(len(texts), dtype=codes.dtype)
-                    np.take(lookup, codes, out=codes)
+                    for start in range(0, rows, 1 << 20):  # in place, a slice at a time
+                        codes[start : start + (1 << 20)] = lookup[codes[start : start + (1 << 20)]]
                     texts = [texts[i] for i in order]
                 kind = _pandas_code_type(len(texts))
                 columns[name] = pd.Categorical.from_codes(

@@ -412,7 +412,12 @@ def frame_ids(ids: pd.Series) -> FrameIds:
     counted = pc.fill_null(short, False).to_numpy(zero_copy_only=False) & ~decimal
     coded = pc.fill_null(arrow, "").dictionary_encode()  # a missing id is the text ""
     codes = coded.indices.to_numpy(zero_copy_only=False)
+    if len(coded.dictionary) == len(arrow) and not arrow.null_count:
+        # Every id once (the usual case): the ids in reading order are the distinct texts.
+        arrow = coded.dictionary
     uniques = pd.Series(pd.arrays.ArrowStringArray(coded.dictionary))
+    del coded
+    pa.default_memory_pool().release_unused()  # the hash table's pages, back to the system
     counts = np.bincount(codes[counted], minlength=len(uniques))
     repeated = counted & (counts[codes] > 1)
     group = np.full(len(codes), -1, dtype=np.int64)
