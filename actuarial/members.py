@@ -317,14 +317,15 @@ def _dates(series: pd.Series):
     column; for timestamps without a time zone (a typed frame), from one conversion."""
     if pd.api.types.is_datetime64_dtype(series.dtype):
         values = series.to_numpy()
-        days = values.astype("datetime64[D]")
-        missing = np.isnat(values)
-        midnight = values == days  # False where NaT
-        return (
-            np.where(midnight, days, np.datetime64("NaT")),
-            missing,
-            [(~missing & ~midnight, _NO_TIME_OF_DAY)],
-        )
+        unit, count = np.datetime_data(values.dtype)
+        per_day = np.timedelta64(1, "D") // np.timedelta64(count, unit)  # ticks a day
+        ticks = values.view(np.int64)
+        days = ticks // per_day  # integer division by a constant: fast
+        missing = ticks == np.iinfo(np.int64).min  # NaT
+        midnight = days * per_day == ticks
+        midnight &= ~missing
+        parsed = np.where(midnight, days, np.iinfo(np.int64).min).view("datetime64[D]")
+        return parsed, missing, [(~missing & ~midnight, _NO_TIME_OF_DAY)]
     return _parse_dates(series), blank_mask(series), _timestamp_problems(series)
 
 
@@ -358,6 +359,15 @@ def _map_unique(series: pd.Series, mapping) -> np.ndarray:
 
 def _map_unique_blank(series: pd.Series, mapping) -> tuple[np.ndarray, np.ndarray]:
     """``mapping`` of each value and :func:`blank_mask`, both on each distinct value once."""
+    if isinstance(series.dtype, pd.StringDtype) and series.dtype.storage == "pyarrow":
+        # Arrow strings (a typed frame): coded and blanked by Arrow, mapped in Python.
+        coded = _arrow_strings(series).dictionary_encode()
+        texts = coded.dictionary
+        mapped = np.array([mapping(v) for v in texts.to_pylist()] + [mapping(None)], np.int64)
+        blank = pc.equal(pc.utf8_trim_whitespace(texts), "").to_numpy(zero_copy_only=False)
+        blank = np.append(blank, True)
+        index = pc.fill_null(coded.indices, len(texts)).to_numpy(zero_copy_only=False)
+        return mapped[index], blank[index]
     codes, uniques = pd.factorize(series, use_na_sentinel=True)
     mapped = np.array([mapping(value) for value in uniques] + [mapping(None)], dtype=np.int64)
     blank = np.append(blank_mask(pd.Series(uniques, dtype=series.dtype)), True)
