@@ -40,10 +40,12 @@ from actuarial.members import (
     GROUPS,
     HIGH_RISK_GROUPS,
     WARNING_SEPARATOR,
+    FrameIds,
     MemberArrays,
     MemberDataError,
     check_columns,
-    frame_ids,
+    code_frame_ids,
+    frame_id_text,
     member_frame,
     member_warnings,
     parse_members,
@@ -799,20 +801,27 @@ def evaluate_frame(
     readings = readings or Readings()
     law = law_in_force(law)
     as_of = resolve_as_of(as_of)
-    ids = frame_ids(frame["member_id"])  # before the table: its hash table is freed first
-    writer = TableWriter(len(frame) * len(CLAUSES), ids.codes, ids.texts)
+    read = frame_id_text(frame["member_id"])
 
-    def chunk(start: int) -> dict:
+    def chunk(start: int, ids: FrameIds) -> dict:
         members = parse_members(
-            frame.iloc[start : start + FRAME_CHUNK],
-            source=source,
-            first_row=start + 1,
-            ids=ids,
+            frame.iloc[start : start + FRAME_CHUNK], source=source, first_row=start + 1, ids=ids
         )
         return evaluate_members(members, guides, as_of, readings, law).columns()
 
-    for columns in _in_order(chunk, range(0, max(len(frame), 1), FRAME_CHUNK)):
-        writer.write(columns)
+    # The ids are coded (one hash table over the whole frame) while the first chunks are
+    # evaluated as if no id were repeated; a chunk holding a repeated id is evaluated again.
+    with ThreadPoolExecutor(1) as coding:
+        coded = coding.submit(code_frame_ids, read)
+        starts = range(0, max(len(frame), 1), FRAME_CHUNK)
+        writer = None
+        for start, columns in zip(starts, _in_order(lambda s: chunk(s, read), starts), strict=True):
+            ids = coded.result()
+            if writer is None:  # the table's columns, once the ids' hash table is freed
+                writer = TableWriter(len(frame) * len(CLAUSES), ids.codes, ids.texts)
+            if ids.duplicates.mask[start : start + FRAME_CHUNK].any():
+                columns = chunk(start, ids)
+            writer.write(columns)
     return writer.table()
 
 

@@ -44,6 +44,8 @@ __all__ = [
     "WarningRule",
     "blank_mask",
     "check_columns",
+    "code_frame_ids",
+    "frame_id_text",
     "frame_ids",
     "member_warnings",
     "parse_members",
@@ -399,36 +401,41 @@ def _id_text(series: pd.Series) -> tuple[pd.Series, np.ndarray]:
 
 @dataclass(frozen=True, slots=True)
 class FrameIds:
-    """The member ids of a whole frame in memory: each row's code into the distinct id
-    texts (first seen, first coded; a missing id is the text ""), and the repeated ids."""
+    """The member ids of a whole frame in memory: each row's id as text and, once coded
+    (:func:`code_frame_ids`), each row's code into the distinct id texts (first seen,
+    first coded; a missing id is the text "") and the repeated ids."""
 
-    codes: np.ndarray
-    texts: pd.Series
-    duplicates: DuplicateIds
     text: pa.Array  # each row's id as text (null: missing or a decimal number)
     decimal: np.ndarray  # where the id is a decimal number (an error of its own)
+    duplicates: DuplicateIds  # none found yet until coded
+    codes: np.ndarray | None = None
+    texts: pd.Series | None = None
 
 
-def frame_ids(ids: pd.Series) -> FrameIds:
+def frame_id_text(ids: pd.Series) -> FrameIds:
+    """The ids of a whole frame as text, not yet coded (no repeated id known)."""
+    text, decimal = _id_text(ids)
+    none = np.zeros(len(ids), dtype=bool)
+    return FrameIds(_arrow_strings(text), decimal, DuplicateIds(none, none.astype(np.int64), ()))
+
+
+def code_frame_ids(ids: FrameIds) -> FrameIds:
     """Code the ids of a whole frame once (one hash table, in C) and find the repeated ones.
 
     The same answer as :func:`~actuarial.duplicate_ids.find_duplicates`, which reads a
     file in bounded memory: missing ids, decimal numbers and ids longer than
     :data:`MEMBER_ID_MAX_LENGTH` are never repeated (each is an error of its own).
     """
-    text, decimal = _id_text(ids)
-    arrow = _arrow_strings(text)
-    short = pc.less_equal(pc.utf8_length(arrow), MEMBER_ID_MAX_LENGTH)
-    counted = pc.fill_null(short, False).to_numpy(zero_copy_only=False) & ~decimal
-    coded = pc.fill_null(arrow, "").dictionary_encode()  # a missing id is the text ""
+    short = pc.less_equal(pc.utf8_length(ids.text), MEMBER_ID_MAX_LENGTH)
+    counted = pc.fill_null(short, False).to_numpy(zero_copy_only=False) & ~ids.decimal
+    coded = pc.fill_null(ids.text, "").dictionary_encode()  # a missing id is the text ""
     codes = coded.indices.to_numpy(zero_copy_only=False)
-    if len(coded.dictionary) == len(arrow) and not arrow.null_count:
-        # Every id once (the usual case): the ids in reading order are the distinct texts.
-        arrow = coded.dictionary
-    uniques = pd.Series(pd.arrays.ArrowStringArray(coded.dictionary))
+    texts = coded.dictionary
+    if len(texts) == len(ids.text) and not ids.text.null_count:
+        texts = ids.text  # every id once (the usual case): the ids are the distinct texts
     del coded
     pa.default_memory_pool().release_unused()  # the hash table's pages, back to the system
-    counts = np.bincount(codes[counted], minlength=len(uniques))
+    counts = np.bincount(codes[counted], minlength=len(texts))
     repeated = counted & (counts[codes] > 1)
     group = np.full(len(codes), -1, dtype=np.int64)
     rows = np.flatnonzero(repeated)
@@ -437,7 +444,13 @@ def frame_ids(ids: pd.Series) -> FrameIds:
     for number, members in enumerate(groups):
         group[members] = number
     duplicates = DuplicateIds(repeated, group, tuple(groups))
-    return FrameIds(codes, uniques, duplicates, arrow, decimal)
+    texts = pd.Series(pd.arrays.ArrowStringArray(texts))
+    return FrameIds(ids.text, ids.decimal, duplicates, codes, texts)
+
+
+def frame_ids(ids: pd.Series) -> FrameIds:
+    """:func:`code_frame_ids` of :func:`frame_id_text`."""
+    return code_frame_ids(frame_id_text(ids))
 
 
 def _group_code(value) -> int:
