@@ -235,12 +235,14 @@ def schedule_text(
     fixed = _DATE_WIDTH + len(" ") + len(".00")
     widths = [len(sep) + fixed + p for (sep, *_), p in zip(entries, places, strict=True)]
     matrix = np.empty((len(first), sum(widths)), dtype=np.uint8)
-    mask = np.zeros(matrix.shape, dtype=bool)
+    mask = np.ones(matrix.shape, dtype=bool)
     lengths = np.zeros(count, dtype=np.int32)
     column = 0
-    for entry, width, digits in zip(entries, widths, places, strict=True):
+    for k, (entry, width, digits) in enumerate(zip(entries, widths, places, strict=True)):
         separator, at, on, whole, part = entry
-        block = np.empty((len(on), width), dtype=np.uint8)
+        # The first entry straight into the matrix; a later one (few rows) into a block.
+        block = matrix[:, column : column + width] if k == 0 else np.empty((len(on), width), "u1")
+        used = mask[:, column : column + width] if k == 0 else np.ones(block.shape, dtype=bool)
         lead = len(separator) + _DATE_WIDTH + len(" ")
         block[:, : len(separator)] = np.frombuffer(separator, np.uint8)
         block[:, len(separator) : lead - 1] = _date_bytes(on)
@@ -253,11 +255,14 @@ def schedule_text(
         block[:, -2] = _DIGITS[part // _BASE]
         block[:, -1] = _DIGITS[part % _BASE]
         written = np.searchsorted(_BASE ** np.arange(1, digits), whole, side="right") + 1
-        used = np.ones(block.shape, dtype=bool)
         used[:, lead : lead + digits] = np.arange(digits) >= (digits - written)[:, None]
-        matrix[at, column : column + width] = block
-        mask[at, column : column + width] = used
-        lengths[rows[first[at]]] += (width - digits + written).astype(np.int32)
+        if k == 0:
+            lengths[rows[first]] = width - digits + written
+        else:
+            mask[:, column : column + width] = False
+            matrix[at, column : column + width] = block
+            mask[at, column : column + width] = used
+            lengths[rows[first[at]]] += (width - digits + written).astype(np.int32)
         column += width
     offsets = np.zeros(count + 1, dtype=np.int32)
     np.cumsum(lengths, out=offsets[1:])
