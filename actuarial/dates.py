@@ -16,6 +16,7 @@ __all__ = [
     "add_years",
     "age_in_months",
     "as_dates",
+    "birth_parts",
     "format_age",
     "year_month_day",
 ]
@@ -98,10 +99,18 @@ def _anniversary_day(birth_day, on_year, birth_month, on_month, leap_day_birthda
     return day
 
 
-def age_in_months(birth, on, leap_day_birthday: str = "feb28") -> np.ndarray:
+def birth_parts(birth) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Year, month and day of each birth date (NaT read as 1970-01-01), for
+    :func:`age_in_months` and :func:`add_years` on the same births (computed once)."""
+    birth = as_dates(birth)
+    return _parts(np.where(np.isnat(birth), np.datetime64("1970-01-01"), birth))
+
+
+def age_in_months(birth, on, leap_day_birthday: str = "feb28", parts=None) -> np.ndarray:
     """Completed months of age on date ``on`` for a person born on ``birth`` (I-6).
 
-    Vectorized over numpy date arrays; NaT in either gives -1.
+    Vectorized over numpy date arrays; NaT in either gives -1. ``parts``: the
+    :func:`birth_parts` of ``birth``, when already known.
     """
     if leap_day_birthday not in LEAP_DAY_RULES:
         raise ValueError(
@@ -111,7 +120,7 @@ def age_in_months(birth, on, leap_day_birthday: str = "feb28") -> np.ndarray:
     missing = np.isnat(birth) | np.isnat(on)
     birth = np.where(missing, np.datetime64("1970-01-01"), birth)
     on = np.where(missing, np.datetime64("1970-01-01"), on)
-    birth_year, birth_month, birth_day = _parts(birth)
+    birth_year, birth_month, birth_day = _parts(birth) if parts is None else parts
     on_year, on_month, on_day = _parts(on)
     months = (on_year - birth_year) * 12 + (on_month - birth_month)
     if leap_day_birthday == "feb28":
@@ -129,12 +138,12 @@ def age_in_months(birth, on, leap_day_birthday: str = "feb28") -> np.ndarray:
     return np.where(missing, -1, months)
 
 
-def add_years(birth, years: int, leap_day_birthday: str = "feb28") -> np.ndarray:
-    """The date on which a person born on ``birth`` reaches ``years`` of age (I-6)."""
+def add_years(birth, years: int, leap_day_birthday: str = "feb28", parts=None) -> np.ndarray:
+    """The date on which a person born on ``birth`` reaches ``years`` of age (I-6).
+    ``parts``: the :func:`birth_parts` of ``birth``, when already known."""
     birth = as_dates(birth)
     missing = np.isnat(birth)
-    safe_birth = np.where(missing, np.datetime64("1970-01-01"), birth)
-    birth_year, birth_month, birth_day = _parts(safe_birth)
+    birth_year, birth_month, birth_day = birth_parts(birth) if parts is None else parts
     year = birth_year + years
     day = birth_day
     if leap_day_birthday == "feb28":  # February 29 in a common year: February 28

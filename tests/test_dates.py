@@ -8,7 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from actuarial.dates import add_years, age_in_months, as_dates, format_age, year_month_day
+from actuarial.dates import (
+    add_years,
+    age_in_months,
+    as_dates,
+    birth_parts,
+    format_age,
+    year_month_day,
+)
 
 
 def months(years: int, extra_months: int = 0) -> int:
@@ -158,6 +165,7 @@ def test_age_in_months_agrees_with_the_calendar_module(pairs, rule):
     ons = np.array([o for _, o in pairs], dtype="datetime64[D]")
     expected = [_calendar_age(b, o, rule) for b, o in pairs]
     assert age_in_months(births, ons, rule).tolist() == expected
+    assert age_in_months(births, ons, rule, birth_parts(births)).tolist() == expected
     assert [int(age_in_months(b, o, rule)) for b, o in zip(births, ons, strict=True)] == expected
 
 
@@ -201,6 +209,8 @@ def _calendar_birthday(birth: dt.date, years: int, rule: str) -> dt.date:
 def test_add_years_agrees_with_the_calendar_module(births, years, rule):
     got = add_years(np.array(births, dtype="datetime64[D]"), years, rule)
     assert got.astype(object).tolist() == [_calendar_birthday(b, years, rule) for b in births]
+    parts = birth_parts(np.array(births, dtype="datetime64[D]"))
+    assert (add_years(np.array(births, dtype="datetime64[D]"), years, rule, parts) == got).all()
     assert add_years(np.datetime64(births[0], "D"), years, rule).astype(object) == (
         _calendar_birthday(births[0], years, rule)
     )

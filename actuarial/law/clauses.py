@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from actuarial.dates import add_years, age_in_months
+from actuarial.dates import add_years, age_in_months, birth_parts
 from actuarial.law.conditions import (
     Clause,
     ClauseOutcome,
@@ -41,12 +41,13 @@ __all__ = [
 def situation(members, readings: Readings, high_risk: np.ndarray) -> Situation:
     """What the clauses look at, with ages by the anniversary rule (I-6)."""
     rule = readings.leap_day_birthday
+    parts = birth_parts(members.birth_date)  # once for the ages and the birthdays
 
     def birthday(years):
-        return add_years(members.birth_date, np.asarray(years).astype(np.int64), rule)
+        return add_years(members.birth_date, np.asarray(years).astype(np.int64), rule, parts)
 
     return Situation(
-        age_months=age_in_months(members.birth_date, members.separation_date, rule),
+        age_months=age_in_months(members.birth_date, members.separation_date, rule, parts),
         birth_date=members.birth_date,
         separation_date=members.separation_date,
         # Invalid rows (NaN, inf) are never reported; zeros keep the arithmetic quiet.
