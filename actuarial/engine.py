@@ -782,8 +782,9 @@ def evaluate_members(
     )
 
 
-FRAME_CHUNK = 65_536  # members parsed and evaluated at a time: the work arrays stay small
+FRAME_CHUNK = 32_768  # members parsed and evaluated at a time: the work arrays stay small
 WORKERS = min(2, os.cpu_count() or 1)  # threads evaluating chunks side by side
+AHEAD = 8  # chunks evaluated ahead of the table (while the ids are coded, before it exists)
 
 
 def evaluate_frame(
@@ -820,7 +821,11 @@ def evaluate_frame(
         coded = coding.submit(code_frame_ids, read)
         starts = range(0, max(len(frame), 1), FRAME_CHUNK)
         writer = None
-        for start, columns in zip(starts, _in_order(lambda s: chunk(s, read), starts), strict=True):
+        # Many chunks ahead while the table does not exist yet, few once it does.
+        evaluated = _in_order(
+            lambda s: chunk(s, read), starts, lambda: WORKERS if coded.done() else AHEAD
+        )
+        for start, columns in zip(starts, evaluated, strict=True):
             ids = coded.result()
             if writer is None:  # the table's columns, once the ids' hash table is freed
                 writer = TableWriter(len(frame) * len(CLAUSES), ids.codes, ids.texts)
@@ -830,20 +835,18 @@ def evaluate_frame(
     return writer.table()
 
 
-def _in_order(work, items):
+def _in_order(work, items, ahead):
     """``work(item)`` for each item, in order, on :data:`WORKERS` threads (numpy and Arrow
-    release the GIL in their loops), with at most two results waiting at a time."""
-    items = list(items)
+    release the GIL in their loops), with at most ``ahead()`` results computed ahead."""
+    items = deque(items)
     if len(items) == 1 or WORKERS == 1:
         yield from map(work, items)
         return
     with ThreadPoolExecutor(WORKERS) as pool:
-        pending = deque(pool.submit(work, item) for item in items[:WORKERS])
-        for item in items[WORKERS:]:
-            result = pending.popleft().result()
-            pending.append(pool.submit(work, item))
-            yield result
-        while pending:
+        pending = deque()
+        while items or pending:
+            while items and len(pending) < max(1, ahead()):
+                pending.append(pool.submit(work, items.popleft()))
             yield pending.popleft().result()
 
 
