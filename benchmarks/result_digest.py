@@ -93,7 +93,12 @@ def check_unchanged() -> list[str]:
     notes = [
         f"Results unchanged: every column of evaluate_frame on the {recorded['members']:,} "
         f"members ({recorded['rows']:,} rows; series '{recorded['series']}', payment from "
-        f"{recorded['as_of']}) has the digest recorded at commit {recorded['commit'][:7]}."
+        f"{recorded['as_of']}) has the digest recorded at commit {recorded['commit'][:7]}"
+        + "".join(
+            f" ({name}: at {commit[:7]})"
+            for name, commit in recorded.get("columns_recorded_at", {}).items()
+        )
+        + "."
     ]
     if new:
         notes.append(f"Columns added since the record (not compared): {new}.")
