@@ -415,8 +415,14 @@ class FrameIds:
 def frame_id_text(ids: pd.Series) -> FrameIds:
     """The ids of a whole frame as text, not yet coded (no repeated id known)."""
     text, decimal = _id_text(ids)
-    none = np.zeros(len(ids), dtype=bool)
-    return FrameIds(_arrow_strings(text), decimal, DuplicateIds(none, none.astype(np.int64), ()))
+    return FrameIds(_arrow_strings(text), decimal, _no_duplicates(len(ids)))
+
+
+def _no_duplicates(count: int) -> DuplicateIds:
+    """No id repeated among ``count`` rows (read-only arrays of no memory)."""
+    return DuplicateIds(
+        np.broadcast_to(np.False_, count), np.broadcast_to(np.int64(-1), count), ()
+    )
 
 
 def code_frame_ids(ids: FrameIds) -> FrameIds:
@@ -437,13 +443,15 @@ def code_frame_ids(ids: FrameIds) -> FrameIds:
     pa.default_memory_pool().release_unused()  # the hash table's pages, back to the system
     counts = np.bincount(codes[counted], minlength=len(texts))
     repeated = counted & (counts[codes] > 1)
-    group = np.full(len(codes), -1, dtype=np.int64)
     rows = np.flatnonzero(repeated)
-    rows = rows[np.argsort(codes[rows], kind="stable")]  # grouped by id, each ascending
-    groups = np.split(rows, np.flatnonzero(np.diff(codes[rows])) + 1) if len(rows) else []
-    for number, members in enumerate(groups):
-        group[members] = number
-    duplicates = DuplicateIds(repeated, group, tuple(groups))
+    duplicates = _no_duplicates(len(codes))  # the usual case
+    if len(rows):
+        group = np.full(len(codes), -1, dtype=np.int64)
+        rows = rows[np.argsort(codes[rows], kind="stable")]  # grouped by id, each ascending
+        groups = np.split(rows, np.flatnonzero(np.diff(codes[rows])) + 1)
+        for number, members in enumerate(groups):
+            group[members] = number
+        duplicates = DuplicateIds(repeated, group, tuple(groups))
     texts = pd.Series(pd.arrays.ArrowStringArray(texts))
     return FrameIds(ids.text, ids.decimal, duplicates, codes, texts)
 
