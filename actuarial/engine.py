@@ -771,7 +771,7 @@ def evaluate(
     results = evaluate_members(members, guides, as_of, readings, law)
     rows = member_clauses(results, 0)
     return Evaluation(
-        member_id=str(members.member_id.iloc[0]),
+        member_id=str(members.member_id.array[0]),
         age_months=int(results.age_months[0]),
         covered=bool(results.covered[0]),
         readings=results.readings,

@@ -846,7 +846,7 @@ def _parse_one(values: list, source: str, row: int) -> MemberArrays:
         error = _row_error(source, row, who, problems)
     return MemberArrays(
         row=np.array([row]),
-        member_id=pd.Series([id_text], dtype="string", name="member_id"),
+        member_id=pd.Series([id_text], dtype=pd.StringDtype(), name="member_id"),
         birth_date=birth,
         entry_date=entry,
         separation_date=separation,

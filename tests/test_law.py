@@ -429,3 +429,36 @@ def test_a_hostile_law_file_in_a_real_process_is_an_error_line_not_a_traceback(t
     )  # fmt: skip
     assert done.returncode == 1 and not out.exists()
     assert done.stderr == f"error: {bill}:1: {DEEPER}reached 100,001)\n"
+
+
+# ------------------------------------------------------- what is computed once per law
+@pytest.mark.parametrize("count", [1, 4, 64, 65, 1_000])
+def test_a_look_up_gives_the_same_values_on_few_dates_and_on_many(count):
+    law = shipped_law()
+    dates = np.datetime64("2000-01-01") + np.arange(count) * 9_000 // count
+    for name in PARAMETERS:
+        values = law.value(name, dates)
+        assert values.shape == (count,)
+        assert values.tolist() == [law.value_on(name, day) for day in dates.tolist()]
+
+
+def test_the_change_dates_computed_once_cannot_be_changed_by_a_caller():
+    law = shipped_law()
+    dates = law.change_dates("separation date")
+    with pytest.raises(ValueError, match="read-only"):
+        dates[0] = np.datetime64("2001-01-01")
+    assert law.change_dates("separation date") is dates  # computed once
+    every_start = {entry.effective_from for entries in law.entries.values() for entry in entries}
+    assert law.change_dates().tolist() == sorted(every_start)
+
+
+def test_the_minimums_reach_is_the_callers_own_array():
+    from actuarial.law.minimum import minimum_reaches
+    from actuarial.law.readings import Readings
+
+    reaches = minimum_reaches(["a", "b", "c", "d"], Readings(minimum_applies_to="a"))
+    assert reaches.tolist() == [True, False, False, False]
+    reaches[:] = True
+    assert minimum_reaches(("a", "b", "c", "d"), Readings(minimum_applies_to="a")).tolist() == [
+        True, False, False, False,
+    ]  # fmt: skip

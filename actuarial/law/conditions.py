@@ -47,6 +47,9 @@ class Condition:
     # by default the parameter's value; a reading may set it (I-5).
     value: Callable[[Mapping, object], object] | None = field(default=None, compare=False)
 
+    def __hash__(self) -> int:  # equal conditions have equal ids: a cheap key of caches
+        return hash(self.id)
+
     def value_in(self, law_values: Mapping, readings) -> object:
         if self.value is not None:
             return self.value(law_values, readings)
@@ -114,6 +117,9 @@ class Clause:
     rule: Callable  # rule(situation, law_on, readings) -> ClauseOutcome
     variants: tuple[Variant, ...] = NO_VARIANT
     reduced: bool = False  # True: the actuarial reduction of a guide applies (inciso (c))
+
+    def __hash__(self) -> int:  # equal clauses have equal ids: a cheap key of caches
+        return hash(self.id)
 
 
 class _Values(dict):

@@ -8,6 +8,8 @@ results are asked for (``as_of``) and the annuity's start date.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from actuarial.law.readings import Readings
@@ -21,6 +23,11 @@ def minimum_reaches(clause_ids, readings: Readings) -> np.ndarray:
     The text sets the minimum in inciso (a) «para todas las pensiones»; by default it is
     read to reach every Chapter 2 annuity.
     """
+    return _reaches(tuple(clause_ids), readings).copy()
+
+
+@lru_cache(maxsize=64)
+def _reaches(clause_ids: tuple[str, ...], readings: Readings) -> np.ndarray:
     return np.array([readings.minimum_applies_to == "all" or c == "a" for c in clause_ids])
 
 
