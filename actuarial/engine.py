@@ -305,12 +305,16 @@ class MemberResults:
     def law_values(self, position: int) -> dict:
         """The law in force for member ``position``: on the separation date, and for the
         parameters selected by the payment date, on ``as_of``."""
-        start = self.law_periods[self.law_period[position]]
-        values = self.law.values_on(start.astype("datetime64[D]").item())
-        for name in values:
-            if PARAMETERS[name].selected_by == "payment date":
-                values[name] = self.law.value_on(name, self.as_of)
-        return values
+        start = self.law_periods[self.law_period[position]].astype("datetime64[D]").item()
+
+        def compute():
+            values = self.law.values_on(start)
+            for name in values:
+                if PARAMETERS[name].selected_by == "payment date":
+                    values[name] = self.law.value_on(name, self.as_of)
+            return values
+
+        return dict(self.law.derived(("law_values", start, self.as_of), compute))
 
     def columns(self) -> dict[str, np.ndarray | CodedText | pa.Array]:
         """The :data:`RESULT_COLUMNS`: one row per member and clause, one for an invalid member.

@@ -462,3 +462,32 @@ def test_the_minimums_reach_is_the_callers_own_array():
     assert minimum_reaches(("a", "b", "c", "d"), Readings(minimum_applies_to="a")).tolist() == [
         True, False, False, False,
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize("law", ["shipped", "amended"])
+def test_the_law_on_a_few_dates_reads_the_table_of_periods_as_look_ups_do(law, amendment):
+    from actuarial.law.parameters import LawOn
+
+    if law == "shipped":
+        law = shipped_law()
+    else:
+        law = load_law(
+            amendment(
+                entry("service_annuity.age", "2020-01-01", 67, "years"),
+                entry("high_risk.rate_at_age", "2024-07-01", 0.8, "rate"),
+                entry("minimum_monthly_pension", "2027-01-01", 600, "USD a month"),
+            )
+        )
+        assert len(law.periods()[0]) > 3
+    starts, _ = law.periods()
+    assert starts[0] == np.datetime64(law.first_date(), "D")
+    # Every change date, the day before it and the day after, a few at a time.
+    days = np.unique(np.concatenate([starts - 1, starts, starts + 1, law.change_dates()]))
+    days = days[days >= starts[0]]
+    for chunk in (days[:1], days[:3], days, days[-5:]):
+        on = LawOn(law, chunk)
+        assert on._period is not None  # read from the table of periods
+        for name in PARAMETERS:
+            np.testing.assert_array_equal(on[name], law.value(name, chunk))
+    with pytest.raises(LawError, match="has no value in force on 1990-03-31"):
+        LawOn(law, np.array(["1990-03-31"], dtype="datetime64[D]"))["service_annuity.age"]

@@ -397,6 +397,23 @@ class Law:
 
         return self.derived(("change_dates", selected_by), compute)
 
+    def periods(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """The law's periods from its first date (:meth:`first_date`, every parameter in
+        force) and each parameter's value in each of them: the start of each period
+        (datetime64[D], ascending) and, by parameter, its values (computed once per law)."""
+
+        def compute():
+            changes = self.change_dates()
+            first = np.datetime64(self.first_date(), "D")
+            starts = np.concatenate([[first], changes[changes > first]])
+            starts.flags.writeable = False
+            values = {name: self.value(name, starts) for name in self._series}
+            for array in values.values():
+                array.flags.writeable = False
+            return starts, values
+
+        return self.derived(("periods",), compute)
+
     def changes(self, name: str) -> np.ndarray:
         """The dates from which ``name`` takes each of its values (datetime64[D])."""
         return self._parameter(name).starts
@@ -522,16 +539,30 @@ def law_in_force(law=None) -> Law:
 
 
 class LawOn:
-    """A law's values on an array of dates, each parameter looked up once when first read."""
+    """A law's values on an array of dates, each parameter looked up once when first read.
+
+    On a few dates (at most 64: one member) on or after the law's first date, each value is
+    read from the table of the law's periods (:meth:`Law.periods`) by one period index for
+    every parameter, instead of one look-up per parameter.
+    """
 
     def __init__(self, law: Law, dates: np.ndarray):
         self.law = law
         self.dates = np.asarray(dates, dtype="datetime64[D]")
         self._values: dict[str, np.ndarray] = {}
+        self._period = None  # index into law.periods() of each date, where it is used
+        if 0 < self.dates.size <= _SMALL:
+            earliest = self.dates.min()  # NaT if a date is NaT
+            starts, _ = law.periods()
+            if not np.isnat(earliest) and earliest >= starts[0]:
+                self._period = starts.searchsorted(self.dates, "right") - 1
 
     def __getitem__(self, name: str) -> np.ndarray:
         if name not in self._values:
-            self._values[name] = self.law.value(name, self.dates)
+            if self._period is None or name not in PARAMETERS:
+                self._values[name] = self.law.value(name, self.dates)
+            else:
+                self._values[name] = self.law.periods()[1][name][self._period]
         return self._values[name]
 
 
