@@ -10,7 +10,7 @@ recomputed here.
 from __future__ import annotations
 
 from actuarial.dates import format_age
-from actuarial.law.conditions import render
+from actuarial.law.conditions import Renderer, render
 from actuarial.law.coverage import first_day_included
 from actuarial.members import GROUPS
 
@@ -116,26 +116,31 @@ def explain(results, position: int, lang: str = "en", clauses=None) -> list[str]
             )
         )
     else:
+        member_render = Renderer(law_values, **values)
         for column, row in enumerate(clauses):
-            lines.extend(_clause_lines(results, position, column, lang, values, law_values, row))
+            lines.extend(
+                _clause_lines(results, position, column, lang, law_values, row, member_render)
+            )
         lines.append(words["payment"].format(as_of=results.as_of))
     files = ", ".join(f"{f['file']} (sha256 {f['sha256']})" for f in results.law.provenance())
     lines.append(words["law"].format(files=files))
     lines.append(words["readings"])
-    lines.extend(_readings_lines(results.law, results.readings, lang, law_values))
+    lines.extend(_readings_lines(results, position, lang, law_values))
     return lines
 
 
-def _readings_lines(law, readings, lang: str, law_values: dict) -> tuple[str, ...]:
-    """The readings in force, described with the law values in force (once per law, readings,
-    language and values: :meth:`~actuarial.law.parameters.Law.derived`)."""
-    key = ("explain.readings", readings, lang, tuple(law_values.items()))
-    return law.derived(
-        key, lambda: tuple(f"  {line}" for line in readings.describe(lang, law_values))
+def _readings_lines(results, position: int, lang: str, law_values: dict) -> tuple[str, ...]:
+    """The readings in force, described with the law values in force for member ``position``
+    (:meth:`~actuarial.engine.MemberResults.law_values`: those of its period of the law and
+    of ``as_of``), once per law, period, ``as_of``, readings and language."""
+    period = results.law_periods[results.law_period[position]].item()
+    key = ("explain.readings", period, results.as_of, results.readings, lang)
+    return results.law.derived(
+        key, lambda: tuple(f"  {line}" for line in results.readings.describe(lang, law_values))
     )
 
 
-def _clause_lines(results, position, column, lang, values, law_values, row) -> list[str]:
+def _clause_lines(results, position, column, lang, law_values, row, member_render) -> list[str]:
     words = WORDS[lang]
     clause = results.clauses[column]
     eligible = row["eligible"]
@@ -145,9 +150,7 @@ def _clause_lines(results, position, column, lang, values, law_values, row) -> l
     for condition, passes in outcome.conditions:
         mark = "✓" if passes[position] else "✗"
         value = condition.value_in(law_values, results.readings)
-        lines.append(
-            f"  {mark} {render(condition.wording(lang).detail, law_values, value, **values)}"
-        )
+        lines.append(f"  {mark} {member_render(condition.wording(lang).detail, value)}")
     if not eligible:
         return lines
     if outcome.variant is not None:

@@ -68,6 +68,7 @@ _DAYS_PER_YEAR = 365.2425
 MEMBER_ID_MAX_LENGTH = 100  # characters; a longer id is an error on its row
 DATE_RANGE = (dt.date(1900, 1, 1), dt.date(2100, 12, 31))  # every date, both ends included
 _DATE_BOUNDS = tuple(np.datetime64(day, "D") for day in DATE_RANGE)
+_DAY_BOUNDS = tuple(int(day.astype(np.int64)) for day in _DATE_BOUNDS)  # days since 1970
 # Characters an id must not hold (code points, both ends included): C0 and C1 controls, DEL,
 # the line and paragraph separators. The frame parser matches them with Arrow (RE2), the
 # one-member parser with Python's re: both patterns are written from these ranges.
@@ -651,10 +652,25 @@ _ASCII_SPACE = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "  # the ASCII characters Arrow t
 _EPOCH_ORDINAL = dt.date(1970, 1, 1).toordinal()  # datetime64's day 0
 _DAYS_PER_400_YEARS = 146_097
 _NUMBERS = (int, float, np.integer, np.floating)
-_PYTHON_VALUES = (str, bool, int, float, dt.datetime, pd.Timestamp, type(None))
-_NUMPY_VALUES = (np.bool_, np.integer, np.floating)
 _EXACT_INTEGERS = 2**53  # an integer beyond this is left to parse_members
 _NUMBER_CHARACTERS = frozenset("0123456789+-.eE")
+
+
+class _IsoDate:
+    """A date given as a ``datetime.date``: read as its ISO text, as a file would hold it."""
+
+    __slots__ = ("day_number", "text")
+
+    def __init__(self, date: dt.date):
+        self.text = date.isoformat()
+        self.day_number = date.toordinal() - _EPOCH_ORDINAL
+
+    def __str__(self) -> str:
+        return self.text
+
+
+_PYTHON_VALUES = (str, bool, int, float, dt.datetime, pd.Timestamp, type(None), _IsoDate)
+_NUMPY_VALUES = (np.bool_, np.integer, np.floating)
 
 
 class _LeftToFrame(Exception):
@@ -744,6 +760,11 @@ def _parse_one(values: list, source: str, row: int) -> MemberArrays:
     member_id, birth, entry, separation, service, compensation, group, refunded = map(
         _checked, values
     )
+    # A date where no date is expected is its ISO text.
+    member_id, service, compensation, group, refunded = (
+        str(value) if type(value) is _IsoDate else value
+        for value in (member_id, service, compensation, group, refunded)
+    )
     problems: list[str] = []
 
     def flag(field, rule, value=None, shown=False):
@@ -775,11 +796,13 @@ def _parse_one(values: list, source: str, row: int) -> MemberArrays:
     if not too_long and _ID_CONTROL_PYTHON.search(id_text):
         flag("member_id", _ID_CONTROL_CHARACTERS, id_text, shown=True)
 
-    days = {}
+    days = {}  # day numbers, None where not a date
     dated = (("birth_date", birth), ("entry_date", entry), ("separation_date", separation))
     for name, value in dated:
         day = None
-        if isinstance(value, str):
+        if type(value) is _IsoDate:  # a date given as a date: its ISO text is exact
+            day, value = value.day_number, value.text
+        elif isinstance(value, str):
             day = _iso_day(_trimmed(value))
         elif isinstance(value, dt.datetime):
             kind = _timestamp_kind(value)
@@ -794,9 +817,9 @@ def _parse_one(values: list, source: str, row: int) -> MemberArrays:
             flag(name, _NO_TIME_ZONE if kind == 1 else _NO_TIME_OF_DAY, value, shown=True)
         elif day is None:
             flag(name, _NOT_A_DATE, value, shown=True)
-        days[name] = np.datetime64("NaT", "D") if day is None else np.datetime64(day, "D")
-        if day is not None and not _DATE_BOUNDS[0] <= days[name] <= _DATE_BOUNDS[1]:
-            flag(name, _DATE_OUTSIDE, days[name], shown=True)
+        days[name] = day
+        if day is not None and not _DAY_BOUNDS[0] <= day <= _DAY_BOUNDS[1]:
+            flag(name, _DATE_OUTSIDE, np.datetime64(day, "D"), shown=True)
 
     numbers = {}
     for name, value in (("credited_service", service), ("average_compensation", compensation)):
@@ -817,17 +840,20 @@ def _parse_one(values: list, source: str, row: int) -> MemberArrays:
     if abs(compensation) != np.inf and compensation > PLAUSIBLE.compensation_max:
         flag("average_compensation", _IMPLAUSIBLE, compensation, shown=True)
 
+    birth_day, entry_day, separation_day = days.values()
     birth, entry, separation = (
-        np.array([days[name]]) for name in ("birth_date", "entry_date", "separation_date")
+        np.array([day], dtype="datetime64[D]") for day in (birth_day, entry_day, separation_day)
     )
-    if birth[0] > entry[0]:
+    if None not in (birth_day, entry_day) and birth_day > entry_day:
         flag("birth_date", _AFTER_ENTRY, _Pair(birth, entry)[0], shown=True)
-    if entry[0] > separation[0]:
+    if None not in (entry_day, separation_day) and entry_day > separation_day:
         flag("entry_date", _AFTER_SEPARATION, _Pair(entry, separation)[0], shown=True)
-    if not (np.isnat(birth[0]) or np.isnat(separation[0]) or abs(service) == np.inf):
-        life_years = int((separation[0] - birth[0]).astype(np.int64)) / _DAYS_PER_YEAR
-        if service > life_years:
-            flag("credited_service", _LONGER_THAN_LIFE, service, shown=True)
+    if (
+        None not in (birth_day, separation_day)
+        and abs(service) != np.inf
+        and service > (separation_day - birth_day) / _DAYS_PER_YEAR
+    ):
+        flag("credited_service", _LONGER_THAN_LIFE, service, shown=True)
 
     group_code = _group_code(group)
     if group_code < 0 and not _blank(group):
@@ -912,7 +938,7 @@ def member_warnings(members: MemberArrays, payment_date: dt.date | None = None) 
 
 def _member_values(member) -> list:
     """The values of :data:`MEMBER_FIELDS` of a :class:`Member` or a mapping, in order; a
-    date (not a timestamp) as its ISO text, as a file would hold it."""
+    date (not a timestamp) as an :class:`_IsoDate` (its ISO text, as a file would hold it)."""
     if isinstance(member, Member):
         record = {name: getattr(member, name) for name in MEMBER_FIELDS}
     elif isinstance(member, Mapping):
@@ -927,16 +953,14 @@ def _member_values(member) -> list:
         raise MemberDataError(f"member: missing field(s) {missing}")
     values = [record[name] for name in MEMBER_FIELDS]
     return [
-        value.isoformat()
-        if isinstance(value, dt.date) and not isinstance(value, dt.datetime)
-        else value
-        for value in values
+        _IsoDate(v) if isinstance(v, dt.date) and not isinstance(v, dt.datetime) else v
+        for v in values
     ]
 
 
 def member_frame(member) -> pd.DataFrame:
     """A one-row frame from a :class:`Member` or a mapping of member fields."""
-    values = _member_values(member)
+    values = [str(v) if type(v) is _IsoDate else v for v in _member_values(member)]
     return pd.DataFrame(
         {name: [value] for name, value in zip(MEMBER_FIELDS, values, strict=True)}, dtype=object
     )

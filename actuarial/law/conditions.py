@@ -20,6 +20,7 @@ __all__ = [
     "ClauseOutcome",
     "Condition",
     "Situation",
+    "Renderer",
     "Variant",
     "Wording",
     "render",
@@ -147,12 +148,23 @@ class _Percents:
         return f"{number * 100:g}%"
 
 
+class Renderer:
+    """Fills wording templates with one set of law values in force and a member's values
+    (made once, then used for each of the member's conditions)."""
+
+    __slots__ = ("fields",)
+
+    def __init__(self, law_values: Mapping, **member):
+        self.fields = {"law": _Values(law_values), "pct": _Percents(law_values), **member}
+
+    def __call__(self, template: str, value=None) -> str:
+        if not template:
+            return ""
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        return template.format_map({**self.fields, "value": value})
+
+
 def render(template: str, law_values: Mapping, value=None, **member) -> str:
     """Fill a wording template with the law values in force and a member's values."""
-    if not template:
-        return ""
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return template.format(
-        law=_Values(law_values), pct=_Percents(law_values), value=value, **member
-    )
+    return Renderer(law_values, **member)(template, value)
