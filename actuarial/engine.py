@@ -752,6 +752,9 @@ def _clause_results(rows: list[dict]) -> tuple:
     return tuple(ClauseResult(**{name: row[name] for name in fields}) for row in rows)
 
 
+_DEFAULT_READINGS = Readings()
+
+
 def evaluate(
     member,
     guides: GuideSet,
@@ -772,6 +775,7 @@ def evaluate(
     members = parse_member(member, source="member")
     if not members.valid[0]:
         raise MemberDataError(members.error[0])
+    readings = _DEFAULT_READINGS if readings is None else readings  # not made anew per call
     results = evaluate_members(members, guides, as_of, readings, law)
     rows = member_clauses(results, 0)
     return Evaluation(
