@@ -304,8 +304,11 @@ class MemberResults:
 
     def law_values(self, position: int) -> dict:
         """The law in force for member ``position``: on the separation date, and for the
-        parameters selected by the payment date, on ``as_of``."""
+        parameters selected by the payment date, on ``as_of`` (computed once per period of
+        each: :meth:`Law.derived`)."""
         start = self.law_periods[self.law_period[position]].astype("datetime64[D]").item()
+        as_of = np.datetime64(self.as_of, "D")
+        paid_in = int(self.law.change_dates("payment date").searchsorted(as_of, "right"))
 
         def compute():
             values = self.law.values_on(start)
@@ -314,7 +317,7 @@ class MemberResults:
                     values[name] = self.law.value_on(name, self.as_of)
             return values
 
-        return dict(self.law.derived(("law_values", start, self.as_of), compute))
+        return dict(self.law.derived(("law_values", start, paid_in), compute))
 
     def columns(self) -> dict[str, np.ndarray | CodedText | pa.Array]:
         """The :data:`RESULT_COLUMNS`: one row per member and clause, one for an invalid member.

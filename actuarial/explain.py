@@ -125,16 +125,14 @@ def explain(results, position: int, lang: str = "en", clauses=None) -> list[str]
     files = ", ".join(f"{f['file']} (sha256 {f['sha256']})" for f in results.law.provenance())
     lines.append(words["law"].format(files=files))
     lines.append(words["readings"])
-    lines.extend(_readings_lines(results, position, lang, law_values))
+    lines.extend(_readings_lines(results, lang, law_values))
     return lines
 
 
-def _readings_lines(results, position: int, lang: str, law_values: dict) -> tuple[str, ...]:
-    """The readings in force, described with the law values in force for member ``position``
-    (:meth:`~actuarial.engine.MemberResults.law_values`: those of its period of the law and
-    of ``as_of``), once per law, period, ``as_of``, readings and language."""
-    period = results.law_periods[results.law_period[position]].item()
-    key = ("explain.readings", period, results.as_of, results.readings, lang)
+def _readings_lines(results, lang: str, law_values: dict) -> tuple[str, ...]:
+    """The readings in force, described with a member's law values in force (once per law,
+    law values, readings and language: :meth:`Law.derived`)."""
+    key = ("explain.readings", tuple(law_values.items()), results.readings, lang)
     return results.law.derived(
         key, lambda: tuple(f"  {line}" for line in results.readings.describe(lang, law_values))
     )

@@ -19,6 +19,7 @@ from test_unchanged_results import EXAMPLES, SWITCHED
 from actuarial.engine import ClauseResult, evaluate, evaluate_members, member_clauses
 from actuarial.explain import explain
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, load_guides
+from actuarial.law.parameters import Law, shipped_law
 from actuarial.law.readings import Readings
 from actuarial.members import parse_members
 from actuarial.synthetic import generate_members
@@ -84,3 +85,20 @@ def test_each_member_alone_gets_its_rows_of_the_table_and_its_explanation(
         errors += sum(result.error is not None for result in alone.clauses)
     if law is not None and law.name == "fifty.toml":
         assert errors > 0  # error cells were read, in their row-major order
+
+
+@pytest.mark.parametrize("order", [(0, 1), (1, 0)])
+def test_the_law_values_read_once_per_period_follow_the_as_of_across_a_change(member, order):
+    """The minimum in force on the day before 2013-07-01 and on that day, asked in either
+    order of the same law: what is computed once per period is not shared across periods."""
+    guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
+    shipped = shipped_law()
+    law = Law(shipped.files, shipped.entries)  # the shipped law, with caches of its own
+    assert law is not shipped and law == shipped
+    days = (dt.date(2013, 6, 30), dt.date(2013, 7, 1))
+    minimums = {}
+    for index in order:
+        result = evaluate(member(separation_date="2010-06-15"), guides, days[index], law=law)
+        (line,) = [line for line in result.explanation if line.startswith("  I-4 ")]
+        minimums[index] = line
+    assert "($0.00)" in minimums[0] and "($500.00)" in minimums[1]
