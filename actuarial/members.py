@@ -131,13 +131,14 @@ _NOT_TEXT = ("date", "datetime", "datetime64", "integer", "floating", "boolean",
 # The rules of the member fields, declared once: parse_members checks them on a frame
 # (vectorized), parse_member on one member (in Python); each problem reads
 # "'<field>' <rule> (got <value>)" (see _problem).
+_ISO_DATE = "YYYY-MM-DD"  # the one form of a date in text
 _REQUIRED = "is required"
 _ID_NOT_TEXT = "must be text or a whole number"
 _ID_TOO_LONG = f"must be at most {MEMBER_ID_MAX_LENGTH} characters"
 _ID_SPACED = "must not begin or end with white space"
 _ID_CONTROL_CHARACTERS = "must not contain control characters"
 _ID_NOT_UNIQUE = "must be unique in the file"
-_NOT_A_DATE = "must be a date YYYY-MM-DD"
+_NOT_A_DATE = f"must be a date {_ISO_DATE}"
 _NO_TIME_ZONE = "must be a date without a time zone"
 _NO_TIME_OF_DAY = "must be a date, without a time of day"
 _DATE_OUTSIDE = f"must be from {DATE_RANGE[0]} to {DATE_RANGE[1]}"
@@ -649,6 +650,7 @@ def parse_members(
 # numpy dates, Decimal, a number in text that Arrow cannot read, ...) is left to
 # parse_members on that frame: the same answer, at a frame's cost.
 _ASCII_SPACE = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "  # the ASCII characters Arrow trims
+_ISO_PART_LENGTHS = tuple(len(part) for part in _ISO_DATE.split("-"))
 _EPOCH_ORDINAL = dt.date(1970, 1, 1).toordinal()  # datetime64's day 0
 _DAYS_PER_400_YEARS = 146_097
 _NUMBERS = (int, float, np.integer, np.floating)
@@ -705,12 +707,13 @@ def _blank(value) -> bool:
 def _iso_day(text: str) -> int | None:
     """The day number (days since 1970-01-01) of an exact date ``YYYY-MM-DD`` in ASCII
     digits, year 0000 included (as Arrow reads a date32); None for any other text."""
-    if len(text) != 10 or text[4] != "-" or text[7] != "-":
+    parts = text.split("-", len(_ISO_PART_LENGTHS) - 1)
+    if tuple(map(len, parts)) != _ISO_PART_LENGTHS:
         return None
-    digits = text[:4] + text[5:7] + text[8:]
+    digits = "".join(parts)
     if not (digits.isascii() and digits.isdigit()):
         return None
-    year, month, day = int(digits[:4]), int(digits[4:6]), int(digits[6:])
+    year, month, day = map(int, parts)
     try:  # year 0 has the calendar of year 400, 146,097 days later
         date = dt.date(year or 400, month, day)
     except ValueError:

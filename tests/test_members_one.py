@@ -293,3 +293,16 @@ def test_dates_at_the_ends_of_the_range_are_days_of_the_range():
     assert parser._iso_day("1900-01-01") == first.astype(int)
     assert parser._iso_day("2100-12-31") == last.astype(int)
     assert parser._iso_day("0000-02-29") == np.datetime64("0000-02-29").astype(int)
+
+
+def test_the_source_and_row_are_named_as_the_frame_parser_names_them():
+    member = {**VALID_MEMBER, "member_id": "B-1", "group": "teacher", "refunded": "maybe"}
+    one = native_parse_at(member, "members.csv", 502)
+    frame = parse_members(member_frame(member), source="members.csv", first_row=502)
+    assert_same_arrays(one, frame)
+    assert one.error[0].startswith("members.csv row 502 (member 'B-1'): 'group' must be in ")
+    assert_same_arrays(parse_member(member, "members.csv", 502), frame)
+
+
+def native_parse_at(member, source: str, row: int) -> MemberArrays:
+    return parser._parse_one(parser._member_values(member), source, row)

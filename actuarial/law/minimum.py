@@ -23,12 +23,13 @@ def minimum_reaches(clause_ids, readings: Readings) -> np.ndarray:
     The text sets the minimum in inciso (a) «para todas las pensiones»; by default it is
     read to reach every Chapter 2 annuity.
     """
-    return _reaches(tuple(clause_ids), readings).copy()
+    return _reaching(tuple(clause_ids), readings.minimum_applies_to == "all").copy()
 
 
 @lru_cache(maxsize=64)
-def _reaches(clause_ids: tuple[str, ...], readings: Readings) -> np.ndarray:
-    return np.array([readings.minimum_applies_to == "all" or c == "a" for c in clause_ids])
+def _reaching(clause_ids: tuple[str, ...], every_clause: bool) -> np.ndarray:
+    """Which of ``clause_ids`` the minimum reaches (made once per clauses and reading)."""
+    return np.array([every_clause or clause == "a" for clause in clause_ids])
 
 
 def payment_dates(start_dates: np.ndarray, as_of) -> np.ndarray:
