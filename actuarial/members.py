@@ -680,7 +680,13 @@ class _LeftToFrame(Exception):
 
 
 def _checked(value):
-    """``value`` if the one-member parser reads its type, else :class:`_LeftToFrame`."""
+    """``value`` if the one-member parser reads its type, else :class:`_LeftToFrame`
+    (text that is not Unicode, with a lone surrogate, too: Arrow refuses it)."""
+    if type(value) is str and not value.isascii():
+        try:
+            value.encode()
+        except UnicodeEncodeError:
+            raise _LeftToFrame from None
     if type(value) in _PYTHON_VALUES or isinstance(value, _NUMPY_VALUES):
         return value
     raise _LeftToFrame

@@ -306,3 +306,14 @@ def test_the_source_and_row_are_named_as_the_frame_parser_names_them():
 
 def native_parse_at(member, source: str, row: int) -> MemberArrays:
     return parser._parse_one(parser._member_values(member), source, row)
+
+
+@pytest.mark.parametrize("field", MEMBER_FIELDS)
+@pytest.mark.parametrize("text", ["a\ud800b", "\udfff"])
+def test_text_that_is_not_unicode_is_refused_as_the_frame_parser_refuses_it(field, text):
+    member = {**VALID_MEMBER, field: text}
+    with pytest.raises(UnicodeEncodeError) as frame:
+        frame_parse(member)
+    with pytest.raises(UnicodeEncodeError) as one:
+        parse_member(member)
+    assert str(one.value) == str(frame.value)
