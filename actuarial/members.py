@@ -653,7 +653,6 @@ _ASCII_SPACE = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "  # the ASCII characters Arrow t
 _ISO_PART_LENGTHS = tuple(len(part) for part in _ISO_DATE.split("-"))
 _EPOCH_ORDINAL = dt.date(1970, 1, 1).toordinal()  # datetime64's day 0
 _DAYS_PER_400_YEARS = 146_097
-_NUMBERS = (int, float, np.integer, np.floating)
 _EXACT_INTEGERS = 2**53  # an integer beyond this is left to parse_members
 _NUMBER_CHARACTERS = frozenset("0123456789+-.eE")
 
