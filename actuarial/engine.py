@@ -47,8 +47,8 @@ from actuarial.members import (
     check_columns,
     code_frame_ids,
     frame_id_text,
-    member_frame,
     member_warnings,
+    parse_member,
     parse_members,
 )
 
@@ -350,13 +350,20 @@ class MemberResults:
 
     def law_values(self, position: int) -> dict:
         """The law in force for member ``position``: on the separation date, and for the
-        parameters selected by the payment date, on ``as_of``."""
-        start = self.law_periods[self.law_period[position]]
-        values = self.law.values_on(start.astype("datetime64[D]").item())
-        for name in values:
-            if PARAMETERS[name].selected_by == "payment date":
-                values[name] = self.law.value_on(name, self.as_of)
-        return values
+        parameters selected by the payment date, on ``as_of`` (computed once per period of
+        each: :meth:`Law.derived`)."""
+        start = self.law_periods[self.law_period[position]].astype("datetime64[D]").item()
+        as_of = np.datetime64(self.as_of, "D")
+        paid_in = int(self.law.change_dates("payment date").searchsorted(as_of, "right"))
+
+        def compute():
+            values = self.law.values_on(start)
+            for name in values:
+                if PARAMETERS[name].selected_by == "payment date":
+                    values[name] = self.law.value_on(name, self.as_of)
+            return values
+
+        return dict(self.law.derived(("law_values", start, paid_in), compute))
 
     def columns(self) -> dict[str, np.ndarray | CodedText | pa.Array]:
         """The :data:`RESULT_COLUMNS`: one row per member and clause, one for an invalid member.
@@ -906,27 +913,75 @@ class Evaluation:
         }
 
 
-def _clause_results(columns: dict) -> list:
-    """The rows of :meth:`MemberResults.columns` as :class:`ClauseResult` (Python values:
-    None for a missing value or an empty text)."""
-    fields = {}
-    for column in COLUMNS:
-        if not column.per_clause:
-            continue
-        values = columns[column.name]
-        if isinstance(values, CodedText):
-            texts = values.texts
-            values = [str(texts[code]) or None for code in values.codes.tolist()]
-        elif isinstance(values, pa.Array):
-            values = [text or None for text in values.to_pylist()]
-        elif values.dtype.kind == "M":
-            values = [None if np.isnat(day) else day.item() for day in values]
-        elif values.dtype.kind == "f":
-            values = [None if amount != amount else amount for amount in values.tolist()]
-        else:
-            values = values.tolist()
-        fields[column.name] = values
-    return [ClauseResult(*row) for row in zip(*fields.values(), strict=True)]
+def schedule_entries_text(entries) -> str:
+    """``YYYY-MM-DD amount; ...`` (cents) from (date, monthly amount) pairs: one member's
+    schedule, as :func:`schedule_text` writes it for the table."""
+    return "; ".join(f"{date} {amount:.2f}" for date, amount in entries)
+
+
+def member_clauses(results: MemberResults, position: int) -> list[dict]:
+    """Every per-clause column of member ``position`` (:data:`COLUMNS`), one mapping per
+    clause, as Python values (None for a missing value or an empty text), with the
+    ``payment_date``, the ``minimum_monthly`` in force on it and the ``schedule_entries``
+    (date, amount); read from the result arrays, without the table.
+    """
+    clause_count = len(results.clauses)
+    first = position * clause_count
+    cell_index = {  # column -> the eligible cell's index into the cell_* arrays
+        int(cell) - first: index
+        for index, cell in enumerate(results.cells.tolist())
+        if first <= cell < first + clause_count
+    }
+    errors_before = int(np.count_nonzero(results.error_mask.ravel()[:first]))
+    errors = iter(results.error_messages[errors_before:])  # in row-major order of the cells
+    has_error = results.error_mask[position].tolist()
+    eligible = results.eligible[position].tolist()
+    reasons = results.reason_texts[results.reason_codes[position]].tolist()
+    starts = results.start_date[position].tolist()  # dt.date, None for NaT
+    guide_index = results.guide_index[position].tolist()
+    amounts = {
+        name: getattr(results, name)[position].tolist()
+        for name in ("reduction_factor", "annual_amount", "monthly_amount", "minimum_topup")
+    }
+    rows = []
+    for column, clause in enumerate(results.clauses):
+        row = {
+            "clause": clause.id,
+            "eligible": eligible[column],
+            "reason": reasons[column] or None,
+            "start_date": starts[column],
+            **{name: None if v[column] != v[column] else v[column] for name, v in amounts.items()},
+            "guide_id": results.guides.guides[guide_index[column]].id
+            if guide_index[column] >= 0
+            else None,
+            "error": str(next(errors)) if has_error[column] else None,
+            "payment_date": None,
+            "minimum_monthly": 0.0,
+            "schedule_entries": [],
+        }
+        index = cell_index.get(column)
+        if index is not None:
+            row["payment_date"] = results.cell_payment_date[index].item()
+            row["minimum_monthly"] = float(results.cell_minimum_monthly[index])
+            row["schedule_entries"] = [
+                (dates[index].item(), float(amounts_from[index]))
+                for dates, amounts_from in zip(
+                    results.cell_schedule_dates, results.cell_schedule_amounts, strict=True
+                )
+                if not np.isnat(dates[index])
+            ]
+        row["schedule"] = schedule_entries_text(row["schedule_entries"]) or None
+        rows.append(row)
+    return rows
+
+
+def _clause_results(rows: list[dict]) -> tuple:
+    """The rows of :func:`member_clauses` as :class:`ClauseResult`."""
+    fields = ClauseResult.__slots__
+    return tuple(ClauseResult(**{name: row[name] for name in fields}) for row in rows)
+
+
+_DEFAULT_READINGS = Readings()
 
 
 def evaluate(
@@ -940,24 +995,26 @@ def evaluate(
     """Every clause for one member (a :class:`Member` or a mapping of its fields).
 
     A one-row call of :func:`evaluate_members` (the same rules on arrays of one member),
-    read from :meth:`MemberResults.columns` without building a DataFrame; invalid data
-    raises :class:`MemberDataError` with the same message the batch writes in ``error``.
+    parsed by :func:`~actuarial.members.parse_member` and read from the result arrays,
+    without a DataFrame; invalid data raises :class:`MemberDataError` with the same message
+    the batch writes in ``error``.
     """
     from actuarial.explain import explain
 
-    members = parse_members(member_frame(member), source="member")
+    members = parse_member(member, source="member")
     if not members.valid[0]:
         raise MemberDataError(members.error[0])
+    readings = _DEFAULT_READINGS if readings is None else readings  # not made anew per call
     results = evaluate_members(members, guides, as_of, readings, law)
-    clauses = tuple(_clause_results(results.columns()))
+    rows = member_clauses(results, 0)
     return Evaluation(
-        member_id=str(members.member_id.iloc[0]),
+        member_id=str(members.member_id.array[0]),
         age_months=int(results.age_months[0]),
         covered=bool(results.covered[0]),
         readings=results.readings,
         as_of=results.as_of,
         law_files=tuple(results.law.provenance()),
-        clauses=clauses,
-        explanation=tuple(explain(results, 0, lang)),
+        clauses=_clause_results(rows),
+        explanation=tuple(explain(results, 0, lang, rows)),
         warnings=tuple(filter(None, str(results.warnings[0]).split(WARNING_SEPARATOR))),
     )

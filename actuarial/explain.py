@@ -10,7 +10,7 @@ recomputed here.
 from __future__ import annotations
 
 from actuarial.dates import format_age
-from actuarial.law.conditions import render
+from actuarial.law.conditions import Renderer, render
 from actuarial.law.coverage import first_day_included
 from actuarial.members import GROUPS
 
@@ -75,10 +75,17 @@ WORDS = {
 }
 
 
-def explain(results, position: int, lang: str = "en") -> list[str]:
-    """Lines explaining every clause of member ``position`` of ``results``."""
+def explain(results, position: int, lang: str = "en", clauses=None) -> list[str]:
+    """Lines explaining every clause of member ``position`` of ``results``.
+
+    ``clauses``: the member's :func:`~actuarial.engine.member_clauses`, if already read.
+    """
     if lang not in LANGUAGES:
         raise ValueError(f"'lang' must be in {list(LANGUAGES)} (got {lang!r})")
+    if clauses is None:
+        from actuarial.engine import member_clauses
+
+        clauses = member_clauses(results, position)
     words = WORDS[lang]
     members = results.members
 
@@ -87,7 +94,7 @@ def explain(results, position: int, lang: str = "en") -> list[str]:
         return text.replace("y", "a") if lang == "es" else text
 
     values = {
-        "id": members.member_id.iloc[position],
+        "id": members.member_id.array[position],
         "birth": members.birth_date[position],
         "entry": members.entry_date[position],
         "sep": members.separation_date[position],
@@ -109,29 +116,39 @@ def explain(results, position: int, lang: str = "en") -> list[str]:
             )
         )
     else:
-        for column in range(len(results.clauses)):
-            lines.extend(_clause_lines(results, position, column, lang, values, law_values))
+        member_render = Renderer(law_values, **values)
+        for column, row in enumerate(clauses):
+            lines.extend(
+                _clause_lines(results, position, column, lang, law_values, row, member_render)
+            )
         lines.append(words["payment"].format(as_of=results.as_of))
     files = ", ".join(f"{f['file']} (sha256 {f['sha256']})" for f in results.law.provenance())
     lines.append(words["law"].format(files=files))
     lines.append(words["readings"])
-    lines.extend(f"  {line}" for line in results.readings.describe(lang, law_values))
+    lines.extend(_readings_lines(results, lang, law_values))
     return lines
 
 
-def _clause_lines(results, position, column, lang, values, law_values) -> list[str]:
+def _readings_lines(results, lang: str, law_values: dict) -> tuple[str, ...]:
+    """The readings in force, described with a member's law values in force (once per law,
+    law values, readings and language: :meth:`Law.derived`)."""
+    key = ("explain.readings", tuple(law_values.items()), results.readings, lang)
+    return results.law.derived(
+        key, lambda: tuple(f"  {line}" for line in results.readings.describe(lang, law_values))
+    )
+
+
+def _clause_lines(results, position, column, lang, law_values, row, member_render) -> list[str]:
     words = WORDS[lang]
     clause = results.clauses[column]
-    eligible = bool(results.eligible[position, column])
+    eligible = row["eligible"]
     status = words["eligible"] if eligible else words["not_eligible"]
     lines = [f"inciso ({clause.id}) {clause.title}: {status}"]
     outcome = results.outcomes[column]
     for condition, passes in outcome.conditions:
         mark = "✓" if passes[position] else "✗"
         value = condition.value_in(law_values, results.readings)
-        lines.append(
-            f"  {mark} {render(condition.wording(lang).detail, law_values, value, **values)}"
-        )
+        lines.append(f"  {mark} {member_render(condition.wording(lang).detail, value)}")
     if not eligible:
         return lines
     if outcome.variant is not None:
@@ -140,32 +157,26 @@ def _clause_lines(results, position, column, lang, values, law_values) -> list[s
     guide_index = results.guide_index[position, column]
     if clause.reduced and guide_index >= 0:
         lines.extend(_guide_lines(results, position, column, guide_index, words, lang))
-    error = results.error[position, column]
-    if error:
-        lines.append(f"  ! {error}")
+    if row["error"]:
+        lines.append(f"  ! {row['error']}")
         return lines
-    payment = results.payment_date[position, column]
+    payment = row["payment_date"]
     amount = words["amount"].format(
-        annual=results.annual_amount[position, column],
-        monthly=results.monthly_amount[position, column],
-        start=results.start_date[position, column],
+        annual=row["annual_amount"],
+        monthly=row["monthly_amount"],
+        start=row["start_date"],
         payment=payment,
     )
-    topup = results.minimum_topup[position, column]
-    minimum = results.minimum_monthly[position, column]
+    topup = row["minimum_topup"]
+    minimum = row["minimum_monthly"]
     if minimum > 0:
         if topup > 0:
             amount += words["topup"].format(minimum=minimum, payment=payment, topup=topup)
     else:
         amount += words["minimum_none"].format(payment=payment)
     lines.append("  " + amount)
-    entries = [
-        f"{dates[position, column]} {amounts[position, column]:.2f}"
-        for dates, amounts in zip(results.schedule_dates, results.schedule_amounts, strict=True)
-        if str(dates[position, column]) != "NaT"
-    ]
-    if len(entries) > 1:
-        lines.append("  " + words["schedule"].format(schedule="; ".join(entries)))
+    if len(row["schedule_entries"]) > 1:
+        lines.append("  " + words["schedule"].format(schedule=row["schedule"]))
     return lines
 
 

@@ -17,6 +17,7 @@ its row. Dates are calendar dates within :data:`DATE_RANGE`; amounts are finite 
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 
@@ -48,6 +49,7 @@ __all__ = [
     "frame_id_text",
     "frame_ids",
     "member_warnings",
+    "parse_member",
     "parse_members",
 ]
 
@@ -69,7 +71,15 @@ _DAYS_PER_YEAR = 365.2425
 MEMBER_ID_MAX_LENGTH = 100  # characters; a longer id is an error on its row
 DATE_RANGE = (dt.date(1900, 1, 1), dt.date(2100, 12, 31))  # every date, both ends included
 _DATE_BOUNDS = tuple(np.datetime64(day, "D") for day in DATE_RANGE)
-_ID_CONTROL = r"[\x00-\x1f\x7f-\x{9f}\x{2028}\x{2029}]"  # RE2
+_DAY_BOUNDS = tuple(int(day.astype(np.int64)) for day in _DATE_BOUNDS)  # days since 1970
+# Characters an id must not hold (code points, both ends included): C0 and C1 controls, DEL,
+# the line and paragraph separators. The frame parser matches them with Arrow (RE2), the
+# one-member parser with Python's re: both patterns are written from these ranges.
+_ID_CONTROL_RANGES = ((0x00, 0x1F), (0x7F, 0x9F), (0x2028, 0x2029))
+_ID_CONTROL = "[" + "".join(f"\\x{{{lo:x}}}-\\x{{{hi:x}}}" for lo, hi in _ID_CONTROL_RANGES) + "]"
+_ID_CONTROL_PYTHON = re.compile(
+    "[" + "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in _ID_CONTROL_RANGES) + "]"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +130,31 @@ WARNING_RULES = (
 WARNING_SEPARATOR = "; "  # between the warnings of one member (no message holds it)
 # Columns of these kinds (pandas.api.types.infer_dtype) hold no text: no cell is blank text.
 _NOT_TEXT = ("date", "datetime", "datetime64", "integer", "floating", "boolean", "empty")
+
+# The rules of the member fields, declared once: parse_members checks them on a frame
+# (vectorized), parse_member on one member (in Python); each problem reads
+# "'<field>' <rule> (got <value>)" (see _problem).
+_ISO_DATE = "YYYY-MM-DD"  # the one form of a date in text
+_REQUIRED = "is required"
+_ID_NOT_TEXT = "must be text or a whole number"
+_ID_TOO_LONG = f"must be at most {MEMBER_ID_MAX_LENGTH} characters"
+_ID_SPACED = "must not begin or end with white space"
+_ID_CONTROL_CHARACTERS = "must not contain control characters"
+_ID_NOT_UNIQUE = "must be unique in the file"
+_NOT_A_DATE = f"must be a date {_ISO_DATE}"
+_NO_TIME_ZONE = "must be a date without a time zone"
+_NO_TIME_OF_DAY = "must be a date, without a time of day"
+_DATE_OUTSIDE = f"must be from {DATE_RANGE[0]} to {DATE_RANGE[1]}"
+_NOT_A_NUMBER = "must be a number"
+_NOT_FINITE = "must be finite"
+_NEGATIVE = "must be >= 0"
+_NOT_POSITIVE = "must be > 0"
+_IMPLAUSIBLE = f"must be at most {PLAUSIBLE.compensation_max:,.0f} a year (a plausibility bound)"
+_AFTER_ENTRY = "must be on or before 'entry_date'"
+_AFTER_SEPARATION = "must be on or before 'separation_date'"
+_LONGER_THAN_LIFE = "must not exceed the member's age at separation"
+_GROUP_UNKNOWN = f"must be in {list(GROUPS)}"
+_REFUND_UNKNOWN = "must be true or false"
 
 
 class MemberDataError(ValueError):
@@ -215,10 +250,6 @@ def _arrow_text(series: pd.Series):
     return pc.utf8_trim_whitespace(array)
 
 
-_NO_TIME_ZONE = "must be a date without a time zone"
-_NO_TIME_OF_DAY = "must be a date, without a time of day"
-
-
 def _arrow_strings(series: pd.Series) -> pa.StringArray:
     """A column of text (missing kept) as one Arrow string array (no copy when it is one)."""
     array = pa.array(series, type=pa.string(), from_pandas=True)
@@ -254,17 +285,19 @@ def _timestamp_problems(series: pd.Series) -> list[tuple[np.ndarray, str]]:
         values = series.to_numpy()
         return [(present & (values != values.astype("datetime64[D]")), _NO_TIME_OF_DAY)]
     if series.dtype == object and len(series):
-
-        def kind(value):
-            if isinstance(value, dt.datetime | pd.Timestamp):
-                if value.tzinfo is not None:
-                    return 1
-                return 2 if value.time() != dt.time(0) else 0
-            return 0
-
-        kinds = _map_unique(series, kind)
+        kinds = _map_unique(series, _timestamp_kind)
         return [(kinds == 1, _NO_TIME_ZONE), (kinds == 2, _NO_TIME_OF_DAY)]
     return []
+
+
+def _timestamp_kind(value) -> int:
+    """0: not a timestamp, or one at midnight without a time zone (a date); 1: with a time
+    zone; 2: with a time of day."""
+    if isinstance(value, dt.datetime | pd.Timestamp):
+        if value.tzinfo is not None:
+            return 1
+        return 2 if value.time() != dt.time(0) else 0
+    return 0
 
 
 def _parse_dates(series: pd.Series) -> np.ndarray:
@@ -543,8 +576,7 @@ class _Length:
         self.texts = texts
 
     def __getitem__(self, index):
-        text = self.texts.iloc[index]
-        return _Literal(f"{len(text):,} characters")
+        return _Literal(f"{len(_at(self.texts, index)):,} characters")
 
 
 class _OtherRows:
@@ -561,6 +593,25 @@ class _OtherRows:
         more = f" and {total - len(others):,} more" if total > len(others) else ""
         rows = "row" if total == 1 else "rows"
         return _Note(f"also on {rows} {shown}{more}")
+
+
+def _problem(field: str, rule: str, note: str) -> str:
+    """One problem of a row: ``'<field>' <rule> (got <value>)``."""
+    return f"'{field}' {rule}{note}"
+
+
+def _who(blank_id: bool, decimal_id: bool, raw_id, id_text: str) -> str:
+    """The member a message is about: its id as given, or "no member_id"."""
+    if blank_id:
+        return "no member_id"
+    if decimal_id:
+        return f"member {_shown(raw_id)}"
+    return f"member {quoted(id_text)}"
+
+
+def _row_error(source: str, row: int, who: str, problems: list[str]) -> str:
+    """The error of an invalid row: where, who, and every problem it has."""
+    return f"{source} row {row} ({who}): " + "; ".join(problems)
 
 
 def parse_members(
@@ -596,27 +647,25 @@ def parse_members(
         duplicates = ids.duplicates
     arrow_ids = pc.fill_null(text, "")
     ids = pd.Series(pd.arrays.ArrowStringArray(text))
-    id_text = pd.Series(pd.arrays.ArrowStringArray(arrow_ids))
+    id_text = pd.Series(pd.arrays.ArrowStringArray(arrow_ids), name="member_id")
     trimmed = pc.utf8_trim_whitespace(arrow_ids)
     # Only an empty cell (or white space alone) is a missing id: no token ("NA") is one.
     id_blank = pc.equal(trimmed, "").to_numpy(zero_copy_only=False) & ~decimal
-    flag(id_blank, "member_id", "is required")
-    flag(decimal, "member_id", "must be text or a whole number", frame["member_id"])
+    flag(id_blank, "member_id", _REQUIRED)
+    flag(decimal, "member_id", _ID_NOT_TEXT, frame["member_id"])
     too_long = pc.greater(pc.utf8_length(arrow_ids), MEMBER_ID_MAX_LENGTH).to_numpy(
         zero_copy_only=False
     )
-    flag(
-        too_long, "member_id", f"must be at most {MEMBER_ID_MAX_LENGTH} characters", _Length(ids)
-    )
+    flag(too_long, "member_id", _ID_TOO_LONG, _Length(ids))
     spaced = pc.not_equal(arrow_ids, trimmed)
     flag(
         spaced.to_numpy(zero_copy_only=False) & ~id_blank & ~too_long,
         "member_id",
-        "must not begin or end with white space",
+        _ID_SPACED,
         id_text,
     )
     control = _has_control(arrow_ids)
-    flag(control & ~too_long, "member_id", "must not contain control characters", id_text)
+    flag(control & ~too_long, "member_id", _ID_CONTROL_CHARACTERS, id_text)
     if duplicates is None:
         duplicates = find_duplicates(lambda: [ids], MEMBER_ID_MAX_LENGTH)
         offset = 0
@@ -627,46 +676,41 @@ def parse_members(
     flag(
         duplicated & ~id_blank,
         "member_id",
-        "must be unique in the file",
+        _ID_NOT_UNIQUE,
         _OtherRows(duplicates, offset, first_row),
     )
 
     dates = {}
     for name in ("birth_date", "entry_date", "separation_date"):
         dates[name], blank, timestamp_problems = _dates(frame[name])
-        flag(blank, name, "is required")
+        flag(blank, name, _REQUIRED)
         not_date = ~blank & np.isnat(dates[name])
         for mask, rule in timestamp_problems:
             flag(mask & ~blank, name, rule, frame[name])
             not_date &= ~mask
-        flag(not_date, name, "must be a date YYYY-MM-DD", frame[name])
+        flag(not_date, name, _NOT_A_DATE, frame[name])
         outside = (dates[name] < _DATE_BOUNDS[0]) | (dates[name] > _DATE_BOUNDS[1])
-        flag(
-            outside,
-            name,
-            f"must be from {DATE_RANGE[0]} to {DATE_RANGE[1]}",
-            dates[name],
-        )
+        flag(outside, name, _DATE_OUTSIDE, dates[name])
     numbers = {}
     for name in ("credited_service", "average_compensation"):
         blank = blank_mask(frame[name])
         numbers[name] = _parse_numbers(frame[name])
-        flag(blank, name, "is required")
-        flag(~blank & np.isnan(numbers[name]), name, "must be a number", frame[name])
+        flag(blank, name, _REQUIRED)
+        flag(~blank & np.isnan(numbers[name]), name, _NOT_A_NUMBER, frame[name])
     service, compensation = numbers["credited_service"], numbers["average_compensation"]
-    flag(np.isinf(service), "credited_service", "must be finite", service)
-    flag(service < 0, "credited_service", "must be >= 0", service)
+    flag(np.isinf(service), "credited_service", _NOT_FINITE, service)
+    flag(service < 0, "credited_service", _NEGATIVE, service)
     flag(
         ~(compensation > 0) & ~np.isnan(compensation),
         "average_compensation",
-        "must be > 0",
+        _NOT_POSITIVE,
         compensation,
     )
-    flag(np.isinf(compensation), "average_compensation", "must be finite", compensation)
+    flag(np.isinf(compensation), "average_compensation", _NOT_FINITE, compensation)
     flag(
         np.isfinite(compensation) & (compensation > PLAUSIBLE.compensation_max),
         "average_compensation",
-        f"must be at most {PLAUSIBLE.compensation_max:,.0f} a year (a plausibility bound)",
+        _IMPLAUSIBLE,
         compensation,
     )
 
@@ -674,29 +718,29 @@ def parse_members(
     flag(
         birth > entry,
         "birth_date",
-        "must be on or before 'entry_date'",
+        _AFTER_ENTRY,
         _Pair(birth, entry),
     )
     flag(
         entry > separation,
         "entry_date",
-        "must be on or before 'separation_date'",
+        _AFTER_SEPARATION,
         _Pair(entry, separation),
     )
     life_years = (separation - birth).astype("timedelta64[D]").astype(float) / _DAYS_PER_YEAR
     flag(
         np.isfinite(service) & (service > life_years) & ~np.isnat(separation) & ~np.isnat(birth),
         "credited_service",
-        "must not exceed the member's age at separation",
+        _LONGER_THAN_LIFE,
         service,
     )
 
     group, blank = _map_unique_blank(frame["group"], _group_code)
-    flag((group < 0) & ~blank, "group", f"must be in {list(GROUPS)}", frame["group"])
-    flag(blank, "group", "is required")
+    flag((group < 0) & ~blank, "group", _GROUP_UNKNOWN, frame["group"])
+    flag(blank, "group", _REQUIRED)
     refunded, blank = _map_unique_blank(frame["refunded"], _refund_code)
-    flag((refunded < 0) & ~blank, "refunded", "must be true or false", frame["refunded"])
-    flag(blank, "refunded", "is required")
+    flag((refunded < 0) & ~blank, "refunded", _REFUND_UNKNOWN, frame["refunded"])
+    flag(blank, "refunded", _REQUIRED)
 
     error = np.full(count, "", dtype=object)
     bad = np.zeros(count, dtype=bool)
@@ -721,14 +765,9 @@ def parse_members(
                     note = _value_note(shown_values[number], position)
                 else:
                     note = _value_note(values, index)
-                messages.append(f"'{field}' {rule}{note}")
-            if id_blank[index]:
-                who = "no member_id"
-            elif decimal[index]:
-                who = f"member {_shown(raw_ids[position])}"
-            else:
-                who = f"member {quoted(ids[position])}"
-            error[index] = f"{source} row {rows[index]} ({who}): " + "; ".join(messages)
+                messages.append(_problem(field, rule, note))
+            who = _who(id_blank[index], decimal[index], raw_ids[position], ids[position])
+            error[index] = _row_error(source, rows[index], who, messages)
     return MemberArrays(
         row=rows,
         member_id=id_text.reset_index(drop=True),
@@ -740,6 +779,255 @@ def parse_members(
         group=np.asarray(group, dtype=np.int64),
         refunded=np.asarray(refunded) == 1,
         error=error,
+    )
+
+
+# ------------------------------------------------------------------------ one member
+# The one-member parser reads the values people pass in Python (text, numbers, booleans,
+# dates, timestamps, None and NaN) field by field, with the rules declared above, and gives
+# what parse_members gives on the member's one-row frame. Anything else (pandas' NA and NaT,
+# numpy dates, Decimal, a number in text that Arrow cannot read, ...) is left to
+# parse_members on that frame: the same answer, at a frame's cost.
+_ASCII_SPACE = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "  # the ASCII characters Arrow trims
+_ISO_PART_LENGTHS = tuple(len(part) for part in _ISO_DATE.split("-"))
+_EPOCH_ORDINAL = dt.date(1970, 1, 1).toordinal()  # datetime64's day 0
+_DAYS_PER_400_YEARS = 146_097
+_EXACT_INTEGERS = 2**53  # an integer beyond this is left to parse_members
+_NUMBER_CHARACTERS = frozenset("0123456789+-.eE")
+
+
+class _IsoDate:
+    """A date given as a ``datetime.date``: read as its ISO text, as a file would hold it."""
+
+    __slots__ = ("day_number", "text")
+
+    def __init__(self, date: dt.date):
+        self.text = date.isoformat()
+        self.day_number = date.toordinal() - _EPOCH_ORDINAL
+
+    def __str__(self) -> str:
+        return self.text
+
+
+_PYTHON_VALUES = (str, bool, int, float, dt.datetime, pd.Timestamp, type(None), _IsoDate)
+_NUMPY_VALUES = (np.bool_, np.integer, np.floating)
+
+
+class _LeftToFrame(Exception):
+    """A value the one-member parser leaves to :func:`parse_members`."""
+
+
+def _checked(value):
+    """``value`` if the one-member parser reads its type, else :class:`_LeftToFrame`
+    (text that is not Unicode, with a lone surrogate, too: Arrow refuses it)."""
+    if type(value) is str and not value.isascii():
+        try:
+            value.encode()
+        except UnicodeEncodeError:
+            raise _LeftToFrame from None
+    if type(value) in _PYTHON_VALUES or isinstance(value, _NUMPY_VALUES):
+        return value
+    raise _LeftToFrame
+
+
+def _missing(value) -> bool:
+    """None or NaN: a missing value (pandas.isna on the values the parser reads)."""
+    return value is None or (isinstance(value, float | np.floating) and value != value)
+
+
+def _trimmed(text: str) -> str:
+    """``text`` without white space at its ends, as Arrow trims it (the frame parser)."""
+    stripped = text.strip(_ASCII_SPACE)
+    if not stripped or (stripped[0] < "\x80" and stripped[-1] < "\x80"):
+        return stripped
+    return pc.utf8_trim_whitespace(pa.scalar(text, pa.string())).as_py()
+
+
+def _blank(value) -> bool:
+    """What :func:`blank_mask` says of a column holding ``value`` alone."""
+    return _missing(value) or (isinstance(value, str) and _trimmed(value) == "")
+
+
+def _iso_day(text: str) -> int | None:
+    """The day number (days since 1970-01-01) of an exact date ``YYYY-MM-DD`` in ASCII
+    digits, year 0000 included (as Arrow reads a date32); None for any other text."""
+    parts = text.split("-", len(_ISO_PART_LENGTHS) - 1)
+    if tuple(map(len, parts)) != _ISO_PART_LENGTHS:
+        return None
+    digits = "".join(parts)
+    if not (digits.isascii() and digits.isdigit()):
+        return None
+    year, month, day = map(int, parts)
+    try:  # year 0 has the calendar of year 400, 146,097 days later
+        date = dt.date(year or 400, month, day)
+    except ValueError:
+        return None
+    return date.toordinal() - _EPOCH_ORDINAL - (0 if year else _DAYS_PER_400_YEARS)
+
+
+def _number(value) -> float:
+    """A number field's value as parse_members reads it (NaN: missing or not a number)."""
+    if _missing(value) or isinstance(value, bool | np.bool_):
+        return np.nan
+    if isinstance(value, int | np.integer):
+        if abs(int(value)) > _EXACT_INTEGERS:
+            raise _LeftToFrame
+        return float(value)
+    if isinstance(value, float | np.floating):
+        return float(value)
+    if isinstance(value, str):
+        text = _trimmed(value)
+        if text == "":
+            return np.nan
+        try:
+            return pc.cast(pa.scalar(text, pa.string()), pa.float64()).as_py()
+        except pa.ArrowInvalid:
+            # parse_members then asks pandas, which reads ASCII digits, signs, a point and an
+            # exponent only: text with any other character is surely not a number.
+            if not set(text) <= _NUMBER_CHARACTERS:
+                return np.nan
+    raise _LeftToFrame
+
+
+def parse_member(member, source: str = "member", first_row: int = 1) -> MemberArrays:
+    """Parse and validate one member (a :class:`Member` or a mapping) in plain Python.
+
+    The same rules, messages and :class:`MemberArrays` (of length 1) as
+    :func:`parse_members` on the member's one-row frame (:func:`member_frame`), without
+    building the frame; a member is unique in its own input.
+    """
+    values = _member_values(member)
+    try:
+        return _parse_one(values, source, first_row)
+    except _LeftToFrame:
+        return parse_members(member_frame(member), source=source, first_row=first_row)
+
+
+def _parse_one(values: list, source: str, row: int) -> MemberArrays:
+    member_id, birth, entry, separation, service, compensation, group, refunded = map(
+        _checked, values
+    )
+    # A date where no date is expected is its ISO text.
+    member_id, service, compensation, group, refunded = (
+        str(value) if type(value) is _IsoDate else value
+        for value in (member_id, service, compensation, group, refunded)
+    )
+    problems: list[str] = []
+
+    def flag(field, rule, value=None, shown=False):
+        problems.append(_problem(field, rule, _value_note([value], 0) if shown else ""))
+
+    # member_id: text kept exactly as given; a whole number as its digits.
+    decimal_id = isinstance(member_id, float | np.floating | bool | np.bool_) and not _missing(
+        member_id
+    )
+    if decimal_id or _missing(member_id):
+        id_text = ""
+    elif isinstance(member_id, str):
+        id_text = member_id
+    elif isinstance(member_id, int | np.integer):
+        id_text = str(member_id)
+    else:
+        raise _LeftToFrame
+    trimmed_id = _trimmed(id_text)
+    blank_id = trimmed_id == "" and not decimal_id
+    too_long = len(id_text) > MEMBER_ID_MAX_LENGTH
+    if blank_id:
+        flag("member_id", _REQUIRED)
+    if decimal_id:
+        flag("member_id", _ID_NOT_TEXT, member_id, shown=True)
+    if too_long:
+        flag("member_id", _ID_TOO_LONG, _Length([id_text])[0], shown=True)
+    if id_text != trimmed_id and not blank_id and not too_long:
+        flag("member_id", _ID_SPACED, id_text, shown=True)
+    if not too_long and _ID_CONTROL_PYTHON.search(id_text):
+        flag("member_id", _ID_CONTROL_CHARACTERS, id_text, shown=True)
+
+    days = {}  # day numbers, None where not a date
+    dated = (("birth_date", birth), ("entry_date", entry), ("separation_date", separation))
+    for name, value in dated:
+        day = None
+        if type(value) is _IsoDate:  # a date given as a date: its ISO text is exact
+            day, value = value.day_number, value.text
+        elif isinstance(value, str):
+            day = _iso_day(_trimmed(value))
+        elif isinstance(value, dt.datetime):
+            kind = _timestamp_kind(value)
+            if kind == 0:
+                day = value.date().toordinal() - _EPOCH_ORDINAL
+        elif not _missing(value):
+            raise _LeftToFrame
+        blank = _blank(value)
+        if blank:
+            flag(name, _REQUIRED)
+        elif isinstance(value, dt.datetime) and kind:
+            flag(name, _NO_TIME_ZONE if kind == 1 else _NO_TIME_OF_DAY, value, shown=True)
+        elif day is None:
+            flag(name, _NOT_A_DATE, value, shown=True)
+        days[name] = day
+        if day is not None and not _DAY_BOUNDS[0] <= day <= _DAY_BOUNDS[1]:
+            flag(name, _DATE_OUTSIDE, np.datetime64(day, "D"), shown=True)
+
+    numbers = {}
+    for name, value in (("credited_service", service), ("average_compensation", compensation)):
+        numbers[name] = _number(value)
+        if _blank(value):
+            flag(name, _REQUIRED)
+        elif numbers[name] != numbers[name]:
+            flag(name, _NOT_A_NUMBER, value, shown=True)
+    service, compensation = numbers["credited_service"], numbers["average_compensation"]
+    if service in (np.inf, -np.inf):
+        flag("credited_service", _NOT_FINITE, service, shown=True)
+    if service < 0:
+        flag("credited_service", _NEGATIVE, service, shown=True)
+    if not compensation > 0 and compensation == compensation:
+        flag("average_compensation", _NOT_POSITIVE, compensation, shown=True)
+    if compensation in (np.inf, -np.inf):
+        flag("average_compensation", _NOT_FINITE, compensation, shown=True)
+    if abs(compensation) != np.inf and compensation > PLAUSIBLE.compensation_max:
+        flag("average_compensation", _IMPLAUSIBLE, compensation, shown=True)
+
+    birth_day, entry_day, separation_day = days.values()
+    birth, entry, separation = (
+        np.array([day], dtype="datetime64[D]") for day in (birth_day, entry_day, separation_day)
+    )
+    if None not in (birth_day, entry_day) and birth_day > entry_day:
+        flag("birth_date", _AFTER_ENTRY, _Pair(birth, entry)[0], shown=True)
+    if None not in (entry_day, separation_day) and entry_day > separation_day:
+        flag("entry_date", _AFTER_SEPARATION, _Pair(entry, separation)[0], shown=True)
+    if (
+        None not in (birth_day, separation_day)
+        and abs(service) != np.inf
+        and service > (separation_day - birth_day) / _DAYS_PER_YEAR
+    ):
+        flag("credited_service", _LONGER_THAN_LIFE, service, shown=True)
+
+    group_code = _group_code(group)
+    if group_code < 0 and not _blank(group):
+        flag("group", _GROUP_UNKNOWN, group, shown=True)
+    if _blank(group):
+        flag("group", _REQUIRED)
+    refund_code = -1 if _missing(refunded) else _refund_code(refunded)
+    if refund_code < 0 and not _blank(refunded):
+        flag("refunded", _REFUND_UNKNOWN, refunded, shown=True)
+    if _blank(refunded):
+        flag("refunded", _REQUIRED)
+
+    error = ""
+    if problems:
+        who = _who(blank_id, decimal_id, member_id, id_text)
+        error = _row_error(source, row, who, problems)
+    return MemberArrays(
+        row=np.array([row]),
+        member_id=pd.Series([id_text], dtype=pd.StringDtype(), name="member_id"),
+        birth_date=birth,
+        entry_date=entry,
+        separation_date=separation,
+        credited_service=np.array([service]),
+        average_compensation=np.array([compensation]),
+        group=np.array([group_code], dtype=np.int64),
+        refunded=np.array([refund_code == 1]),
+        error=np.array([error], dtype=object),
     )
 
 
@@ -799,12 +1087,13 @@ def member_warnings(members: MemberArrays, payment_date: dt.date | None = None) 
     return warnings
 
 
-def member_frame(member) -> pd.DataFrame:
-    """A one-row frame from a :class:`Member` or a mapping of member fields."""
+def _member_values(member) -> list:
+    """The values of :data:`MEMBER_FIELDS` of a :class:`Member` or a mapping, in order; a
+    date (not a timestamp) as an :class:`_IsoDate` (its ISO text, as a file would hold it)."""
     if isinstance(member, Member):
-        record = member.as_dict()
+        record = {name: getattr(member, name) for name in MEMBER_FIELDS}
     elif isinstance(member, Mapping):
-        record = dict(member)
+        record = member
     else:
         raise MemberDataError(
             f"member must be a Member or a mapping of {list(MEMBER_FIELDS)} "
@@ -813,10 +1102,16 @@ def member_frame(member) -> pd.DataFrame:
     missing = [name for name in MEMBER_FIELDS if name not in record]
     if missing:
         raise MemberDataError(f"member: missing field(s) {missing}")
-    values = {}
-    for name in MEMBER_FIELDS:
-        value = record[name]
-        if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
-            value = value.isoformat()
-        values[name] = [value]
-    return pd.DataFrame(values, dtype=object)
+    values = [record[name] for name in MEMBER_FIELDS]
+    return [
+        _IsoDate(v) if isinstance(v, dt.date) and not isinstance(v, dt.datetime) else v
+        for v in values
+    ]
+
+
+def member_frame(member) -> pd.DataFrame:
+    """A one-row frame from a :class:`Member` or a mapping of member fields."""
+    values = [str(v) if type(v) is _IsoDate else v for v in _member_values(member)]
+    return pd.DataFrame(
+        {name: [value] for name, value in zip(MEMBER_FIELDS, values, strict=True)}, dtype=object
+    )

@@ -25,9 +25,10 @@ from child import own_peak_rss, own_rss, settle_memory
 from support import generated_members, markdown_table
 
 from actuarial import evaluate, load_guides
-from actuarial.engine import evaluate_members
+from actuarial.engine import evaluate_members, member_clauses
+from actuarial.explain import explain
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES
-from actuarial.members import member_frame, parse_members
+from actuarial.members import member_frame, parse_member, parse_members
 
 AS_OF = dt.date(2026, 7, 1)
 
@@ -167,30 +168,52 @@ def main() -> None:
     for member in members[:20]:
         evaluate(member, guides, as_of=AS_OF)
     # CPU time (time.process_time): on a shared machine, wall time per call is mostly waiting.
-    stage_seconds = {"member_frame": 0.0, "parse_members": 0.0, "evaluate_members": 0.0}
-    for member in members:
-        started = time.process_time()
-        one = member_frame(member)
-        stage_seconds["member_frame"] += time.process_time() - started
-        started = time.process_time()
-        parsed = parse_members(one, source="member")
-        stage_seconds["parse_members"] += time.process_time() - started
-        started = time.process_time()
-        evaluate_members(parsed, guides, AS_OF)
-        stage_seconds["evaluate_members"] += time.process_time() - started
-    staged_total = sum(stage_seconds.values())
+    # The stages of evaluate, one member after the other as evaluate runs them; then, for
+    # comparison, the frame parser on the member's one-row frame (what evaluate used before).
+    stages = {
+        "parse_member (plain Python, no frame)": lambda state: parse_member(
+            state["member"], source="member"
+        ),
+        "evaluate_members": lambda state: evaluate_members(
+            state["parse_member (plain Python, no frame)"], guides, AS_OF
+        ),
+        "member_clauses (a ClauseResult's values, from the arrays)": lambda state: (
+            member_clauses(state["evaluate_members"], 0)
+        ),
+        "explain": lambda state: explain(
+            state["evaluate_members"],
+            0,
+            "en",
+            state["member_clauses (a ClauseResult's values, from the arrays)"],
+        ),
+    }
+    compared = {
+        "for comparison: member_frame + parse_members (one-row frame)": lambda state: (
+            parse_members(member_frame(state["member"]), source="member")
+        ),
+    }
+    stage_seconds = dict.fromkeys([*stages, *compared], 0.0)
+    for run in (stages, compared):
+        for member in members:
+            state = {"member": member}
+            for name, stage in run.items():
+                started = time.process_time()
+                state[name] = stage(state)
+                stage_seconds[name] += time.process_time() - started
+    staged_total = sum(stage_seconds[name] for name in stages)
     whole = time.process_time()
     for member in members:
         evaluate(member, guides, as_of=AS_OF)
     whole = time.process_time() - whole
-    rows = [[name, f"{1e3 * spent / len(members):.2f}"] for name, spent in stage_seconds.items()]
-    rows.append(
+    rows = [[name, f"{1e3 * spent / len(members):.3f}"] for name, spent in stage_seconds.items()]
+    rows.insert(
+        len(stages),
         [
-            "explanation and results (the rest of evaluate)",
-            f"{1e3 * (whole - staged_total) / len(members):.2f}",
-        ]
+            "the rest of evaluate (ClauseResult, Evaluation)",
+            f"{1e3 * (whole - staged_total) / len(members):.3f}",
+        ],
     )
-    rows.append(["evaluate, whole", f"{1e3 * whole / len(members):.2f}"])
+    rows.insert(len(stages) + 1, ["evaluate, whole", f"{1e3 * whole / len(members):.3f}"])
     print(f"## evaluate, one member per call ({len(members)} calls)\n")
     print(markdown_table(["stage", "CPU ms per call"], rows), end="\n\n")
     profiler = cProfile.Profile()

@@ -429,3 +429,65 @@ def test_a_hostile_law_file_in_a_real_process_is_an_error_line_not_a_traceback(t
     )  # fmt: skip
     assert done.returncode == 1 and not out.exists()
     assert done.stderr == f"error: {bill}:1: {DEEPER}reached 100,001)\n"
+
+
+# ------------------------------------------------------- what is computed once per law
+@pytest.mark.parametrize("count", [1, 4, 64, 65, 1_000])
+def test_a_look_up_gives_the_same_values_on_few_dates_and_on_many(count):
+    law = shipped_law()
+    dates = np.datetime64("2000-01-01") + np.arange(count) * 9_000 // count
+    for name in PARAMETERS:
+        values = law.value(name, dates)
+        assert values.shape == (count,)
+        assert values.tolist() == [law.value_on(name, day) for day in dates.tolist()]
+
+
+def test_the_change_dates_computed_once_cannot_be_changed_by_a_caller():
+    law = shipped_law()
+    dates = law.change_dates("separation date")
+    with pytest.raises(ValueError, match="read-only"):
+        dates[0] = np.datetime64("2001-01-01")
+    assert law.change_dates("separation date") is dates  # computed once
+    every_start = {entry.effective_from for entries in law.entries.values() for entry in entries}
+    assert law.change_dates().tolist() == sorted(every_start)
+
+
+def test_the_minimums_reach_is_the_callers_own_array():
+    from actuarial.law.minimum import minimum_reaches
+    from actuarial.law.readings import Readings
+
+    reaches = minimum_reaches(["a", "b", "c", "d"], Readings(minimum_applies_to="a"))
+    assert reaches.tolist() == [True, False, False, False]
+    reaches[:] = True
+    assert minimum_reaches(("a", "b", "c", "d"), Readings(minimum_applies_to="a")).tolist() == [
+        True, False, False, False,
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("law", ["shipped", "amended"])
+def test_the_law_on_a_few_dates_reads_the_table_of_periods_as_look_ups_do(law, amendment):
+    from actuarial.law.parameters import LawOn
+
+    if law == "shipped":
+        law = shipped_law()
+    else:
+        law = load_law(
+            amendment(
+                entry("service_annuity.age", "2020-01-01", 67, "years"),
+                entry("high_risk.rate_at_age", "2024-07-01", 0.8, "rate"),
+                entry("minimum_monthly_pension", "2027-01-01", 600, "USD a month"),
+            )
+        )
+        assert len(law.periods()[0]) > 3
+    starts, _ = law.periods()
+    assert starts[0] == np.datetime64(law.first_date(), "D")
+    # Every change date, the day before it and the day after, a few at a time.
+    days = np.unique(np.concatenate([starts - 1, starts, starts + 1, law.change_dates()]))
+    days = days[days >= starts[0]]
+    for chunk in (days[:1], days[:3], days, days[-5:]):
+        on = LawOn(law, chunk)
+        assert on._period is not None  # read from the table of periods
+        for name in PARAMETERS:
+            np.testing.assert_array_equal(on[name], law.value(name, chunk))
+    with pytest.raises(LawError, match="has no value in force on 1990-03-31"):
+        LawOn(law, np.array(["1990-03-31"], dtype="datetime64[D]"))["service_annuity.age"]

@@ -20,6 +20,7 @@ __all__ = [
     "ClauseOutcome",
     "Condition",
     "Situation",
+    "Renderer",
     "Variant",
     "Wording",
     "render",
@@ -46,6 +47,9 @@ class Condition:
     # The value the condition tests, from the law values in force (and the readings):
     # by default the parameter's value; a reading may set it (I-5).
     value: Callable[[Mapping, object], object] | None = field(default=None, compare=False)
+
+    def __hash__(self) -> int:  # equal conditions have equal ids: a cheap key of caches
+        return hash(self.id)
 
     def value_in(self, law_values: Mapping, readings) -> object:
         if self.value is not None:
@@ -115,6 +119,9 @@ class Clause:
     variants: tuple[Variant, ...] = NO_VARIANT
     reduced: bool = False  # True: the actuarial reduction of a guide applies (inciso (c))
 
+    def __hash__(self) -> int:  # equal clauses have equal ids: a cheap key of caches
+        return hash(self.id)
+
 
 class _Values(dict):
     """Formatting view of law values: ``{law[name]}`` gives a number as ``65`` not ``65.0``."""
@@ -141,12 +148,23 @@ class _Percents:
         return f"{number * 100:g}%"
 
 
+class Renderer:
+    """Fills wording templates with one set of law values in force and a member's values
+    (made once, then used for each of the member's conditions)."""
+
+    __slots__ = ("fields",)
+
+    def __init__(self, law_values: Mapping, **member):
+        self.fields = {"law": _Values(law_values), "pct": _Percents(law_values), **member}
+
+    def __call__(self, template: str, value=None) -> str:
+        if not template:
+            return ""
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        return template.format_map({**self.fields, "value": value})
+
+
 def render(template: str, law_values: Mapping, value=None, **member) -> str:
     """Fill a wording template with the law values in force and a member's values."""
-    if not template:
-        return ""
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return template.format(
-        law=_Values(law_values), pct=_Percents(law_values), value=value, **member
-    )
+    return Renderer(law_values, **member)(template, value)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from actuarial.law.conditions import render
+from actuarial.law.parameters import LawOn
 from actuarial.law.readings import Readings
 
 __all__ = [
@@ -56,8 +57,9 @@ def coverage_codes(entry_date, separation_date, law, readings: Readings) -> np.n
     first = np.datetime64(law.first_date(), "D")
     before_law = separation_date < first
     on = np.where(before_law, first, separation_date)
-    start = law.value("coverage.first_entry_on_or_after", on)
-    end = law.value("coverage.first_entry_before", on)
+    window = LawOn(law, on)
+    start = window["coverage.first_entry_on_or_after"]
+    end = window["coverage.first_entry_before"]
     before = entry_date < start if first_day_included(readings) else entry_date <= start
     return np.where(
         before | before_law, ENTERED_BEFORE, np.where(entry_date >= end, ENTERED_AFTER, COVERED)

@@ -58,6 +58,7 @@ LAW_FILE_MAX_BYTES = 256 * 1024
 LAW_TOML_MAX_DEPTH = 6
 LAW_TOML_MAX_KEYS = 2_000
 ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_SMALL = 64  # dates: up to this many, a parameter with one value is copied, not broadcast
 
 
 @dataclass(frozen=True, slots=True)
@@ -296,7 +297,11 @@ class _Series:
 
 @dataclass(frozen=True, slots=True)
 class Law:
-    """The law in force: every parameter's dated entries, and the files they came from."""
+    """The law in force: every parameter's dated entries, and the files they came from.
+
+    What only depends on the law (its change dates, first date, the values in force on a
+    date, the reason texts of its periods) is computed once per law (:meth:`derived`).
+    """
 
     files: tuple[LawFile, ...]
     entries: dict[str, tuple[Entry, ...]] = field(repr=False)
@@ -336,7 +341,9 @@ class Law:
                     f"({first.where(name)}) starts later"
                 ]
             )
-        if len(series.starts) == 1:  # one value for every date: no copy per date
+        if len(series.starts) == 1 and dates.size <= _SMALL:  # one value: a few copies
+            values = series.values.repeat(dates.size).reshape(dates.shape)
+        elif len(series.starts) == 1:  # one value for every date: no copy per date
             values = np.broadcast_to(series.values[0], dates.shape)
         else:
             looked_up = dates if known is None else np.where(known, dates, series.starts[0])
@@ -379,9 +386,33 @@ class Law:
         return self.values_on(max(self.change_dates()))
 
     def change_dates(self, selected_by: str | None = None) -> np.ndarray:
-        """Every date on which a parameter (selected by ``selected_by``) changes, ascending."""
-        names = [n for n in self._series if selected_by in (None, PARAMETERS[n].selected_by)]
-        return np.unique(np.concatenate([self._series[n].starts for n in names]))
+        """Every date on which a parameter (selected by ``selected_by``) changes, ascending
+        (a read-only array, computed once per law)."""
+
+        def compute():
+            names = [n for n in self._series if selected_by in (None, PARAMETERS[n].selected_by)]
+            dates = np.unique(np.concatenate([self._series[n].starts for n in names]))
+            dates.flags.writeable = False
+            return dates
+
+        return self.derived(("change_dates", selected_by), compute)
+
+    def periods(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+        """The law's periods from its first date (:meth:`first_date`, every parameter in
+        force) and each parameter's value in each of them: the start of each period
+        (datetime64[D], ascending) and, by parameter, its values (computed once per law)."""
+
+        def compute():
+            changes = self.change_dates()
+            first = np.datetime64(self.first_date(), "D")
+            starts = np.concatenate([[first], changes[changes > first]])
+            starts.flags.writeable = False
+            values = {name: self.value(name, starts) for name in self._series}
+            for array in values.values():
+                array.flags.writeable = False
+            return starts, values
+
+        return self.derived(("periods",), compute)
 
     def changes(self, name: str) -> np.ndarray:
         """The dates from which ``name`` takes each of its values (datetime64[D])."""
@@ -389,7 +420,10 @@ class Law:
 
     def first_date(self) -> dt.date:
         """The first date on which every parameter has a value."""
-        return max(entries[0].effective_from for entries in self.entries.values())
+        return self.derived(
+            ("first_date",),
+            lambda: max(entries[0].effective_from for entries in self.entries.values()),
+        )
 
     def amended(self, *sources) -> Law:
         """This law with the entries of each amendment file (a path) added, in order.
@@ -516,17 +550,31 @@ def _earliest_known(dates: np.ndarray):
 
 
 class LawOn:
-    """A law's values on an array of dates, each parameter looked up once when first read."""
+    """A law's values on an array of dates, each parameter looked up once when first read.
+
+    On a few dates (at most 64: one member) on or after the law's first date, each value is
+    read from the table of the law's periods (:meth:`Law.periods`) by one period index for
+    every parameter, instead of one look-up per parameter.
+    """
 
     def __init__(self, law: Law, dates: np.ndarray):
         self.law = law
         self.dates = np.asarray(dates, dtype="datetime64[D]")
         self._earliest_known = _earliest_known(self.dates)
         self._values: dict[str, np.ndarray] = {}
+        self._period = None  # index into law.periods() of each date, where it is used
+        if 0 < self.dates.size <= _SMALL:
+            earliest = self.dates.min()  # NaT if a date is NaT
+            starts, _ = law.periods()
+            if not np.isnat(earliest) and earliest >= starts[0]:
+                self._period = starts.searchsorted(self.dates, "right") - 1
 
     def __getitem__(self, name: str) -> np.ndarray:
         if name not in self._values:
-            self._values[name] = self.law._value(name, self.dates, *self._earliest_known)
+            if self._period is None or name not in PARAMETERS:
+                self._values[name] = self.law._value(name, self.dates, *self._earliest_known)
+            else:
+                self._values[name] = self.law.periods()[1][name][self._period]
         return self._values[name]
 
 
