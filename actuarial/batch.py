@@ -335,7 +335,9 @@ def _arrow_table(results: MemberResults, for_spreadsheets: bool = False) -> pa.T
     for name, values in results.columns().items():
         kind = WRITE_SCHEMA.field(name).type
         if isinstance(values, CodedText):
-            texts = pa.array(values.texts, type=pa.string(), from_pandas=True)
+            texts = values.texts
+            if not isinstance(texts, pa.Array):
+                texts = pa.array(texts, type=pa.string(), from_pandas=True)
             if for_spreadsheets:  # on the distinct texts (a member's id once, not per clause)
                 texts = _spreadsheet_safe(texts)
             if name == "member_id":  # one id per row

@@ -180,7 +180,7 @@ class CodedText:
     """A text column as codes into its texts: ``texts[codes]`` row by row."""
 
     codes: np.ndarray
-    texts: Sequence[str]  # a list, an array or a pandas Series of str
+    texts: Sequence[str]  # a list, a numpy or Arrow array, or a pandas Series of str
 
 
 _DAY_TEXTS_SPAN = (np.datetime64("1900-01-01", "D"), np.datetime64("2201-01-01", "D"))
@@ -563,10 +563,10 @@ class TableWriter:
     def _member_ids(self) -> pd.Categorical:
         positions = self.numbers["member_id"][: self.rows]
         if self.member_codes is None:  # the ids of every chunk, coded here
-            texts = pd.concat([chunk.texts for chunk in self.member_chunks], ignore_index=True)
-            codes, uniques = pd.factorize(texts)
-            positions = codes[positions]
-            self.member_texts = uniques
+            texts = pa.concat_arrays([chunk.texts for chunk in self.member_chunks])
+            coded = texts.dictionary_encode()
+            positions = coded.indices.to_numpy(zero_copy_only=False)[positions]
+            self.member_texts = pd.arrays.ArrowStringArray(coded.dictionary)
         categories = pd.Index(self.member_texts)
         kind = _pandas_code_type(len(categories))
         return pd.Categorical.from_codes(
@@ -628,7 +628,9 @@ def _reason_texts(outcomes, clauses, law: Law, periods: np.ndarray, readings):
         for outcome, clause in zip(outcomes, clauses, strict=True):
             firsts.append(len(reason_texts))
             reason_texts.extend(_reason_table(outcome, clause, law_values, readings))
-        return np.array(reason_texts, dtype=object), not_covered, tuple(firsts)
+        texts = np.array(reason_texts, dtype=object)
+        sorted_texts, rank = np.unique(texts, return_inverse=True)  # equal texts, one rank
+        return texts, not_covered, tuple(firsts), sorted_texts, rank
 
     declared = tuple(
         (clause, tuple(condition for condition, _ in outcome.conditions))
@@ -639,7 +641,9 @@ def _reason_texts(outcomes, clauses, law: Law, periods: np.ndarray, readings):
 
 def _reasons(outcomes, clauses, coverage, covered, period, law, periods, readings):
     """Reason codes (members, clauses) and their distinct texts ("" first)."""
-    texts, not_covered, firsts = _reason_texts(outcomes, clauses, law, periods, readings)
+    texts, not_covered, firsts, sorted_texts, rank = _reason_texts(
+        outcomes, clauses, law, periods, readings
+    )
     reason_codes = np.empty((len(covered), len(outcomes)), dtype=np.int32)
     every_member_covered = bool(covered.all())
     if not every_member_covered:
@@ -657,13 +661,14 @@ def _reasons(outcomes, clauses, coverage, covered, period, law, periods, reading
         if not every_member_covered:
             index = np.where(covered, index, uncovered)
         reason_codes[:, column] = index
-    # Distinct texts that occur, plus "" (sorted first: the code of invalid rows).
-    used = np.bincount(reason_codes.ravel(), minlength=len(texts)) > 0
-    used[0] = True
-    distinct, remap = np.unique(texts[used], return_inverse=True)
-    lookup = np.zeros(len(texts), dtype=_code_type(len(distinct)))
-    lookup[used] = remap
-    return lookup[reason_codes], distinct
+    # Distinct texts that occur, plus "" (sorted first: the code of invalid rows), by their
+    # ranks among the sorted texts (computed once per law): no string sorted here.
+    used = np.flatnonzero(np.bincount(reason_codes.ravel(), minlength=len(texts)))
+    used = np.union1d(used, [0])
+    ranks = np.unique(rank[used])
+    lookup = np.zeros(len(texts), dtype=_code_type(len(ranks)))
+    lookup[used] = np.searchsorted(ranks, rank[used])
+    return lookup[reason_codes], sorted_texts[ranks]
 
 
 def evaluate_members(
@@ -689,7 +694,10 @@ def evaluate_members(
     )
     covered = valid & (coverage == COVERED)
     high_risk_codes = [GROUPS.index(name) for name in HIGH_RISK_GROUPS]
-    seen = situation(members, readings, np.isin(members.group, high_risk_codes))
+    high_risk = np.zeros(count, dtype=bool)
+    for code in high_risk_codes:  # two codes: cheaper than np.isin's set machinery
+        high_risk |= members.group == code
+    seen = situation(members, readings, high_risk)
     # Every number comes from the law in force on the separation date; rows that are not
     # evaluated (invalid, not covered) read it on the law's first date and are blanked.
     first = np.datetime64(law.first_date(), "D")
@@ -1008,7 +1016,7 @@ def evaluate(
     results = evaluate_members(members, guides, as_of, readings, law)
     rows = member_clauses(results, 0)
     return Evaluation(
-        member_id=str(members.member_id.array[0]),
+        member_id=members.member_id[0].as_py(),
         age_months=int(results.age_months[0]),
         covered=bool(results.covered[0]),
         readings=results.readings,

@@ -94,7 +94,7 @@ def explain(results, position: int, lang: str = "en", clauses=None) -> list[str]
         return text.replace("y", "a") if lang == "es" else text
 
     values = {
-        "id": members.member_id.array[position],
+        "id": members.member_id[position].as_py(),
         "birth": members.birth_date[position],
         "entry": members.entry_date[position],
         "sep": members.separation_date[position],

@@ -187,7 +187,7 @@ class MemberArrays:
     """Parsed members as numpy arrays; ``error`` is ``""`` for a valid row."""
 
     row: np.ndarray  # 1-based data row in the input
-    member_id: pd.Series  # strings, "" where missing
+    member_id: pa.StringArray  # the ids as text, "" where missing
     birth_date: np.ndarray
     entry_date: np.ndarray
     separation_date: np.ndarray
@@ -770,7 +770,7 @@ def parse_members(
             error[index] = _row_error(source, rows[index], who, messages)
     return MemberArrays(
         row=rows,
-        member_id=id_text.reset_index(drop=True),
+        member_id=arrow_ids,
         birth_date=birth,
         entry_date=entry,
         separation_date=separation,
@@ -1019,7 +1019,7 @@ def _parse_one(values: list, source: str, row: int) -> MemberArrays:
         error = _row_error(source, row, who, problems)
     return MemberArrays(
         row=np.array([row]),
-        member_id=pd.Series([id_text], dtype=pd.StringDtype(), name="member_id"),
+        member_id=pa.array([id_text], type=pa.string()),
         birth_date=birth,
         entry_date=entry,
         separation_date=separation,
@@ -1045,7 +1045,8 @@ def member_warnings(members: MemberArrays, payment_date: dt.date | None = None) 
     young_limit = np.timedelta64(366 * PLAUSIBLE.entry_age_warn_below, "D")
     young = np.flatnonzero((members.entry_date - members.birth_date) < young_limit)
     entry_age = np.full(len(members), -1, dtype=np.int64)
-    entry_age[young] = age_in_months(members.birth_date[young], members.entry_date[young])
+    if len(young):
+        entry_age[young] = age_in_months(members.birth_date[young], members.entry_date[young])
     elapsed_years = (
         (members.separation_date - members.entry_date).astype("timedelta64[D]").astype(float)
         / _DAYS_PER_YEAR

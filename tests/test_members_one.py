@@ -56,7 +56,7 @@ def assert_same_arrays(one: MemberArrays, frame: MemberArrays) -> None:
     for name in MemberArrays.__slots__:
         mine, theirs = getattr(one, name), getattr(frame, name)
         if name == "member_id":
-            pd.testing.assert_series_equal(mine, theirs)
+            assert mine.equals(theirs), (mine, theirs)
             continue
         assert mine.dtype == theirs.dtype, (name, mine.dtype, theirs.dtype)
         assert mine.shape == theirs.shape == (1,), name

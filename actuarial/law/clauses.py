@@ -51,12 +51,16 @@ def situation(members, readings: Readings, high_risk: np.ndarray) -> Situation:
         birth_date=members.birth_date,
         separation_date=members.separation_date,
         # Invalid rows (NaN, inf) are never reported; zeros keep the arithmetic quiet.
-        credited_service=np.nan_to_num(members.credited_service, posinf=0.0, neginf=0.0),
-        average_compensation=np.nan_to_num(members.average_compensation, posinf=0.0, neginf=0.0),
+        credited_service=_finite_or_zero(members.credited_service),
+        average_compensation=_finite_or_zero(members.average_compensation),
         high_risk=high_risk,
         refunded=members.refunded,
         birthday=birthday,
     )
+
+
+def _finite_or_zero(values: np.ndarray) -> np.ndarray:
+    return np.where(np.isfinite(values), values, 0.0)
 
 
 def _outcome(clause, conditions, annual, start, variant=None) -> ClauseOutcome:
