@@ -219,11 +219,14 @@ def check_columns(columns, source: str) -> None:
         )
 
 
-def _text(series: pd.Series) -> pd.Series:
-    """A column as pandas strings (missing kept), whatever it was read as."""
+def _text(series: pd.Series, text_only: bool | None = None) -> pd.Series:
+    """A column as pandas strings (missing kept), whatever it was read as. ``text_only``:
+    whether the column is known to hold text and missing values only (None: look)."""
     if isinstance(series.dtype, pd.StringDtype):
         return series
-    if series.dtype == object and pd.api.types.infer_dtype(series, skipna=True) == "string":
+    if text_only is None:
+        text_only = series.dtype == object and _text_only(series)
+    if text_only:
         # Text and missing values only: one Arrow conversion in C, no Python per value.
         strings = pa.array(series.to_numpy(), type=pa.string(), from_pandas=True)
         return pd.Series(pd.arrays.ArrowStringArray(strings), index=series.index)
@@ -423,13 +426,18 @@ def _id_text(series: pd.Series) -> tuple[pd.Series, np.ndarray]:
     if pd.api.types.is_bool_dtype(series.dtype):
         decimal = series.notna().to_numpy(dtype=bool)
         return pd.Series(pd.NA, index=series.index, dtype="string"), decimal
-    text_only = series.dtype == object and pd.api.types.infer_dtype(series, skipna=True) == "string"
+    text_only = series.dtype == object and _text_only(series)
     if series.dtype == object and len(series) and not text_only:
         kinds = _map_unique(series, lambda v: isinstance(v, float | np.floating | bool | np.bool_))
         decimal = kinds.astype(bool) & series.notna().to_numpy(dtype=bool)
         if decimal.any():
             series = series.where(~decimal, None)
-    return _text(series), decimal
+    return _text(series, text_only), decimal
+
+
+def _text_only(series: pd.Series) -> bool:
+    """Whether an object column holds text and missing values only (one pass in C)."""
+    return pd.api.types.infer_dtype(series, skipna=True) == "string"
 
 
 @dataclass(frozen=True, slots=True)
