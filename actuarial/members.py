@@ -397,6 +397,10 @@ def _map_unique(series: pd.Series, mapping) -> np.ndarray:
 
 def _map_unique_blank(series: pd.Series, mapping) -> tuple[np.ndarray, np.ndarray]:
     """``mapping`` of each value and :func:`blank_mask`, both on each distinct value once."""
+    if series.dtype == bool:  # numpy booleans (a typed frame): never missing
+        values = series.to_numpy()
+        mapped = np.array([mapping(np.False_), mapping(np.True_)], dtype=np.int64)
+        return mapped[values.view(np.uint8)], np.zeros(len(values), dtype=bool)
     if isinstance(series.dtype, pd.StringDtype) and series.dtype.storage == "pyarrow":
         # Arrow strings (a typed frame): coded and blanked by Arrow, mapped in Python.
         coded = _arrow_strings(series).dictionary_encode()
