@@ -813,7 +813,7 @@ def evaluate_members(
     )
 
 
-FRAME_CHUNK = 32_768  # members parsed and evaluated at a time: the work arrays stay small
+FRAME_CHUNK = 65_536  # members parsed and evaluated at a time: the work arrays stay small
 WORKERS = min(2, os.cpu_count() or 1)  # threads evaluating chunks side by side
 AHEAD = 4  # chunks evaluated ahead of the table (while the ids are coded, before it exists)
 
