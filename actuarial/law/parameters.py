@@ -560,7 +560,7 @@ class LawOn:
     def __init__(self, law: Law, dates: np.ndarray):
         self.law = law
         self.dates = np.asarray(dates, dtype="datetime64[D]")
-        self._earliest_known = _earliest_known(self.dates)
+        self._earliest_known = None  # shared by the parameters looked up on the dates
         self._values: dict[str, np.ndarray] = {}
         self._period = None  # index into law.periods() of each date, where it is used
         if 0 < self.dates.size <= _SMALL:
@@ -572,6 +572,8 @@ class LawOn:
     def __getitem__(self, name: str) -> np.ndarray:
         if name not in self._values:
             if self._period is None or name not in PARAMETERS:
+                if self._earliest_known is None:
+                    self._earliest_known = _earliest_known(self.dates)
                 self._values[name] = self.law._value(name, self.dates, *self._earliest_known)
             else:
                 self._values[name] = self.law.periods()[1][name][self._period]
