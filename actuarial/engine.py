@@ -47,9 +47,9 @@ from actuarial.members import (
     check_columns,
     code_frame_ids,
     frame_id_text,
-    member_warnings,
     parse_member,
     parse_members,
+    warnings_and_where,
 )
 
 __all__ = [
@@ -306,6 +306,7 @@ class MemberResults:
     error_messages: np.ndarray  # the text of each cell of error_mask, in row-major order
     error_mask: np.ndarray
     warnings: np.ndarray  # per member: data-quality warnings, "" where none
+    warned: np.ndarray | None = None  # where a member has a warning (None: read warnings)
 
     def _spread(self, values: np.ndarray, blank) -> np.ndarray:
         full = np.full(self.eligible.shape, blank, dtype=values.dtype)
@@ -416,7 +417,7 @@ class MemberResults:
         codes, error_texts = pd.factorize(pd.Series(error_at, dtype=object))
         error_codes = np.zeros(rows, dtype=_code_type(len(error_texts) + 1))
         error_codes[has_error] = codes + 1
-        warned = self.warnings != ""
+        warned = self.warnings != "" if self.warned is None else self.warned
         warning_codes, warning_texts = pd.factorize(pd.Series(self.warnings[warned], dtype=object))
         if warned.any():
             member_warning = np.zeros(count, dtype=_code_type(len(warning_texts) + 1))
@@ -781,6 +782,7 @@ def evaluate_members(
         schedule_amounts.append(amount)
         previous = amount
     annual.ravel()[where] = round_cents(annual.ravel()[where])  # NaN elsewhere already
+    warnings, warned = warnings_and_where(members, as_of)
     return MemberResults(
         members=members,
         readings=readings,
@@ -809,7 +811,8 @@ def evaluate_members(
         guide_index=guide_index,
         error_messages=messages,
         error_mask=error_mask,
-        warnings=member_warnings(members, as_of),
+        warnings=warnings,
+        warned=warned,
     )
 
 

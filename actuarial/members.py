@@ -49,6 +49,7 @@ __all__ = [
     "frame_id_text",
     "frame_ids",
     "member_warnings",
+    "warnings_and_where",
     "parse_member",
     "parse_members",
 ]
@@ -791,6 +792,7 @@ def parse_members(
         group=np.asarray(group, dtype=np.int64),
         refunded=np.asarray(refunded) == 1,
         error=error,
+        _valid=~bad,  # not compared as Python strings
     )
 
 
@@ -1045,12 +1047,20 @@ def _parse_one(values: list, source: str, row: int) -> MemberArrays:
 
 def member_warnings(members: MemberArrays, payment_date: dt.date | None = None) -> np.ndarray:
     """Data-quality warnings per member: possible but suspicious facts ("" where none).
+    See :func:`warnings_and_where`."""
+    return warnings_and_where(members, payment_date)[0]
+
+
+def warnings_and_where(
+    members: MemberArrays, payment_date: dt.date | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Data-quality warnings per member: possible but suspicious facts ("" where none).
 
     Each names the field, the rule and the value: entry into the System before age
     :attr:`Plausible.entry_age_warn_below`; credited service longer than the time from entry
     to separation (it may include purchased service: a warning, not an error); separation
     after the payment date; compensation beyond the warning bounds of :data:`PLAUSIBLE`.
-    Invalid rows get none (their error says what is wrong).
+    Invalid rows get none (their error says what is wrong). Also where a member has one.
     """
     valid = members.valid
     # The age at entry, where it may be young: 366 days a year is an upper bound.
@@ -1097,7 +1107,7 @@ def member_warnings(members: MemberArrays, payment_date: dt.date | None = None) 
         warnings[index] = WARNING_SEPARATOR.join(
             f"{rule.opening} {detail(index)}" for rule, mask, detail in found if mask[index]
         )
-    return warnings
+    return warnings, any_warning
 
 
 def _member_values(member) -> list:
