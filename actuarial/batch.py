@@ -22,6 +22,7 @@ import csv
 import datetime as dt
 import json
 import sys
+import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -68,7 +69,7 @@ CSV_WRITE_OPTIONS = pa_csv.WriteOptions(batch_size=16_384)  # rows formatted at 
 CSV_BODY_OPTIONS = pa_csv.WriteOptions(batch_size=16_384, include_header=False)
 # Output rows formatted at a time by one of CSV_FORMAT_THREADS threads: 10 MB of text, so
 # that the last chunk's writing is shared too, and the text in memory small.
-CSV_SLICE_ROWS = 131_072
+CSV_SLICE_ROWS = 32_768
 CSV_FORMAT_THREADS = 2
 FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 # Members per chunk: small enough that a chunk's arrays reuse memory (500,000 was a
@@ -78,6 +79,9 @@ DEFAULT_CHUNK_ROWS = 250_000
 # ...and of bytes of text: a chunk ends early when its cells hold more, so long fields never
 # make a chunk much larger than this (250,000 generated members hold 22 MB).
 CHUNK_BYTES = 32 << 20
+# Members of the first chunk, computed while the first pass reads the ids: small, so that
+# its memory adds little to the pass's and writing starts soon.
+FIRST_CHUNK_ROWS = 32_768
 PARQUET_BATCH_ROWS = 1_024  # Parquet rows decoded at a time: a row group of 20,000 rows of
 # 40,000 characters peaked at 1.1 GB read 4,096 rows at a time, 0.6 GB 1,024 at a time.
 HEADER_BYTES = 1 << 20  # a CSV header line longer than this is not read whole
@@ -221,10 +225,15 @@ def _record_batches(path: Path, fmt: str, columns) -> Iterator[pa.RecordBatch]:
 
 
 def _batches(
-    path: Path, fmt: str, chunk_rows: int, date_as_object: bool = True
+    path: Path,
+    fmt: str,
+    chunk_rows: int,
+    date_as_object: bool = True,
+    first_rows: int | None = None,
 ) -> Iterator[pd.DataFrame]:
     """The member file in frames of ``chunk_rows`` rows (required columns only), or fewer
-    when their cells hold more than about :data:`CHUNK_BYTES`.
+    when their cells hold more than about :data:`CHUNK_BYTES`; the first frame of at most
+    ``first_rows`` rows.
 
     ``date_as_object=False``: Parquet date columns as datetime64, the engine's form, rather
     than a Python object per cell to build and convert back.
@@ -235,26 +244,37 @@ def _batches(
 
     pending: list[pa.RecordBatch] = []
     size = nbytes = 0
+    rows = min(first_rows or chunk_rows, chunk_rows)  # of the next frame
     for batch in _record_batches(path, fmt, list(MEMBER_FIELDS)):
         pending.append(batch)
         size += batch.num_rows
         nbytes += batch.nbytes
-        while size >= chunk_rows:  # a block read may hold many chunks
+        while size >= rows:  # a block read may hold many chunks
             table = pa.Table.from_batches(pending)
-            yield table.slice(0, chunk_rows).to_pandas(date_as_object=date_as_object)
-            rest = table.slice(chunk_rows)
+            yield table.slice(0, rows).to_pandas(date_as_object=date_as_object)
+            rest = table.slice(rows)
             pending, size = rest.to_batches(), rest.num_rows
             nbytes = sum(part.nbytes for part in pending)
+            rows = chunk_rows
         if nbytes >= CHUNK_BYTES and size:  # long fields: a chunk of fewer rows
             yield frame(pending)
-            pending, size, nbytes = [], 0, 0
+            pending, size, nbytes, rows = [], 0, 0, chunk_rows
     if pending:
         yield frame(pending)
 
 
-def _id_chunks(path: Path, fmt: str, chunk_rows: int) -> Iterator[pa.Array]:
-    """The member_id column alone, in chunks, as text (integer ids as their digits)."""
+class _Stopped(Exception):
+    """The first pass, stopped: the run ended before it did."""
+
+
+def _id_chunks(
+    path: Path, fmt: str, chunk_rows: int, stop: threading.Event | None = None
+) -> Iterator[pa.Array]:
+    """The member_id column alone, in chunks, as text (integer ids as their digits);
+    :class:`_Stopped` once ``stop`` is set."""
     for batch in _record_batches(path, fmt, ["member_id"]):
+        if stop is not None and stop.is_set():
+            raise _Stopped
         yield batch.column(0)
 
 
@@ -289,11 +309,35 @@ def _reading(path: Path, chunks: Iterator) -> Iterator:
         ) from error
 
 
-def _duplicated_in_file(path: Path, fmt: str, chunk_rows: int) -> DuplicateIds:
+def _duplicated_in_file(
+    path: Path, fmt: str, chunk_rows: int, stop: threading.Event | None = None
+) -> DuplicateIds:
     """The first pass: rows whose member_id occurs more than once in the whole file."""
     return find_duplicates(
-        lambda: _reading(path, _id_chunks(path, fmt, chunk_rows)), MEMBER_ID_MAX_LENGTH
+        lambda: _reading(path, _id_chunks(path, fmt, chunk_rows, stop)), MEMBER_ID_MAX_LENGTH
     )
+
+
+class _FirstPass:
+    """The first pass in a thread of its own, while the first chunk is computed."""
+
+    def __init__(self, path: Path, fmt: str, chunk_rows: int):
+        self.stop = threading.Event()
+        self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="actuarial-ids")
+        self.future = self.thread.submit(_duplicated_in_file, path, fmt, chunk_rows, self.stop)
+
+    def result(self) -> DuplicateIds:
+        return self.future.result()
+
+    def end(self) -> None:
+        """Stop the pass if it still runs (an error or an interruption), and wait for it."""
+        self.stop.set()
+        self.thread.shutdown(wait=True)
+
+
+def _none_repeated(count: int) -> DuplicateIds:
+    """No row repeated: the first chunk's ids, until the first pass says otherwise."""
+    return DuplicateIds(np.zeros(count, bool), np.full(count, -1, np.int64), ())
 
 
 def read_members(path) -> pd.DataFrame:
@@ -479,9 +523,6 @@ def run_batch(
     inputs += [Path(entry["file"]) for entry in law.provenance()]
     check_output(out_path, inputs)  # before anything is read
     _check_readable(members_path, fmt)
-    duplicates = _duplicated_in_file(members_path, fmt, chunk_rows)
-    total = len(duplicates)
-
     metadata = {
         b"actuarial.readings": json.dumps(readings.as_dict()).encode(),
         b"actuarial.guides": json.dumps(
@@ -492,11 +533,40 @@ def run_batch(
         b"actuarial.as_of": as_of.isoformat().encode(),
     }
     summary = BatchSummary(as_of=as_of, law_files=law.provenance())
+
+    def evaluated(frame: pd.DataFrame, first_row: int, duplicates: DuplicateIds):
+        members = parse_members(
+            frame, source=members_path.name, first_row=first_row, duplicates=duplicates
+        )
+        results = evaluate_members(members, guides, as_of, readings, law)
+        return results, _arrow_table(results, for_spreadsheets=out_fmt == "csv")
+
+    # The first chunk (a small one, so that writing starts early) is computed while the
+    # first pass reads every id, as if no id of it were repeated; computed again in the
+    # rare case that one is. Nothing is written before the first pass is complete.
+    chunks = _reading(
+        members_path,
+        _batches(members_path, fmt, chunk_rows, False, first_rows=FIRST_CHUNK_ROWS),
+    )
+    first_pass = _FirstPass(members_path, fmt, chunk_rows)
+    try:
+        try:
+            frame = next(chunks, None)
+            if frame is not None:
+                results, table = evaluated(frame, 1, _none_repeated(len(frame)))
+        except Exception:
+            first_pass.result()  # its error first, as when it ran alone
+            raise
+        duplicates = first_pass.result()
+    finally:
+        first_pass.end()
+    total = len(duplicates)
+    if frame is not None and duplicates.mask[: len(frame)].any():
+        results, table = evaluated(frame, 1, duplicates)
+
     with writing(out_path, inputs) as partial:
         sink = _appending(partial)
         output = _ParquetOutput(sink, metadata) if out_fmt == "parquet" else _CsvOutput(sink)
-        first_row = 1
-        chunks = _reading(members_path, _batches(members_path, fmt, chunk_rows, False))
         try:
             with tqdm(
                 total=total,
@@ -505,22 +575,17 @@ def run_batch(
                 desc="members",
                 leave=False,
             ) as bar:
-                for frame in chunks:
-                    count = len(frame)
-                    members = parse_members(
-                        frame,
-                        source=members_path.name,
-                        first_row=first_row,
-                        duplicates=duplicates,
-                    )
-                    results = evaluate_members(members, guides, as_of, readings, law)
+                first_row = 1
+                while frame is not None:
                     summary.add(results)
-                    table = _arrow_table(results, for_spreadsheets=out_fmt == "csv")
-                    del members, results
+                    del results
                     output.write(table)  # once the previous chunk is written
                     del table
-                    first_row += count
-                    bar.update(count)
+                    first_row += len(frame)
+                    bar.update(len(frame))
+                    frame = next(chunks, None)
+                    if frame is not None:
+                        results, table = evaluated(frame, first_row, duplicates)
                 output.close()
         except BaseException:
             output.abandon()
