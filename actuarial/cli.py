@@ -245,7 +245,7 @@ def member_file_options(command):
 
 @cli.command()
 @member_file_options
-@click.option("--chunk-rows", type=click.IntRange(1), default=250_000, show_default=True)
+@click.option("--chunk-rows", type=click.IntRange(1), default=125_000, show_default=True)
 @click.option("--progress/--no-progress", default=True, show_default=True)
 @law_options
 @guide_options
