@@ -451,36 +451,46 @@ def _appending(partial: Path) -> pa.NativeFile:
 
 class _Output:
     """The output file, written by a thread of its own: each chunk's results converted to
-    Arrow and written there while the main thread computes the next chunk. At most one
-    chunk waits; a failure of the thread is raised by the next call."""
+    Arrow and written there while the main thread computes the next chunk. Once a chunk
+    is handed over, the one before it is waited for (so at most two are in the thread's
+    hands, one of them being written); a failure of the thread is raised by the next call.
+    """
 
     def __init__(self, sink: pa.NativeFile, for_spreadsheets: bool):
         self.sink, self.for_spreadsheets = sink, for_spreadsheets
         self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="actuarial-write")
-        self.pending = None
+        self.pending: list = []
 
     def write(self, results: MemberResults) -> None:
-        """Write ``results`` in the thread, once the previous chunk is written."""
-        if self.pending is not None:
-            self.pending.result()
-        self.pending = self.thread.submit(self._write, [results])
+        """Hand ``results`` to the thread, then wait for the chunk before them."""
+        self.pending.append(self.thread.submit(self._write, [results]))
+        while len(self.pending) > 1:
+            self._wait(self.pending.pop(0))
 
-    def _write(self, holding: list) -> None:
+    @staticmethod
+    def _wait(written) -> None:
+        """Wait for a chunk: its conversion, and its writing when that goes on elsewhere."""
+        writing = written.result()
+        if writing is not None:
+            writing.result()
+
+    def _write(self, holding: list):
         """Convert the results, then let them go (the task holds its arguments until it
         ends): only their table stays while it is written."""
         results = holding.pop()
         members = len(results.members)
         table = _arrow_table(results, self.for_spreadsheets)
         del results
-        self.write_table(table, members)
+        return self.write_table(table, members)
 
-    def write_table(self, table: pa.Table, members: int) -> None:
+    def write_table(self, table: pa.Table, members: int):
+        """Write ``table``, or start writing it elsewhere and return that future."""
         raise NotImplementedError
 
     def close(self) -> None:
         """Write what is left; raises what a write raised."""
-        if self.pending is not None:
-            self.pending.result()
+        while self.pending:
+            self._wait(self.pending.pop(0))
         self.thread.submit(self.finish).result()  # in the thread, as every write
         self.thread.shutdown(wait=True)
 
@@ -529,13 +539,17 @@ class _ParquetOutput(_Output):
 
 class _CsvOutput(_Output):
     """CSV: slices of each chunk formatted by two threads at once (Arrow formats without
-    the GIL), appended in order. Each row's text depends on that row alone, so the file
-    is the one a single writer would write, byte for byte."""
+    the GIL), appended in order by a third, while the writing thread converts the next
+    chunk. Each row's text depends on that row alone, so the file is the one a single
+    writer would write, byte for byte."""
 
     def __init__(self, sink: pa.NativeFile):
         super().__init__(sink, for_spreadsheets=True)
         self.formatting = ThreadPoolExecutor(
             max_workers=CSV_FORMAT_THREADS, thread_name_prefix="actuarial-write-format"
+        )
+        self.appending = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="actuarial-write-append"
         )
         header = pa.BufferOutputStream()
         pa_csv.CSVWriter(header, WRITE_SCHEMA, write_options=CSV_WRITE_OPTIONS).close()
@@ -549,12 +563,14 @@ class _CsvOutput(_Output):
         writer.close()
         return text.getvalue()
 
-    def write_table(self, table: pa.Table, members: int) -> None:
+    def write_table(self, table: pa.Table, members: int):
         slices = [
             self.formatting.submit(self._formatted, table.slice(start, CSV_SLICE_ROWS))
             for start in range(0, table.num_rows, CSV_SLICE_ROWS)
         ]
-        del table
+        return self.appending.submit(self._append, slices)
+
+    def _append(self, slices: list) -> None:
         try:
             for formatted in slices:
                 self.sink.write(formatted.result())
@@ -565,10 +581,13 @@ class _CsvOutput(_Output):
     def close(self) -> None:
         super().close()
         self.formatting.shutdown(wait=True)
+        self.appending.shutdown(wait=True)
 
     def abandon(self) -> None:
         super().abandon()
-        self.formatting.shutdown(wait=True, cancel_futures=True)
+        self.formatting.shutdown(wait=False, cancel_futures=True)  # the appending ends
+        self.appending.shutdown(wait=True, cancel_futures=True)
+        self.formatting.shutdown(wait=True)
 
 
 def _read_ahead(chunks: Iterator, thread: ThreadPoolExecutor) -> Iterator:
