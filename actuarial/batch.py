@@ -5,9 +5,12 @@ is written through a temporary file of the run's own, renamed onto it only when 
 (:mod:`actuarial.output_files`). Required columns are checked before any output is written;
 member ids are checked for duplicates over the whole file first, in bounded memory
 (:mod:`actuarial.duplicate_ids`); then the file streams through the engine in chunks of
-bounded size (rows and bytes), with a progress bar, one thread writing as the next chunk is
-computed. Every cell is read as text (CSV) or as stored (Parquet; integer ids become their
-digits): only an empty cell is missing, no token ("NA", "null") is.
+bounded size (rows and bytes), with a progress bar. Threads beside the one that parses and
+evaluates: the first pass (while a small first chunk is computed), the reading of the next
+chunk, and the writing (conversion to Arrow; for CSV, two formatting threads and one
+appending in order). Every cell is read as text (CSV) or as stored (Parquet; integer ids
+become their digits): only an empty cell is missing, no token ("NA", "null") is; dates and
+numbers are typed as the members' parser types text (:func:`_typed`).
 
 In CSV output a text cell that a spreadsheet would evaluate (it begins with ``=``, ``+``,
 ``-``, ``@``, a tab or a carriage return) is written after an apostrophe, ``'=1+2``; the
