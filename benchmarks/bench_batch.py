@@ -162,7 +162,7 @@ def profile_stages(source: Path, out: Path, guides) -> tuple[float, list, dict[s
         profiler.runcall(run_batch, source, guides, out, progress=False)
     finally:
         batch_module.ThreadPoolExecutor = executor
-    thread_cpu["calling thread"] = time.thread_time() - started
+    thread_cpu["calling"] = time.thread_time() - started
     check(any("write" in kind for kind in thread_cpu), "profiled run_batch wrote nothing")
     merged = pstats.Stats(profiler)
     for each in profiles:
@@ -298,7 +298,8 @@ def run(members_count: int, repeat: int, pandas_to_csv: bool) -> Section:
         "run_batch's own thread parses and evaluates each chunk; beside it, one thread reads "
         "the ids for the first pass (while the first, small chunk is computed), one reads "
         "the next chunk and types its dates and numbers, one converts each chunk to Arrow "
-        "and writes it, and for CSV two format its text (Arrow formats without the GIL). "
+        "and writes it (Parquet) or has two threads format its text (Arrow formats without "
+        "the GIL) and one append it in order (CSV). "
         "cProfile profiles each thread apart (its clock is the wall clock, waits included), "
         "summed here; the CPU time of each kind of thread is shown below the stages.",
         "Checked before timing: the run_batch output equals evaluate_frame row for row "
