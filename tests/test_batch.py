@@ -313,7 +313,10 @@ def test_a_write_that_fails_in_the_writing_thread_is_raised_and_leaves_nothing(
     message = f"{out}: cannot write (No space left on device)"
     with pytest.raises(OutputFileError, match=exactly(message)):
         run(sample_members, half_percent_guides, out, chunk_rows=50)
-    assert len(writes) == 3 and all(name.startswith("actuarial-write") for name in writes)
+    # CSV: two threads format at once, so a chunk or two after the failing write may have
+    # begun; the run stops there all the same (313 members: 7 chunks of 50).
+    assert len(writes) == 3 if out_name == "out.parquet" else 3 <= len(writes) < 7
+    assert all(name.startswith("actuarial-write") for name in writes)
     assert sorted(path.name for path in tmp_path.iterdir()) == ["members.csv"]
 
 
