@@ -5,9 +5,12 @@ is written through a temporary file of the run's own, renamed onto it only when 
 (:mod:`actuarial.output_files`). Required columns are checked before any output is written;
 member ids are checked for duplicates over the whole file first, in bounded memory
 (:mod:`actuarial.duplicate_ids`); then the file streams through the engine in chunks of
-bounded size (rows and bytes), with a progress bar, one thread writing as the next chunk is
-computed. Every cell is read as text (CSV) or as stored (Parquet; integer ids become their
-digits): only an empty cell is missing, no token ("NA", "null") is.
+bounded size (rows and bytes), with a progress bar. Threads beside the one that parses and
+evaluates: the first pass (while a small first chunk is computed), the reading of the next
+chunk, and the writing (conversion to Arrow; for CSV, two formatting threads and one
+appending in order). Every cell is read as text (CSV) or as stored (Parquet; integer ids
+become their digits): only an empty cell is missing, no token ("NA", "null") is; dates and
+numbers are typed as the members' parser types text (:func:`_typed`).
 
 In CSV output a text cell that a spreadsheet would evaluate (it begins with ``=``, ``+``,
 ``-``, ``@``, a tab or a carriage return) is written after an apostrophe, ``'=1+2``; the
@@ -22,10 +25,12 @@ import csv
 import datetime as dt
 import json
 import sys
+import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import get_type_hints
 
 import numpy as np
 import pandas as pd
@@ -43,6 +48,7 @@ from actuarial.law.parameters import law_in_force, resolve_as_of
 from actuarial.members import (
     MEMBER_FIELDS,
     MEMBER_ID_MAX_LENGTH,
+    Member,
     MemberFileError,
     check_columns,
     parse_members,
@@ -65,20 +71,39 @@ WRITE_SCHEMA = pa.schema(
     ]
 )
 CSV_WRITE_OPTIONS = pa_csv.WriteOptions(batch_size=16_384)  # rows formatted at a time
+CSV_BODY_OPTIONS = pa_csv.WriteOptions(batch_size=16_384, include_header=False)
+# Output rows formatted at a time by one of CSV_FORMAT_THREADS threads: 10 MB of text, so
+# that the last chunk's writing is shared too, and the text in memory small.
+CSV_SLICE_ROWS = 32_768
+CSV_FORMAT_THREADS = 2
 FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
-# Members per chunk: small enough that a chunk's arrays reuse memory (500,000 was a
-# quarter slower), large enough for Parquet row groups of a million rows (smaller ones
-# make a larger file).
-DEFAULT_CHUNK_ROWS = 250_000
+# Members per chunk: small enough that a chunk's arrays reuse memory (at 10^6 members,
+# 125,000 had the kernel zero 40% fewer fresh pages than 250,000, 0.5 s of system time,
+# and peaked 25% lower; 500,000 was a quarter slower still). A Parquet row group holds
+# PARQUET_GROUP_CHUNKS chunks: a million rows (smaller groups make a larger file: 11%
+# larger with half a million rows).
+DEFAULT_CHUNK_ROWS = 125_000
+PARQUET_GROUP_CHUNKS = 2
 # ...and of bytes of text: a chunk ends early when its cells hold more, so long fields never
 # make a chunk much larger than this (250,000 generated members hold 22 MB).
 CHUNK_BYTES = 32 << 20
+# Members of the first chunk, computed while the first pass reads the ids (0.2-0.3 s at
+# 10^6 members; writing waits for the pass): about as many as are computed meanwhile, and
+# few enough that their memory adds little to the pass's.
+FIRST_CHUNK_ROWS = 65_536
 PARQUET_BATCH_ROWS = 1_024  # Parquet rows decoded at a time: a row group of 20,000 rows of
 # 40,000 characters peaked at 1.1 GB read 4,096 rows at a time, 0.6 GB 1,024 at a time.
 HEADER_BYTES = 1 << 20  # a CSV header line longer than this is not read whole
 # A text cell beginning so is a formula to a spreadsheet: written after an apostrophe in CSV.
 SPREADSHEET_FORMULA_START = r"^[=+\-@\t\r]"
 PROGRESS_FROM_ROWS = 100_000  # smaller files finish before a bar is worth drawing
+# Member fields read typed from CSV text where every cell of a chunk is a date or a number
+# (:func:`_typed`): those a Member holds as dates and as numbers.
+TYPED_FIELDS = {
+    name: {dt.date: pa.date32(), float: pa.float64()}[kind]
+    for name, kind in get_type_hints(Member).items()
+    if kind in (dt.date, float)
+}
 
 
 @dataclass(slots=True)
@@ -216,40 +241,87 @@ def _record_batches(path: Path, fmt: str, columns) -> Iterator[pa.RecordBatch]:
 
 
 def _batches(
-    path: Path, fmt: str, chunk_rows: int, date_as_object: bool = True
+    path: Path,
+    fmt: str,
+    chunk_rows: int,
+    date_as_object: bool = True,
+    first_rows: int | None = None,
+    typed: bool = False,
 ) -> Iterator[pd.DataFrame]:
     """The member file in frames of ``chunk_rows`` rows (required columns only), or fewer
-    when their cells hold more than about :data:`CHUNK_BYTES`.
+    when their cells hold more than about :data:`CHUNK_BYTES`; the first frame of at most
+    ``first_rows`` rows.
 
     ``date_as_object=False``: Parquet date columns as datetime64, the engine's form, rather
-    than a Python object per cell to build and convert back.
+    than a Python object per cell to build and convert back. ``typed``: the date and number
+    columns read as text typed where they can be (:func:`_typed`).
     """
 
     def frame(batches) -> pd.DataFrame:
-        return pa.Table.from_batches(batches).to_pandas(date_as_object=date_as_object)
+        return table_frame(pa.Table.from_batches(batches))
+
+    def table_frame(table: pa.Table) -> pd.DataFrame:
+        return (_typed(table) if typed else table).to_pandas(date_as_object=date_as_object)
 
     pending: list[pa.RecordBatch] = []
     size = nbytes = 0
+    rows = min(first_rows or chunk_rows, chunk_rows)  # of the next frame
     for batch in _record_batches(path, fmt, list(MEMBER_FIELDS)):
         pending.append(batch)
         size += batch.num_rows
         nbytes += batch.nbytes
-        while size >= chunk_rows:  # a block read may hold many chunks
+        while size >= rows:  # a block read may hold many chunks
             table = pa.Table.from_batches(pending)
-            yield table.slice(0, chunk_rows).to_pandas(date_as_object=date_as_object)
-            rest = table.slice(chunk_rows)
+            yield table_frame(table.slice(0, rows))
+            rest = table.slice(rows)
             pending, size = rest.to_batches(), rest.num_rows
             nbytes = sum(part.nbytes for part in pending)
+            rows = chunk_rows
         if nbytes >= CHUNK_BYTES and size:  # long fields: a chunk of fewer rows
             yield frame(pending)
-            pending, size, nbytes = [], 0, 0
+            pending, size, nbytes, rows = [], 0, 0, chunk_rows
     if pending:
         yield frame(pending)
 
 
-def _id_chunks(path: Path, fmt: str, chunk_rows: int) -> Iterator[pa.Array]:
-    """The member_id column alone, in chunks, as text (integer ids as their digits)."""
+def _typed(table: pa.Table) -> pa.Table:
+    """The date and number columns of :data:`TYPED_FIELDS` read as text, typed as
+    :func:`~actuarial.members.parse_members` types text: each cell trimmed, an empty one
+    missing, then a cast of the whole column (exact dates YYYY-MM-DD, decimal numbers).
+
+    A column with a cell that does not cast, or a number that is NaN ("nan" is an error,
+    not a missing value), stays text: parse_members reports it row by row, as always. So
+    the members parsed, and every message, are those of the text (the typed columns spare
+    the main thread the trimming and parsing: done here, in the reading thread).
+    """
+    for name, kind in TYPED_FIELDS.items():
+        position = table.schema.get_field_index(name)
+        column = table.column(position)
+        if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
+            continue  # typed already (Parquet)
+        trimmed = pc.utf8_trim_whitespace(column)
+        try:
+            values = pc.cast(pc.if_else(pc.equal(trimmed, ""), None, trimmed), kind)
+        except pa.ArrowInvalid:
+            continue
+        if pa.types.is_floating(kind) and pc.any(pc.is_nan(values)).as_py():
+            continue
+        table = table.set_column(position, name, values)
+    return table
+
+
+class _Stopped(Exception):
+    """The first pass, stopped: the run ended before it did."""
+
+
+def _id_chunks(
+    path: Path, fmt: str, chunk_rows: int, stop: threading.Event | None = None
+) -> Iterator[pa.Array]:
+    """The member_id column alone, in chunks, as text (integer ids as their digits);
+    :class:`_Stopped` once ``stop`` is set."""
     for batch in _record_batches(path, fmt, ["member_id"]):
+        if stop is not None and stop.is_set():
+            raise _Stopped
         yield batch.column(0)
 
 
@@ -284,11 +356,35 @@ def _reading(path: Path, chunks: Iterator) -> Iterator:
         ) from error
 
 
-def _duplicated_in_file(path: Path, fmt: str, chunk_rows: int) -> DuplicateIds:
+def _duplicated_in_file(
+    path: Path, fmt: str, chunk_rows: int, stop: threading.Event | None = None
+) -> DuplicateIds:
     """The first pass: rows whose member_id occurs more than once in the whole file."""
     return find_duplicates(
-        lambda: _reading(path, _id_chunks(path, fmt, chunk_rows)), MEMBER_ID_MAX_LENGTH
+        lambda: _reading(path, _id_chunks(path, fmt, chunk_rows, stop)), MEMBER_ID_MAX_LENGTH
     )
+
+
+class _FirstPass:
+    """The first pass in a thread of its own, while the first chunk is computed."""
+
+    def __init__(self, path: Path, fmt: str, chunk_rows: int):
+        self.stop = threading.Event()
+        self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="actuarial-ids")
+        self.future = self.thread.submit(_duplicated_in_file, path, fmt, chunk_rows, self.stop)
+
+    def result(self) -> DuplicateIds:
+        return self.future.result()
+
+    def end(self) -> None:
+        """Stop the pass if it still runs (an error or an interruption), and wait for it."""
+        self.stop.set()
+        self.thread.shutdown(wait=True)
+
+
+def _none_repeated(count: int) -> DuplicateIds:
+    """No row repeated: the first chunk's ids, until the first pass says otherwise."""
+    return DuplicateIds(np.zeros(count, bool), np.full(count, -1, np.int64), ())
 
 
 def read_members(path) -> pd.DataFrame:
@@ -352,6 +448,163 @@ def _arrow_table(results: MemberResults, for_spreadsheets: bool = False) -> pa.T
     return pa.table(columns, schema=WRITE_SCHEMA)
 
 
+def _appending(partial: Path) -> pa.NativeFile:
+    """The run's temporary output file, opened to append: it is new and empty. Opened to
+    truncate (as Arrow's writers open a path), ext4 flushes every page written to it when
+    it is closed (``auto_da_alloc``): 0.3-1 s for the 600 MB of a million members' CSV."""
+    return pa.OSFile(str(partial), "a")
+
+
+class _Output:
+    """The output file, written by a thread of its own: each chunk's results converted to
+    Arrow and written there while the main thread computes the next chunk. Once a chunk
+    is handed over, the one before it is waited for (so at most two are in the thread's
+    hands, one of them being written); a failure of the thread is raised by the next call.
+    """
+
+    def __init__(self, sink: pa.NativeFile, for_spreadsheets: bool):
+        self.sink, self.for_spreadsheets = sink, for_spreadsheets
+        self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="actuarial-write")
+        self.pending: list = []
+
+    def write(self, results: MemberResults) -> None:
+        """Hand ``results`` to the thread, then wait for the chunk before them."""
+        self.pending.append(self.thread.submit(self._write, [results]))
+        while len(self.pending) > 1:
+            self._wait(self.pending.pop(0))
+
+    @staticmethod
+    def _wait(written) -> None:
+        """Wait for a chunk: its conversion, and its writing when that goes on elsewhere."""
+        writing = written.result()
+        if writing is not None:
+            writing.result()
+
+    def _write(self, holding: list):
+        """Convert the results, then let them go (the task holds its arguments until it
+        ends): only their table stays while it is written."""
+        results = holding.pop()
+        members = len(results.members)
+        table = _arrow_table(results, self.for_spreadsheets)
+        del results
+        return self.write_table(table, members)
+
+    def write_table(self, table: pa.Table, members: int):
+        """Write ``table``, or start writing it elsewhere and return that future."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Write what is left; raises what a write raised."""
+        while self.pending:
+            self._wait(self.pending.pop(0))
+        self.thread.submit(self.finish).result()  # in the thread, as every write
+        self.thread.shutdown(wait=True)
+
+    def finish(self) -> None:
+        """The last write, once every chunk is written."""
+
+    def abandon(self) -> None:
+        self.thread.shutdown(wait=True, cancel_futures=True)
+
+
+class _ParquetOutput(_Output):
+    """Parquet: row groups of at least ``group_members`` members (the last: the rest)."""
+
+    def __init__(self, sink: pa.NativeFile, metadata: dict, group_members: int):
+        super().__init__(sink, for_spreadsheets=False)
+        # The Arrow schema (dictionaries) is not stored: the file's types are OUTPUT_SCHEMA's.
+        self.writer = pq.ParquetWriter(sink, WRITE_SCHEMA, store_schema=False)
+        self.writer.add_key_value_metadata(metadata)
+        self.group_members = group_members
+        self.group: list[pa.Table] = []
+        self.members = 0
+
+    def write_table(self, table: pa.Table, members: int) -> None:
+        self.group.append(table)
+        self.members += members
+        if self.members >= self.group_members:
+            self._write_group()
+
+    def _write_group(self) -> None:
+        group, self.group, self.members = self.group, [], 0
+        if group:
+            self.writer.write_table(pa.concat_tables(group))
+
+    def finish(self) -> None:
+        self._write_group()
+
+    def close(self) -> None:
+        super().close()
+        self.writer.close()
+
+    def abandon(self) -> None:
+        super().abandon()
+        with contextlib.suppress(Exception):
+            self.writer.close()
+
+
+class _CsvOutput(_Output):
+    """CSV: slices of each chunk formatted by two threads at once (Arrow formats without
+    the GIL), appended in order by a third, while the writing thread converts the next
+    chunk. Each row's text depends on that row alone, so the file is the one a single
+    writer would write, byte for byte."""
+
+    def __init__(self, sink: pa.NativeFile):
+        super().__init__(sink, for_spreadsheets=True)
+        self.formatting = ThreadPoolExecutor(
+            max_workers=CSV_FORMAT_THREADS, thread_name_prefix="actuarial-write-format"
+        )
+        self.appending = ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="actuarial-write-append"
+        )
+        header = pa.BufferOutputStream()
+        pa_csv.CSVWriter(header, WRITE_SCHEMA, write_options=CSV_WRITE_OPTIONS).close()
+        self.sink.write(header.getvalue())
+
+    @staticmethod
+    def _formatted(table: pa.Table) -> pa.Buffer:
+        text = pa.BufferOutputStream()
+        writer = pa_csv.CSVWriter(text, WRITE_SCHEMA, write_options=CSV_BODY_OPTIONS)
+        writer.write_table(table)
+        writer.close()
+        return text.getvalue()
+
+    def write_table(self, table: pa.Table, members: int):
+        slices = [
+            self.formatting.submit(self._formatted, table.slice(start, CSV_SLICE_ROWS))
+            for start in range(0, table.num_rows, CSV_SLICE_ROWS)
+        ]
+        return self.appending.submit(self._append, slices)
+
+    def _append(self, slices: list) -> None:
+        try:
+            for formatted in slices:
+                self.sink.write(formatted.result())
+        finally:
+            for formatted in slices:
+                formatted.cancel()
+
+    def close(self) -> None:
+        super().close()
+        self.formatting.shutdown(wait=True)
+        self.appending.shutdown(wait=True)
+
+    def abandon(self) -> None:
+        super().abandon()
+        self.formatting.shutdown(wait=False, cancel_futures=True)  # the appending ends
+        self.appending.shutdown(wait=True, cancel_futures=True)
+        self.formatting.shutdown(wait=True)
+
+
+def _read_ahead(chunks: Iterator, thread: ThreadPoolExecutor) -> Iterator:
+    """``chunks``, the next one read in ``thread`` while this one is used."""
+    end = object()
+    upcoming = thread.submit(next, chunks, end)
+    while (chunk := upcoming.result()) is not end:
+        upcoming = thread.submit(next, chunks, end)
+        yield chunk
+
+
 def run_batch(
     members_path,
     guides: GuideSet,
@@ -387,9 +640,6 @@ def run_batch(
     inputs += [Path(entry["file"]) for entry in law.provenance()]
     check_output(out_path, inputs)  # before anything is read
     _check_readable(members_path, fmt)
-    duplicates = _duplicated_in_file(members_path, fmt, chunk_rows)
-    total = len(duplicates)
-
     metadata = {
         b"actuarial.readings": json.dumps(readings.as_dict()).encode(),
         b"actuarial.guides": json.dumps(
@@ -400,55 +650,78 @@ def run_batch(
         b"actuarial.as_of": as_of.isoformat().encode(),
     }
     summary = BatchSummary(as_of=as_of, law_files=law.provenance())
-    with writing(out_path, inputs) as partial:
-        if out_fmt == "parquet":
-            # The Arrow schema (dictionaries) is not stored: the file's types are OUTPUT_SCHEMA's.
-            writer = pq.ParquetWriter(partial, WRITE_SCHEMA, store_schema=False)
-            writer.add_key_value_metadata(metadata)
-        else:
-            writer = pa_csv.CSVWriter(partial, WRITE_SCHEMA, write_options=CSV_WRITE_OPTIONS)
-        first_row = 1
-        # Arrow writes (encodes, compresses) a chunk without holding the GIL: one thread
-        # writes chunk k while this one computes chunk k + 1. At most one chunk waits.
-        writing_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="actuarial-write")
-        pending = None
-        chunks = _reading(members_path, _batches(members_path, fmt, chunk_rows, False))
+
+    def evaluated(frame: pd.DataFrame, first_row: int, duplicates: DuplicateIds):
+        members = parse_members(
+            frame, source=members_path.name, first_row=first_row, duplicates=duplicates
+        )
+        return evaluate_members(members, guides, as_of, readings, law)
+
+    # Three threads besides this one: the chunks are read one ahead, and written (converted
+    # to Arrow, formatted) while the next is computed; the first pass (its own thread) reads
+    # every id while the first chunk, a small one so that writing starts early, is
+    # computed as if none of its ids were repeated (computed again in the rare case that
+    # one is). Nothing is written before the first pass is complete.
+    reading_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="actuarial-read")
+    chunks = _read_ahead(
+        _reading(
+            members_path,
+            _batches(members_path, fmt, chunk_rows, False, first_rows=FIRST_CHUNK_ROWS, typed=True),
+        ),
+        reading_thread,
+    )
+    try:
+        first_pass = _FirstPass(members_path, fmt, chunk_rows)
         try:
-            with tqdm(
-                total=total,
-                unit=" members",
-                disable=not progress or total < PROGRESS_FROM_ROWS,
-                desc="members",
-                leave=False,
-            ) as bar:
-                for frame in chunks:
-                    count = len(frame)
-                    members = parse_members(
-                        frame,
-                        source=members_path.name,
-                        first_row=first_row,
-                        duplicates=duplicates,
-                    )
-                    results = evaluate_members(members, guides, as_of, readings, law)
-                    summary.add(results)
-                    table = _arrow_table(results, for_spreadsheets=out_fmt == "csv")
-                    del members, results
-                    if pending is not None:
-                        pending.result()  # raises what the write raised
-                    pending = writing_thread.submit(writer.write_table, table)
-                    first_row += count
-                    bar.update(count)
-                if pending is not None:
-                    pending.result()
-        except BaseException:
-            writing_thread.shutdown(wait=True, cancel_futures=True)
-            with contextlib.suppress(Exception):
-                writer.close()
-            raise
-        writing_thread.shutdown(wait=True)
-        writer.close()
-        if summary.members != total:  # every input row is accounted for, or no output
-            raise MemberFileError(
-                f"{members_path}: read {summary.members} rows but the file has {total}"
-            )
+            try:
+                frame = next(chunks, None)
+                if frame is not None:
+                    results = evaluated(frame, 1, _none_repeated(len(frame)))
+            except Exception:
+                first_pass.result()  # its error first, as when it ran alone
+                raise
+            duplicates = first_pass.result()
+        finally:
+            first_pass.end()
+        total = len(duplicates)
+        if frame is not None and duplicates.mask[: len(frame)].any():
+            results = evaluated(frame, 1, duplicates)
+
+        with writing(out_path, inputs) as partial:
+            sink = _appending(partial)
+            if out_fmt == "parquet":
+                output = _ParquetOutput(sink, metadata, PARQUET_GROUP_CHUNKS * chunk_rows)
+            else:
+                output = _CsvOutput(sink)
+            try:
+                with tqdm(
+                    total=total,
+                    unit=" members",
+                    disable=not progress or total < PROGRESS_FROM_ROWS,
+                    desc="members",
+                    leave=False,
+                ) as bar:
+                    first_row = 1
+                    while frame is not None:
+                        summary.add(results)
+                        output.write(results)  # once the previous chunk is written
+                        del results
+                        first_row += len(frame)
+                        bar.update(len(frame))
+                        frame = next(chunks, None)
+                        if frame is not None:
+                            results = evaluated(frame, first_row, duplicates)
+                    output.close()
+            except BaseException:
+                output.abandon()
+                sink.close()
+                raise
+            sink.close()
+            if summary.members != total:  # every input row is accounted for, or no output
+                raise MemberFileError(
+                    f"{members_path}: read {summary.members} rows but the file has {total}"
+                )
+    finally:
+        chunks.close()
+        reading_thread.shutdown(wait=True, cancel_futures=True)
     return summary

@@ -231,6 +231,33 @@ def evaluate(guides_path, series, as_of, law_files, lang, as_json, readings, **m
             _echo(f"warning: {warning}")
 
 
+# glibc's mallopt parameters, and the largest threshold it takes for mmap.
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _M_ARENA_MAX, _MMAP_THRESHOLD_MAX = -1, -3, -8, 32 << 20
+
+
+def _keep_freed_memory() -> None:
+    """Ask glibc's malloc to keep the memory a chunk frees for the next chunk instead of
+    handing it back to the system, and Arrow to allocate through it: fresh pages are zeroed
+    by the kernel when first touched, which took a fifth of a batch's CPU time. At 10^6
+    members: 0.3-0.5 s less system time for the arrays (half the page faults), and 0.3 s
+    less again with Arrow's buffers from malloc rather than mimalloc (which hands freed
+    pages back). One arena for all threads, so that memory freed by one thread is reused
+    by the others: the peak about the same as before (0.57-0.60 GB; 0.73-0.77 GB with an
+    arena per thread), the time the same. This process only; not glibc: left as it is."""
+    import ctypes
+
+    import pyarrow as pa
+
+    try:
+        mallopt = ctypes.CDLL("libc.so.6").mallopt
+    except (OSError, AttributeError):
+        return  # not glibc: its own allocator, left as it is
+    mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD_MAX)
+    mallopt(_M_TRIM_THRESHOLD, 2**31 - 1)
+    mallopt(_M_ARENA_MAX, 1)  # one pool for every thread: what one frees, another reuses
+    pa.set_memory_pool(pa.system_memory_pool())
+
+
 def member_file_options(command):
     """The member file read and the result file written, for ``batch`` and ``value``."""
     command = click.option(
@@ -245,7 +272,7 @@ def member_file_options(command):
 
 @cli.command()
 @member_file_options
-@click.option("--chunk-rows", type=click.IntRange(1), default=250_000, show_default=True)
+@click.option("--chunk-rows", type=click.IntRange(1), default=125_000, show_default=True)
 @click.option("--progress/--no-progress", default=True, show_default=True)
 @law_options
 @guide_options
@@ -255,6 +282,7 @@ def batch(members, out_path, as_of, law_files, chunk_rows, progress, guides_path
     """Evaluate a member file (CSV or Parquet) into OUT, one row per member and clause."""
     from actuarial.batch import run_batch
 
+    _keep_freed_memory()
     try:
         guides = _load(guides_path, series)
         law = _law(law_files)

@@ -130,7 +130,8 @@ def find_duplicates(
     shared = np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
     del ordered
     duplicated = np.zeros(len(hashes), bool)
-    group = np.full(len(hashes), -1, np.int64)
+    # int32: a group is at least two rows (4 bytes a row, kept for the whole run)
+    group = np.full(len(hashes), -1, np.int32 if len(hashes) < 2**32 else np.int64)
     if shared.size == 0:
         return DuplicateIds(duplicated, group, ())
     candidates = present & np.isin(hashes, shared)

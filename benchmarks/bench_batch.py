@@ -14,6 +14,7 @@ from __future__ import annotations
 import cProfile
 import pstats
 import time
+from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
@@ -43,33 +44,34 @@ from actuarial.law.clauses import CLAUSES
 
 FORMATS = ("csv", "parquet")
 TARGET_MEMBERS = 1_000_000
-# Where run_batch's own thread spends its time, by the functions cProfile sees: (file
-# ending, function, how): their cumulative time, their own time, or a nested stage's time
-# to subtract. The writes run in a second thread, timed apart (profile_stages).
+# Where run_batch spends its time, by the functions cProfile sees in each of its threads
+# (the calling thread, and every task of its reading, first-pass and writing threads, each
+# profiled apart and summed): (file ending, function, how): their cumulative time, their
+# own time, or a nested stage's time to subtract. cProfile's clock is the wall clock, so
+# a thread's seconds include its waits for the GIL and for the other threads.
 STAGES = {
     "first pass: read the member ids": [("actuarial/batch.py", "_id_chunks", "cumulative")],
     "first pass: hash and compare the ids": [
-        ("actuarial/duplicate_ids.py", "duplicated_ids", "cumulative"),
+        ("actuarial/duplicate_ids.py", "find_duplicates", "cumulative"),
         ("actuarial/batch.py", "_id_chunks", "subtract"),
     ],
-    "read the file in chunks": [("actuarial/batch.py", "_batches", "cumulative")],
+    "read the file in chunks": [
+        ("actuarial/batch.py", "_batches", "cumulative"),
+        ("actuarial/batch.py", "_typed", "subtract"),
+    ],
+    "type the dates and numbers (reading thread)": [("actuarial/batch.py", "_typed", "cumulative")],
     "parse and validate members": [("actuarial/members.py", "parse_members", "cumulative")],
     "the clauses (engine)": [("actuarial/engine.py", "evaluate_members", "cumulative")],
-    "result columns": [("actuarial/engine.py", "columns", "cumulative")],
-    "to Arrow": [
+    "result columns (writing thread)": [("actuarial/engine.py", "columns", "cumulative")],
+    "to Arrow (writing thread)": [
         ("actuarial/batch.py", "_arrow_table", "cumulative"),
         ("actuarial/engine.py", "columns", "subtract"),
     ],
+    "format the CSV text (two threads)": [("actuarial/batch.py", "_formatted", "cumulative")],
+    "write Parquet (writing thread)": [("pyarrow/parquet/core.py", "write_table", "cumulative")],
     "summary counts": [("actuarial/batch.py", "add", "cumulative")],
-    "wait for the writing thread": [("concurrent/futures/_base.py", "result", "cumulative")],
-    # Closing writes the Parquet footer; the CSV writer's methods are C code, which cProfile
-    # counts in run_batch's own time.
-    "close the output file": [
-        ("pyarrow/parquet/core.py", "close", "cumulative"),
-        ("actuarial/batch.py", "run_batch", "own"),
-    ],
+    "wait for another thread": [("concurrent/futures/_base.py", "result", "cumulative")],
 }
-WRITING = "write, in the writing thread (beside the stages above)"
 
 
 def read_with_pandas(path: Path, fmt: str) -> pd.DataFrame:
@@ -127,34 +129,45 @@ def same_output(first: Path, second: Path, fmt: str) -> bool:
     return pq.read_table(first).equals(pq.read_table(second))
 
 
-def profile_stages(source: Path, out: Path, guides) -> tuple[float, list[tuple[str, float]]]:
-    """One profiled run_batch: its thread's seconds, and seconds per stage ('other': the rest).
+def profile_stages(source: Path, out: Path, guides) -> tuple[float, list, dict[str, float]]:
+    """One profiled run_batch: the seconds its threads' profiles hold in all, the seconds
+    per stage ('other': the rest), and the CPU time of each kind of thread.
 
-    The last stage is the writing thread's own time (thread CPU time), which cProfile,
-    profiling the calling thread only, does not see.
+    cProfile profiles the thread that starts it: the calling thread is profiled by one
+    profiler, and every task run_batch gives its threads by one of its own (summed).
     """
     out.unlink(missing_ok=True)  # as in the timed runs: replacing a large file takes time
-    writing = []
+    profiles: list[cProfile.Profile] = []
+    thread_cpu: dict[str, float] = defaultdict(float)
 
-    class TimedWrites(batch_module.ThreadPoolExecutor):
-        def submit(self, write, *args, **kwargs):
-            def timed():
+    class ProfiledThreads(batch_module.ThreadPoolExecutor):
+        def submit(self, task, *args, **kwargs):
+            kind = self._thread_name_prefix
+
+            def profiled():
+                profiler = cProfile.Profile()
                 started = time.thread_time()
                 try:
-                    return write(*args, **kwargs)
+                    return profiler.runcall(task, *args, **kwargs)
                 finally:
-                    writing.append(time.thread_time() - started)
+                    thread_cpu[kind] += time.thread_time() - started
+                    profiles.append(profiler)
 
-            return super().submit(timed)
+            return super().submit(profiled)
 
     profiler = cProfile.Profile()
-    executor, batch_module.ThreadPoolExecutor = batch_module.ThreadPoolExecutor, TimedWrites
+    executor, batch_module.ThreadPoolExecutor = batch_module.ThreadPoolExecutor, ProfiledThreads
+    started = time.thread_time()
     try:
         profiler.runcall(run_batch, source, guides, out, progress=False)
     finally:
         batch_module.ThreadPoolExecutor = executor
-    check(len(writing) > 0, "profiled run_batch wrote nothing in its writing thread")
-    stats = pstats.Stats(profiler).stats
+    thread_cpu["calling"] = time.thread_time() - started
+    check(any("write" in kind for kind in thread_cpu), "profiled run_batch wrote nothing")
+    merged = pstats.Stats(profiler)
+    for each in profiles:
+        merged.add(each)
+    stats = merged.stats
     total = sum(own for _, _, own, _, _ in stats.values())
     stages = []
     for stage, functions in STAGES.items():
@@ -165,8 +178,7 @@ def profile_stages(source: Path, out: Path, guides) -> tuple[float, list[tuple[s
                     spent += {"cumulative": cumulative, "own": own, "subtract": -cumulative}[how]
         stages.append((stage, spent))
     stages.append(("other", total - sum(spent for _, spent in stages)))
-    stages.append((WRITING, sum(writing)))
-    return total, stages
+    return total, stages, dict(thread_cpu)
 
 
 def run(members_count: int, repeat: int, pandas_to_csv: bool) -> Section:
@@ -207,7 +219,7 @@ def run(members_count: int, repeat: int, pandas_to_csv: bool) -> Section:
         cli = run_child(["cli", "batch", str(source), "--out", str(cli_out), "--no-progress"])
         check(same_output(out, cli_out, fmt), f"{cli_out.name}: differs from run_batch's")
         say(f"batch: profiling run_batch ({fmt})")
-        profiled_total, stages = profile_stages(source, out, guides)
+        profiled_total, stages, thread_cpu = profile_stages(source, out, guides)
 
         base, batch = timings["floor"], timings["run_batch"]
         ratio_wall, ratio_cpu = batch.wall / base.wall, batch.cpu / base.cpu
@@ -231,6 +243,10 @@ def run(members_count: int, repeat: int, pandas_to_csv: bool) -> Section:
         profile_rows += [
             [f"{fmt}: {stage}", seconds(spent), f"{100 * spent / profiled_total:.0f}%"]
             for stage, spent in stages
+        ]
+        profile_rows += [
+            [f"{fmt}: CPU time of the {kind} thread(s)", seconds(spent), ""]
+            for kind, spent in sorted(thread_cpu.items())
         ]
         cli_peaks[fmt] = cli.result["peak_rss"]
         for path in (out, floor_out, cli_out):
@@ -262,7 +278,7 @@ def run(members_count: int, repeat: int, pandas_to_csv: bool) -> Section:
     section.tables.append((["", "wall", "CPU", "x floor (wall)", "x floor (CPU)"], rows))
     section.tables.append(
         (
-            ["where run_batch spends its time (cProfile)", "seconds", "share of its thread"],
+            ["where run_batch spends its time (cProfile)", "seconds", "share of its threads"],
             profile_rows,
         )
     )
@@ -279,10 +295,13 @@ def run(members_count: int, repeat: int, pandas_to_csv: bool) -> Section:
         + ", ".join(f"{fmt.upper()} {peak / 1e9:.2f} GB" for fmt, peak in cli_peaks.items())
         + ".",
         "Profiled times are larger than unprofiled ones; the shares are what matter. "
-        "run_batch's thread reads, computes and converts; a second thread writes each "
-        "chunk while the next is computed (Arrow encodes and compresses without the GIL). "
-        "The writing thread's time (its CPU time) is shown against run_batch's thread: "
-        "'wait for the writing thread' is the part of it the computing did not cover.",
+        "run_batch's own thread parses and evaluates each chunk; beside it, one thread reads "
+        "the ids for the first pass (while the first, small chunk is computed), one reads "
+        "the next chunk and types its dates and numbers, one converts each chunk to Arrow "
+        "and writes it (Parquet) or has two threads format its text (Arrow formats without "
+        "the GIL) and one append it in order (CSV). "
+        "cProfile profiles each thread apart (its clock is the wall clock, waits included), "
+        "summed here; the CPU time of each kind of thread is shown below the stages.",
         "Checked before timing: the run_batch output equals evaluate_frame row for row "
         "(both formats), its summary counts match, and the command line writes the same.",
     ]
