@@ -31,13 +31,13 @@ from support import (
 from tqdm import tqdm
 
 from actuarial import Member, evaluate, evaluate_frame, load_guides
-from actuarial.engine import RESULT_COLUMNS
+from actuarial.engine import ClauseResult
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES
 from actuarial.law.clauses import CLAUSES
 
 TARGET_MEMBERS = 1_000_000
 # The per-clause fields of the results table (after row, member_id, clause; before readings).
-RESULT_FIELDS = RESULT_COLUMNS[RESULT_COLUMNS.index("eligible") : RESULT_COLUMNS.index("readings")]
+RESULT_FIELDS = tuple(name for name in ClauseResult.__slots__ if name != "clause")
 
 
 def clause_counts(results: pd.DataFrame) -> dict[str, dict[str, int]]:
