@@ -168,9 +168,10 @@ def failure_mask(outcome: ClauseOutcome) -> np.ndarray:
 
 
 def _code_type(texts: int) -> np.dtype:
-    """The smallest signed integer type for codes into ``texts`` texts (as pandas keeps them)."""
+    """The integer type pandas keeps for codes into ``texts`` texts (its categories): the
+    smallest signed type whose maximum exceeds the count, so that it never recodes."""
     for kind in (np.int8, np.int16, np.int32):
-        if texts <= np.iinfo(kind).max:
+        if texts < np.iinfo(kind).max:
             return np.dtype(kind)
     return np.dtype(np.int64)
 
@@ -466,14 +467,6 @@ class MemberResults:
         return writer.table()
 
 
-def _pandas_code_type(categories: int) -> np.dtype:
-    """The integer type pandas keeps for the codes of ``categories`` categories."""
-    for kind in (np.int8, np.int16, np.int32):
-        if categories < np.iinfo(kind).max:
-            return np.dtype(kind)
-    return np.dtype(np.int64)
-
-
 _POPULATE = getattr(mmap, "MAP_POPULATE", None)  # Linux
 
 
@@ -503,7 +496,7 @@ class TableWriter:
         self.rows = 0
         self.capacity = capacity
         if member_codes is not None:  # the type the table keeps: no conversion at the end
-            member_codes = member_codes.astype(_pandas_code_type(len(member_texts)), copy=False)
+            member_codes = member_codes.astype(_code_type(len(member_texts)), copy=False)
         self.member_codes, self.member_texts = member_codes, member_texts
         self.members = 0  # members written so far (chunks come in reading order)
         self.numbers: dict[str, np.ndarray] = {}
@@ -524,7 +517,7 @@ class TableWriter:
         """Codes into the texts of the whole table (first seen, first coded)."""
         known = self.texts.setdefault(name, {})
         lookup = np.array([known.setdefault(str(t), len(known)) for t in values.texts], np.int64)
-        kind = _pandas_code_type(len(known))
+        kind = _code_type(len(known))
         codes = self.codes.get(name)
         if codes is None or codes.dtype.itemsize < kind.itemsize:  # first chunk, or grown
             grown = _column(self.capacity, kind)
@@ -569,7 +562,7 @@ class TableWriter:
             positions = coded.indices.to_numpy(zero_copy_only=False)[positions]
             self.member_texts = pd.arrays.ArrowStringArray(coded.dictionary)
         categories = pd.Index(self.member_texts)
-        kind = _pandas_code_type(len(categories))
+        kind = _code_type(len(categories))
         return pd.Categorical.from_codes(
             positions.astype(kind, copy=False),
             # Distinct by construction (factorized): no second hash of a million ids.
@@ -594,7 +587,7 @@ class TableWriter:
                     for start in range(0, rows, 1 << 20):  # in place, a slice at a time
                         codes[start : start + (1 << 20)] = lookup[codes[start : start + (1 << 20)]]
                     texts = [texts[i] for i in order]
-                kind = _pandas_code_type(len(texts))
+                kind = _code_type(len(texts))
                 columns[name] = pd.Categorical.from_codes(
                     codes.astype(kind, copy=False),
                     dtype=pd.CategoricalDtype._from_fastpath(pd.Index(texts, dtype=object), False),
