@@ -87,6 +87,17 @@ def _days_in_month(year: np.ndarray, month: np.ndarray) -> np.ndarray:
     return _DAYS_IN_MONTH[month - 1] + ((month == 2) & leap_year)
 
 
+def _only_where(where, test, *arrays) -> np.ndarray:
+    """``test(*arrays)`` where ``where`` holds, False elsewhere, in the shape of ``where``:
+    a test only a few dates need is computed on those alone."""
+    shape = np.shape(where)
+    result = np.zeros(shape, dtype=bool).reshape(-1)
+    at = np.flatnonzero(where)
+    if len(at):
+        result[at] = test(*(np.broadcast_to(a, shape).reshape(-1)[at] for a in arrays))
+    return result.reshape(shape)
+
+
 def _anniversary_day(birth_day, on_year, birth_month, on_month, leap_day_birthday):
     """Day of the month ``on_year``-``on_month`` on which the monthly anniversary falls."""
     last_day = _days_in_month(on_year, on_month)
@@ -126,11 +137,15 @@ def age_in_months(birth, on, leap_day_birthday: str = "feb28", parts=None) -> np
     if leap_day_birthday == "feb28":
         # The anniversary min(birth day, last day of the month) is not reached when the day
         # is before both; it is before the birth day only, on the month's last day.
-        early = np.atleast_1d(on_day < birth_day).ravel()
-        days, years, months_of = (np.atleast_1d(a).ravel() for a in (on_day, on_year, on_month))
-        last = np.flatnonzero(early & (days >= 28))  # the only days that may be the last
-        early[last] = days[last] != _days_in_month(years[last], months_of[last])
-        months = months - early.reshape(np.shape(months))
+        early = on_day < birth_day
+        last = _only_where(  # a day from the 28th on may be the last of its month
+            early & (on_day >= 28),
+            lambda year, month, day: day == _days_in_month(year, month),
+            on_year,
+            on_month,
+            on_day,
+        )
+        months = months - (early & ~last)
     else:
         months -= on_day < _anniversary_day(
             birth_day, on_year, birth_month, on_month, leap_day_birthday
@@ -147,12 +162,12 @@ def add_years(birth, years: int, leap_day_birthday: str = "feb28", parts=None) -
     year = birth_year + years
     day = birth_day
     if leap_day_birthday == "feb28":  # February 29 in a common year: February 28
-        leap_day = np.flatnonzero(np.atleast_1d((birth_month == 2) & (birth_day == 29)).ravel())
-        if len(leap_day):
-            day = np.atleast_1d(birth_day).ravel().copy()
-            leap_year = np.atleast_1d(np.broadcast_to(year, np.shape(birth_day))).ravel()
-            day[leap_day] = _days_in_month(leap_year[leap_day], 2)
-            day = day.reshape(np.shape(birth_day))
+        common = _only_where(
+            (birth_month == 2) & (birth_day == 29),
+            lambda year: _days_in_month(year, 2) < 29,
+            year,
+        )
+        day = birth_day - common
     # Every other birthday exists in its year; day 29 of a common February runs on into
     # March 1 (the "mar1" reading).
     result = _date(year, birth_month, day)
