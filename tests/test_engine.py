@@ -16,7 +16,8 @@ from decimal import Decimal
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from conftest import FIXTURE_PROPERTY
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from actuarial.engine import (
@@ -31,11 +32,7 @@ from actuarial.law.readings import Readings
 from actuarial.members import MEMBER_FIELDS, MemberDataError
 from actuarial.synthetic import generate_members
 
-PROPERTY = settings(
-    max_examples=100,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+PROPERTY = settings(FIXTURE_PROPERTY, max_examples=100)
 MINIMUM_FROM = dt.date(2013, 7, 1)
 THRESHOLD_SERVICE = [0.0, 3.0, 9.99, 10.0, 24.99, 25.0, 29.99, 30.0, 35.0]
 
