@@ -14,11 +14,14 @@ import pandas as pd
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from actuarial import batch
 from actuarial.batch import OUTPUT_SCHEMA, read_members, run_batch
 from actuarial.engine import evaluate_frame
 from actuarial.guides import load_guides
+from actuarial.law.clauses import CLAUSES
 from actuarial.law.parameters import shipped_law
 from actuarial.law.readings import Readings
 from actuarial.members import MEMBER_FIELDS, MemberFileError
@@ -614,12 +617,20 @@ def test_a_long_field_is_cut_in_messages_and_memory_stays_small(
 
 
 # ------------------------------------------------------------- accounting, by property
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from actuarial.law.clauses import CLAUSES  # noqa: E402
-
 CLAUSE_IDS = tuple(CLAUSES)  # the registry: ids of the clauses, in order
+# Few examples (each writes and reads whole files); the fixtures are read only.
+FILE_PROPERTY = settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+def write_text_members(frame: pd.DataFrame, path: Path, in_format: str) -> None:
+    """A text member frame as a CSV file, or as a Parquet file of text columns (a spreadsheet
+    export holds every column as text)."""
+    if in_format == "csv":
+        frame.to_csv(path, index=False)
+    else:
+        frame.astype(str).to_parquet(path)
 
 
 CORRUPTIONS = {
@@ -634,9 +645,7 @@ CORRUPTIONS = {
 }
 
 
-@settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@FILE_PROPERTY
 @given(
     seed=st.integers(0, 10_000),
     corruptions=st.lists(
@@ -660,10 +669,7 @@ def test_every_row_is_accounted_for_whatever_is_corrupted(
         choices = CORRUPTIONS[name]
         frame.loc[row, name] = choices[pick % len(choices)]
     source = folder / f"members.{in_format}"
-    if in_format == "csv":
-        frame.to_csv(source, index=False)
-    else:  # every column text, as a spreadsheet export would hold it
-        frame.astype(str).to_parquet(source)
+    write_text_members(frame, source, in_format)
     out = folder / out_name
     summary = run(source, half_percent_guides, out, chunk_rows=chunk_rows)
     result = read_output(out)
@@ -682,10 +688,7 @@ def test_every_row_is_accounted_for_whatever_is_corrupted(
     # The valid rows alone give the same results.
     alone_source = folder / f"valid.{in_format}"
     alone_frame = frame.iloc[sorted(r - 1 for r in set(valid["row"]))]
-    if in_format == "csv":
-        alone_frame.to_csv(alone_source, index=False)
-    else:
-        alone_frame.astype(str).to_parquet(alone_source)
+    write_text_members(alone_frame, alone_source, in_format)
     run(alone_source, half_percent_guides, folder / ("alone" + out.suffix))
     alone = read_output(folder / ("alone" + out.suffix))
     columns = [c for c in alone.columns if c != "row"]
@@ -705,9 +708,7 @@ TYPED_READING_CELLS = {
 }
 
 
-@settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@FILE_PROPERTY
 @given(
     seed=st.integers(0, 10_000),
     cells=st.lists(
