@@ -57,12 +57,11 @@ def settle_memory() -> None:
 
 def engine_memory(count: int) -> dict:
     """Peak RSS with the generated input alone, then after ``evaluate_frame`` on it."""
-    from support import generated_members
+    from support import default_guides, generated_members
 
-    from actuarial import evaluate_frame, load_guides
-    from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES
+    from actuarial import evaluate_frame
 
-    guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
+    guides = default_guides()
     members = generated_members(count)
     with_input = own_peak_rss()
     results = evaluate_frame(members, guides)
