@@ -51,6 +51,13 @@ def read_output(path) -> pd.DataFrame:
     return frame
 
 
+def text_parquet(csv_path: Path) -> Path:
+    """The CSV member file's cells, all text, as a Parquet file beside it (same stem)."""
+    parquet_path = csv_path.with_suffix(".parquet")
+    pd.read_csv(csv_path, dtype=str, keep_default_na=False).to_parquet(parquet_path)
+    return parquet_path
+
+
 def iso_dates(values) -> list[str]:
     return ["" if pd.isna(day) else day.strftime("%Y-%m-%d") for day in values]
 
@@ -88,10 +95,7 @@ def run(members_path, guides, out_path, **options):
 def test_csv_and_parquet_in_and_out_give_the_same_results(
     half_percent_guides, sample_members, tmp_path, in_format, out_name
 ):
-    source = sample_members
-    if in_format == "parquet":
-        source = tmp_path / "members.parquet"
-        pd.read_csv(sample_members, dtype=str, keep_default_na=False).to_parquet(source)
+    source = sample_members if in_format == "csv" else text_parquet(sample_members)
     out = tmp_path / out_name
     run(source, half_percent_guides, out)
     expected = evaluate_frame(
@@ -164,10 +168,7 @@ def chunk_sizes(monkeypatch):
 def test_chunks_of_seven_rows_give_the_same_output_as_one_chunk(
     half_percent_guides, sample_members, tmp_path, chunk_sizes, in_format
 ):
-    source = sample_members
-    if in_format == "parquet":
-        source = tmp_path / "members.parquet"
-        pd.read_csv(sample_members, dtype=str, keep_default_na=False).to_parquet(source)
+    source = sample_members if in_format == "csv" else text_parquet(sample_members)
     one = run(source, half_percent_guides, tmp_path / "one.csv")
     assert chunk_sizes == [(313, 1)]
     chunk_sizes.clear()
@@ -472,9 +473,7 @@ def test_ids_come_back_exactly_as_read_and_no_token_is_missing(
     rows = [member(member_id=i) for i in ROUND_TRIP_IDS]
     source = write_members(rows)
     if in_format == "parquet":
-        frame = pd.read_csv(source, dtype=str, keep_default_na=False)
-        source = tmp_path / "members.parquet"
-        frame.to_parquet(source)
+        source = text_parquet(source)
     out = tmp_path / out_name
     summary = run(source, half_percent_guides, out)
     assert summary.invalid == 0
