@@ -147,18 +147,10 @@ def _expected_rows(frame: pd.DataFrame, guides) -> pd.DataFrame:
                     "eligible": clause.eligible,
                     "reason": clause.reason,
                     "start_date": pd.NaT if clause.start_date is None else clause.start_date,
-                    "reduction_factor": np.nan
-                    if clause.reduction_factor is None
-                    else clause.reduction_factor,
-                    "annual_amount": np.nan
-                    if clause.annual_amount is None
-                    else clause.annual_amount,
-                    "monthly_amount": np.nan
-                    if clause.monthly_amount is None
-                    else clause.monthly_amount,
-                    "minimum_topup": np.nan
-                    if clause.minimum_topup is None
-                    else clause.minimum_topup,
+                    "reduction_factor": nan_if_none(clause.reduction_factor),
+                    "annual_amount": nan_if_none(clause.annual_amount),
+                    "monthly_amount": nan_if_none(clause.monthly_amount),
+                    "minimum_topup": nan_if_none(clause.minimum_topup),
                     "schedule": clause.schedule or "",
                     "guide_id": clause.guide_id or "",
                     "error": clause.error or "",
@@ -167,6 +159,11 @@ def _expected_rows(frame: pd.DataFrame, guides) -> pd.DataFrame:
                 }
             )
     return pd.DataFrame(rows)
+
+
+def nan_if_none(value):
+    """A missing amount as the results table holds it."""
+    return np.nan if value is None else value
 
 
 def _plain(table: pd.DataFrame) -> pd.DataFrame:
