@@ -23,18 +23,20 @@ import time
 from pathlib import Path
 
 
-def own_peak_rss() -> int:
+def _status_bytes(field: str) -> int:
+    """A memory line of /proc/self/status (given in kB) in bytes."""
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
+        if line.startswith(f"{field}:"):
             return int(line.split()[1]) * 1024  # kB
-    raise RuntimeError("no VmHWM in /proc/self/status (Linux only)")
+    raise RuntimeError(f"no {field} in /proc/self/status (Linux only)")
+
+
+def own_peak_rss() -> int:
+    return _status_bytes("VmHWM")
 
 
 def own_rss() -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024  # kB
-    raise RuntimeError("no VmRSS in /proc/self/status (Linux only)")
+    return _status_bytes("VmRSS")
 
 
 def settle_memory() -> None:
