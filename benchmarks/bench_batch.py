@@ -28,6 +28,7 @@ from support import (
     Target,
     check,
     count,
+    default_guides,
     generated_members,
     members_file,
     run_child,
@@ -37,9 +38,8 @@ from support import (
 )
 
 from actuarial import batch as batch_module
-from actuarial import evaluate_frame, load_guides
+from actuarial import evaluate_frame
 from actuarial.batch import CSV_WRITE_OPTIONS, OUTPUT_SCHEMA, run_batch
-from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES
 from actuarial.law.clauses import CLAUSES
 
 FORMATS = ("csv", "parquet")
@@ -182,7 +182,7 @@ def profile_stages(source: Path, out: Path, guides) -> tuple[float, list, dict[s
 
 
 def run(members_count: int, repeat: int, pandas_to_csv: bool) -> Section:
-    guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
+    guides = default_guides()
     say(f"batch: evaluate_frame on the {members_count:,} members (the expected output)")
     expected = evaluate_frame(generated_members(members_count), guides)
     eligible = {

@@ -19,6 +19,7 @@ from support import (
     Target,
     check,
     count,
+    default_guides,
     generated_members,
     gigabytes,
     per_item,
@@ -30,9 +31,8 @@ from support import (
 )
 from tqdm import tqdm
 
-from actuarial import Member, evaluate, evaluate_frame, load_guides
+from actuarial import Member, evaluate, evaluate_frame
 from actuarial.engine import ClauseResult
-from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES
 from actuarial.law.clauses import CLAUSES
 
 TARGET_MEMBERS = 1_000_000
@@ -96,7 +96,7 @@ def check_one_member_equals_frame(evaluation, results: pd.DataFrame, position: i
 
 
 def run(members_count: int, sample_size: int, repeat: int) -> Section:
-    guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
+    guides = default_guides()
     say(f"engine: generating {members_count:,} members (seed {SEED})")
     members = generated_members(members_count)
     say("engine: evaluate_frame once (warm-up) and checking its results")

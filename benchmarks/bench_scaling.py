@@ -17,6 +17,7 @@ from support import (
     Target,
     check,
     count,
+    default_guides,
     generated_members,
     gigabytes,
     members_file,
@@ -27,9 +28,8 @@ from support import (
     time_side_by_side,
 )
 
-from actuarial import evaluate_frame, load_guides
+from actuarial import evaluate_frame
 from actuarial.batch import DEFAULT_CHUNK_ROWS
-from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES
 
 LINEAR = 1.25  # time per member may vary this much between the largest sizes
 SHOW_PROGRESS_FROM = 5_000_000
@@ -59,7 +59,7 @@ def batch_in_child(members: int, repeat: int) -> tuple[float, float, int]:
 
 
 def run(sizes: tuple[int, ...], frame_up_to: int, repeat: int) -> Section:
-    guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
+    guides = default_guides()
     rows, frame_per_member, batch_per_member, peaks, id_check_peaks = [], {}, {}, {}, {}
     for members in sizes:
         cells = [count(members)]

@@ -27,6 +27,7 @@ from support import (
     Target,
     check,
     count,
+    default_guides,
     generated_members,
     per_item,
     say,
@@ -37,7 +38,6 @@ from support import (
 
 from actuarial import evaluate_frame
 from actuarial.engine import evaluate_members
-from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, load_guides
 from actuarial.law.clauses import CLAUSES
 from actuarial.members import parse_members
 from actuarial.valuation import Basis, schedule_steps, value_frame, value_results
@@ -103,7 +103,7 @@ def actuarialmath_present_value(life, birth, separation, start, steps) -> float:
 
 
 def run(members_count: int, reference_members: int, repeat: int) -> Section:
-    guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
+    guides = default_guides()
     say(f"valuation: generating {count(members_count)} members")
     members = generated_members(members_count)
     generational = Basis(GENERATIONAL, INTEREST, improvement="mp-2020")

@@ -23,18 +23,20 @@ import time
 from pathlib import Path
 
 
-def own_peak_rss() -> int:
+def _status_bytes(field: str) -> int:
+    """A memory line of /proc/self/status (given in kB) in bytes."""
     for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
+        if line.startswith(f"{field}:"):
             return int(line.split()[1]) * 1024  # kB
-    raise RuntimeError("no VmHWM in /proc/self/status (Linux only)")
+    raise RuntimeError(f"no {field} in /proc/self/status (Linux only)")
+
+
+def own_peak_rss() -> int:
+    return _status_bytes("VmHWM")
 
 
 def own_rss() -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) * 1024  # kB
-    raise RuntimeError("no VmRSS in /proc/self/status (Linux only)")
+    return _status_bytes("VmRSS")
 
 
 def settle_memory() -> None:
@@ -57,12 +59,11 @@ def settle_memory() -> None:
 
 def engine_memory(count: int) -> dict:
     """Peak RSS with the generated input alone, then after ``evaluate_frame`` on it."""
-    from support import generated_members
+    from support import default_guides, generated_members
 
-    from actuarial import evaluate_frame, load_guides
-    from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES
+    from actuarial import evaluate_frame
 
-    guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
+    guides = default_guides()
     members = generated_members(count)
     with_input = own_peak_rss()
     results = evaluate_frame(members, guides)

@@ -22,12 +22,11 @@ import time
 import numpy as np
 import pandas as pd
 from child import own_peak_rss, own_rss, settle_memory
-from support import generated_members, markdown_table
+from support import default_guides, generated_members, markdown_table
 
-from actuarial import engine, evaluate, load_guides
+from actuarial import engine, evaluate
 from actuarial.engine import evaluate_members, member_clauses
 from actuarial.explain import explain
-from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES
 from actuarial.law.clauses import CLAUSES
 from actuarial.members import (
     code_frame_ids,
@@ -152,7 +151,7 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--top", type=int, default=20)
     arguments = parser.parse_args()
-    guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
+    guides = default_guides()
 
     print(f"## evaluate_frame stages, {arguments.members:,} members\n")
     print(markdown_table(["stage", "CPU s"], staged(arguments.members, guides)), end="\n\n")

@@ -26,6 +26,7 @@ import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 from tqdm import tqdm
 
+from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, GuideSet, load_guides
 from actuarial.report import git_commit
 from actuarial.synthetic import generate_members
 
@@ -150,6 +151,11 @@ def generated_members(count: int, seed: int = SEED, first: int = 1):
         numbers = np.arange(first, first + count).astype(str)
         frame["member_id"] = np.char.add("M-", numbers).astype(object)
     return frame
+
+
+def default_guides() -> GuideSet:
+    """The shipped guides of the default series: what every benchmark evaluates with."""
+    return load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
 
 
 def members_file(count: int, fmt: str, seed: int = SEED) -> Path:

@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from actuarial.guides import SHIPPED_GUIDES, load_guides
 from actuarial.members import MEMBER_FIELDS
@@ -17,6 +18,14 @@ from actuarial.members import MEMBER_FIELDS
 FROM_START = dt.date(1990, 4, 1)
 HALF_PERCENT_SERIES = "illustrative-half-percent-per-month"  # shipped, not the default
 HALF_PERCENT_GUIDE = SHIPPED_GUIDES / HALF_PERCENT_SERIES
+
+# Property tests that take fixtures (read only, so one value serves every example) and may
+# be slow to draw: no deadline. A module derives its own with ``settings(FIXTURE_PROPERTY,
+# max_examples=N)``.
+FIXTURE_PROPERTY = settings(
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
 
 # A general employee who separates on his 65th birthday with 20 years and $48,000:
 # inciso (a) pays 1.5% x 48,000 x 20 = 14,400 a year, 1,200 a month.

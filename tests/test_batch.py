@@ -14,11 +14,14 @@ import pandas as pd
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from actuarial import batch
 from actuarial.batch import OUTPUT_SCHEMA, read_members, run_batch
 from actuarial.engine import evaluate_frame
 from actuarial.guides import load_guides
+from actuarial.law.clauses import CLAUSES
 from actuarial.law.parameters import shipped_law
 from actuarial.law.readings import Readings
 from actuarial.members import MEMBER_FIELDS, MemberFileError
@@ -46,6 +49,13 @@ def read_output(path) -> pd.DataFrame:
         frame[name] = frame[name].fillna("").astype(str)
     frame["start_date"] = [day.isoformat() if day else "" for day in frame["start_date"]]
     return frame
+
+
+def text_parquet(csv_path: Path) -> Path:
+    """The CSV member file's cells, all text, as a Parquet file beside it (same stem)."""
+    parquet_path = csv_path.with_suffix(".parquet")
+    pd.read_csv(csv_path, dtype=str, keep_default_na=False).to_parquet(parquet_path)
+    return parquet_path
 
 
 def iso_dates(values) -> list[str]:
@@ -85,10 +95,7 @@ def run(members_path, guides, out_path, **options):
 def test_csv_and_parquet_in_and_out_give_the_same_results(
     half_percent_guides, sample_members, tmp_path, in_format, out_name
 ):
-    source = sample_members
-    if in_format == "parquet":
-        source = tmp_path / "members.parquet"
-        pd.read_csv(sample_members, dtype=str, keep_default_na=False).to_parquet(source)
+    source = sample_members if in_format == "csv" else text_parquet(sample_members)
     out = tmp_path / out_name
     run(source, half_percent_guides, out)
     expected = evaluate_frame(
@@ -161,10 +168,7 @@ def chunk_sizes(monkeypatch):
 def test_chunks_of_seven_rows_give_the_same_output_as_one_chunk(
     half_percent_guides, sample_members, tmp_path, chunk_sizes, in_format
 ):
-    source = sample_members
-    if in_format == "parquet":
-        source = tmp_path / "members.parquet"
-        pd.read_csv(sample_members, dtype=str, keep_default_na=False).to_parquet(source)
+    source = sample_members if in_format == "csv" else text_parquet(sample_members)
     one = run(source, half_percent_guides, tmp_path / "one.csv")
     assert chunk_sizes == [(313, 1)]
     chunk_sizes.clear()
@@ -469,9 +473,7 @@ def test_ids_come_back_exactly_as_read_and_no_token_is_missing(
     rows = [member(member_id=i) for i in ROUND_TRIP_IDS]
     source = write_members(rows)
     if in_format == "parquet":
-        frame = pd.read_csv(source, dtype=str, keep_default_na=False)
-        source = tmp_path / "members.parquet"
-        frame.to_parquet(source)
+        source = text_parquet(source)
     out = tmp_path / out_name
     summary = run(source, half_percent_guides, out)
     assert summary.invalid == 0
@@ -614,12 +616,20 @@ def test_a_long_field_is_cut_in_messages_and_memory_stays_small(
 
 
 # ------------------------------------------------------------- accounting, by property
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
-from actuarial.law.clauses import CLAUSES  # noqa: E402
-
 CLAUSE_IDS = tuple(CLAUSES)  # the registry: ids of the clauses, in order
+# Few examples (each writes and reads whole files); the fixtures are read only.
+FILE_PROPERTY = settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+def write_text_members(frame: pd.DataFrame, path: Path, in_format: str) -> None:
+    """A text member frame as a CSV file, or as a Parquet file of text columns (a spreadsheet
+    export holds every column as text)."""
+    if in_format == "csv":
+        frame.to_csv(path, index=False)
+    else:
+        frame.astype(str).to_parquet(path)
 
 
 CORRUPTIONS = {
@@ -634,9 +644,7 @@ CORRUPTIONS = {
 }
 
 
-@settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@FILE_PROPERTY
 @given(
     seed=st.integers(0, 10_000),
     corruptions=st.lists(
@@ -660,10 +668,7 @@ def test_every_row_is_accounted_for_whatever_is_corrupted(
         choices = CORRUPTIONS[name]
         frame.loc[row, name] = choices[pick % len(choices)]
     source = folder / f"members.{in_format}"
-    if in_format == "csv":
-        frame.to_csv(source, index=False)
-    else:  # every column text, as a spreadsheet export would hold it
-        frame.astype(str).to_parquet(source)
+    write_text_members(frame, source, in_format)
     out = folder / out_name
     summary = run(source, half_percent_guides, out, chunk_rows=chunk_rows)
     result = read_output(out)
@@ -682,10 +687,7 @@ def test_every_row_is_accounted_for_whatever_is_corrupted(
     # The valid rows alone give the same results.
     alone_source = folder / f"valid.{in_format}"
     alone_frame = frame.iloc[sorted(r - 1 for r in set(valid["row"]))]
-    if in_format == "csv":
-        alone_frame.to_csv(alone_source, index=False)
-    else:
-        alone_frame.astype(str).to_parquet(alone_source)
+    write_text_members(alone_frame, alone_source, in_format)
     run(alone_source, half_percent_guides, folder / ("alone" + out.suffix))
     alone = read_output(folder / ("alone" + out.suffix))
     columns = [c for c in alone.columns if c != "row"]
@@ -705,9 +707,7 @@ TYPED_READING_CELLS = {
 }
 
 
-@settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@FILE_PROPERTY
 @given(
     seed=st.integers(0, 10_000),
     cells=st.lists(

@@ -16,7 +16,8 @@ from decimal import Decimal
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from conftest import FIXTURE_PROPERTY
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from actuarial.engine import (
@@ -31,11 +32,7 @@ from actuarial.law.readings import Readings
 from actuarial.members import MEMBER_FIELDS, MemberDataError
 from actuarial.synthetic import generate_members
 
-PROPERTY = settings(
-    max_examples=100,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+PROPERTY = settings(FIXTURE_PROPERTY, max_examples=100)
 MINIMUM_FROM = dt.date(2013, 7, 1)
 THRESHOLD_SERVICE = [0.0, 3.0, 9.99, 10.0, 24.99, 25.0, 29.99, 30.0, 35.0]
 
@@ -150,18 +147,10 @@ def _expected_rows(frame: pd.DataFrame, guides) -> pd.DataFrame:
                     "eligible": clause.eligible,
                     "reason": clause.reason,
                     "start_date": pd.NaT if clause.start_date is None else clause.start_date,
-                    "reduction_factor": np.nan
-                    if clause.reduction_factor is None
-                    else clause.reduction_factor,
-                    "annual_amount": np.nan
-                    if clause.annual_amount is None
-                    else clause.annual_amount,
-                    "monthly_amount": np.nan
-                    if clause.monthly_amount is None
-                    else clause.monthly_amount,
-                    "minimum_topup": np.nan
-                    if clause.minimum_topup is None
-                    else clause.minimum_topup,
+                    "reduction_factor": nan_if_none(clause.reduction_factor),
+                    "annual_amount": nan_if_none(clause.annual_amount),
+                    "monthly_amount": nan_if_none(clause.monthly_amount),
+                    "minimum_topup": nan_if_none(clause.minimum_topup),
                     "schedule": clause.schedule or "",
                     "guide_id": clause.guide_id or "",
                     "error": clause.error or "",
@@ -170,6 +159,11 @@ def _expected_rows(frame: pd.DataFrame, guides) -> pd.DataFrame:
                 }
             )
     return pd.DataFrame(rows)
+
+
+def nan_if_none(value):
+    """A missing amount as the results table holds it."""
+    return np.nan if value is None else value
 
 
 def _plain(table: pd.DataFrame) -> pd.DataFrame:

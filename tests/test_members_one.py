@@ -17,8 +17,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
-from conftest import VALID_MEMBER
-from hypothesis import HealthCheck, event, given, settings
+from conftest import FIXTURE_PROPERTY, VALID_MEMBER
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from test_members import INVALID_ROWS, KEPT_IDS
 
@@ -35,11 +35,7 @@ from actuarial.members import (
     parse_members,
 )
 
-PROPERTY = settings(
-    max_examples=300,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
+PROPERTY = settings(FIXTURE_PROPERTY, max_examples=300)
 
 
 def frame_parse(member) -> MemberArrays:

@@ -417,9 +417,9 @@ def test_every_notebook_declares_its_inputs_and_needs_no_pytest():
         assert report._declared_parameters(path), f"{path.name} has no cell tagged parameters"
 
 
-def test_index_key_figures_count_rows_with_warnings_beside_rows_with_errors(tmp_path):
-    from actuarial import load_guides
-
+def test_index_key_figures_count_rows_with_warnings_beside_rows_with_errors(
+    tmp_path, half_percent_guides
+):
     members = tmp_path / "members.csv"
     members.write_text(
         "member_id,birth_date,entry_date,separation_date,credited_service,"
@@ -430,9 +430,8 @@ def test_index_key_figures_count_rows_with_warnings_beside_rows_with_errors(tmp_
         "BAD,1960-01-01,1995-01-01,2025-01-01,-1,40000,general,false\n",  # an error
         encoding="utf-8",
     )
-    guides = load_guides(SHIPPED_GUIDES, "illustrative-half-percent-per-month")
     figures = report._key_figures(
-        guides, members, Readings(), dt.date(2026, 6, 1), shipped_law()
+        half_percent_guides, members, Readings(), dt.date(2026, 6, 1), shipped_law()
     )
     summary = report._summary_html(figures)
     counts = re.findall(r"<tr><th>([^<]+)</th><td class=\"number\">([\d,]+)</td></tr>", summary)

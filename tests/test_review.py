@@ -6,6 +6,7 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import HALF_PERCENT_SERIES
 
 from actuarial import GuideError, Readings, evaluate_frame, load_guides, review
 from actuarial.equivalence import early_retirement_factor
@@ -21,10 +22,8 @@ WHOLE_AGES = np.arange(55, 66) * 12
 
 
 @pytest.fixture(scope="module")
-def half_percent():
-    return load_guides(SHIPPED_GUIDES, "illustrative-half-percent-per-month").by_id(
-        "illustrative-half-percent-per-month"
-    )
+def half_percent(half_percent_guides):
+    return half_percent_guides.by_id(HALF_PERCENT_SERIES)
 
 
 # ----------------------------------------------------------------- the statute
@@ -152,9 +151,8 @@ MEMBERS = pd.DataFrame(
 
 
 @pytest.fixture(scope="module")
-def results():
-    guides = load_guides(SHIPPED_GUIDES, "illustrative-half-percent-per-month")
-    return evaluate_frame(MEMBERS, guides, source="members.csv")
+def results(half_percent_guides):
+    return evaluate_frame(MEMBERS, half_percent_guides, source="members.csv")
 
 
 def test_membership_counts_account_for_every_row(results):
@@ -213,9 +211,12 @@ def test_benefits_by_clause_has_one_column_per_clause(results):
     assert benefits["inciso (b)"].dropna().tolist() == [2_625.00]
 
 
-def test_clause_summary_of_an_evaluation_as_of_a_later_date_keeps_the_minimum():
-    guides = load_guides(SHIPPED_GUIDES, "illustrative-half-percent-per-month")
-    later = evaluate_frame(MEMBERS, guides, as_of=dt.date(2025, 7, 1), source="members.csv")
+def test_clause_summary_of_an_evaluation_as_of_a_later_date_keeps_the_minimum(
+    half_percent_guides,
+):
+    later = evaluate_frame(
+        MEMBERS, half_percent_guides, as_of=dt.date(2025, 7, 1), source="members.csv"
+    )
     assert review.clause_summary(later).loc["a", "monthly_total"] == pytest.approx(500.00)
 
 
@@ -238,9 +239,8 @@ WARNED_AS_OF = dt.date(2026, 6, 1)
 
 
 @pytest.fixture(scope="module")
-def warned_results():
-    guides = load_guides(SHIPPED_GUIDES, "illustrative-half-percent-per-month")
-    return evaluate_frame(WARNED, guides, as_of=WARNED_AS_OF, source="members.csv")
+def warned_results(half_percent_guides):
+    return evaluate_frame(WARNED, half_percent_guides, as_of=WARNED_AS_OF, source="members.csv")
 
 
 def test_warnings_by_rule_counts_the_members_each_rule_flags(warned_results):
