@@ -135,8 +135,6 @@ class BatchSummary:
         self.clause_errors += int(results.error_mask.sum())
         self.with_warnings += int((results.warnings != "").sum())
         self.output_rows += int(len(results.clauses) * valid.sum() + (~valid).sum())
-        self.as_of = results.as_of
-        self.law_files = results.law.provenance()
         used = np.unique(results.guide_index[results.guide_index >= 0])
         for index in used:
             guide = results.guides.guides[index]
@@ -637,7 +635,8 @@ def run_batch(
         if guide.path is not None
         for name in ("guide.toml", "reduction.csv")
     ]
-    inputs += [Path(entry["file"]) for entry in law.provenance()]
+    law_files = law.provenance()
+    inputs += [Path(entry["file"]) for entry in law_files]
     check_output(out_path, inputs)  # before anything is read
     _check_readable(members_path, fmt)
     metadata = {
@@ -646,10 +645,10 @@ def run_batch(
             {g.id: g.sha256() for g in guides}, sort_keys=True
         ).encode(),
         b"actuarial.members": str(members_path.name).encode(),
-        b"actuarial.law": json.dumps(law.provenance()).encode(),
+        b"actuarial.law": json.dumps(law_files).encode(),
         b"actuarial.as_of": as_of.isoformat().encode(),
     }
-    summary = BatchSummary(as_of=as_of, law_files=law.provenance())
+    summary = BatchSummary(as_of=as_of, law_files=law_files)
 
     def evaluated(frame: pd.DataFrame, first_row: int, duplicates: DuplicateIds):
         members = parse_members(
