@@ -25,6 +25,7 @@ from actuarial.guides import (
     DEFAULT_SERIES,
     EARLIEST_AGE_MONTHS,
     FIRST_AGE,
+    GUIDE_FILE_LIMITS,
     NORMAL_RETIREMENT_AGE,
     SHIPPED_GUIDES,
     GuideError,
@@ -548,7 +549,7 @@ def guides_derive(
             inputs += [Path(path), Path(path.rsplit(":", 1)[0])]
     try:
         check_output(out_path, kind="folder")
-        for name in ("guide.toml", "reduction.csv"):
+        for name in GUIDE_FILE_LIMITS:  # a guide's files
             check_output(out_path / name, inputs)
     except OutputFileError as error:
         _fail(error)
