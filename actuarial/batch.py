@@ -199,10 +199,7 @@ def _columns(path: Path, fmt: str) -> list[str]:
     try:
         text = header.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise MemberFileError(
-            f"{path}: line 1 is not UTF-8 text (byte 0x{header[error.start]:02x}); "
-            "save the file as UTF-8"
-        ) from error
+        raise _not_utf8(path, 1, header[error.start]) from error
     return [name.strip() for name in next(csv.reader([text]), [])]
 
 
@@ -338,6 +335,13 @@ def _first_non_utf8(path: Path) -> tuple[int, int] | None:
     return None
 
 
+def _not_utf8(path: Path, line: int, byte: int) -> MemberFileError:
+    """The error of a member file with a byte that is not UTF-8 text on ``line``."""
+    return MemberFileError(
+        f"{path}: line {line:,} is not UTF-8 text (byte 0x{byte:02x}); save the file as UTF-8"
+    )
+
+
 def _reading(path: Path, chunks: Iterator) -> Iterator:
     """``chunks`` with any failure to read them as a :class:`MemberFileError` naming ``path``."""
     try:
@@ -345,10 +349,7 @@ def _reading(path: Path, chunks: Iterator) -> Iterator:
     except (OSError, pa.ArrowException, UnicodeDecodeError) as error:
         where = _first_non_utf8(path) if "UTF8" in str(error) else None
         if where is not None:
-            raise MemberFileError(
-                f"{path}: line {where[0]:,} is not UTF-8 text (byte 0x{where[1]:02x}); "
-                "save the file as UTF-8"
-            ) from error
+            raise _not_utf8(path, *where) from error
         raise MemberFileError(
             f"{path}: cannot read the member file ({shortened(str(error), 200)})"
         ) from error
