@@ -309,9 +309,7 @@ class _Stopped(Exception):
     """The first pass, stopped: the run ended before it did."""
 
 
-def _id_chunks(
-    path: Path, fmt: str, chunk_rows: int, stop: threading.Event | None = None
-) -> Iterator[pa.Array]:
+def _id_chunks(path: Path, fmt: str, stop: threading.Event | None = None) -> Iterator[pa.Array]:
     """The member_id column alone, in chunks, as text (integer ids as their digits);
     :class:`_Stopped` once ``stop`` is set."""
     for batch in _record_batches(path, fmt, ["member_id"]):
@@ -355,22 +353,20 @@ def _reading(path: Path, chunks: Iterator) -> Iterator:
         ) from error
 
 
-def _duplicated_in_file(
-    path: Path, fmt: str, chunk_rows: int, stop: threading.Event | None = None
-) -> DuplicateIds:
+def _duplicated_in_file(path: Path, fmt: str, stop: threading.Event | None = None) -> DuplicateIds:
     """The first pass: rows whose member_id occurs more than once in the whole file."""
     return find_duplicates(
-        lambda: _reading(path, _id_chunks(path, fmt, chunk_rows, stop)), MEMBER_ID_MAX_LENGTH
+        lambda: _reading(path, _id_chunks(path, fmt, stop)), MEMBER_ID_MAX_LENGTH
     )
 
 
 class _FirstPass:
     """The first pass in a thread of its own, while the first chunk is computed."""
 
-    def __init__(self, path: Path, fmt: str, chunk_rows: int):
+    def __init__(self, path: Path, fmt: str):
         self.stop = threading.Event()
         self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="actuarial-ids")
-        self.future = self.thread.submit(_duplicated_in_file, path, fmt, chunk_rows, self.stop)
+        self.future = self.thread.submit(_duplicated_in_file, path, fmt, self.stop)
 
     def result(self) -> DuplicateIds:
         return self.future.result()
@@ -671,7 +667,7 @@ def run_batch(
         reading_thread,
     )
     try:
-        first_pass = _FirstPass(members_path, fmt, chunk_rows)
+        first_pass = _FirstPass(members_path, fmt)
         try:
             try:
                 frame = next(chunks, None)
