@@ -35,6 +35,7 @@ from actuarial.guides import (
     load_guide,
     load_guides,
 )
+from actuarial.law.conditions import render
 from actuarial.law.parameters import LawError, load_law, shipped_law
 from actuarial.law.readings import INTERPRETATIONS, Readings
 from actuarial.members import DATE_RANGE, GROUPS, MemberDataError, MemberFileError
@@ -103,9 +104,7 @@ def _reading_option(item):
     defaults = Readings()
     switch = item.cli
     default = getattr(defaults, item.switch)
-    text = switch.help.format(
-        law=_LatestValues(shipped_law().latest_values()), pct=_Percents(), **defaults.as_dict()
-    )
+    text = render(switch.help, shipped_law().latest_values(), **defaults.as_dict())
     if "/" in switch.option:
         return click.option(
             switch.option, item.switch, default=default, show_default=True, help=text
@@ -117,17 +116,6 @@ def _reading_option(item):
     return click.option(
         switch.option, item.switch, type=kind, default=default, show_default=True, help=text
     )
-
-
-class _LatestValues(dict):
-    def __getitem__(self, key):
-        value = super().__getitem__(key)
-        return int(value) if isinstance(value, float) and value.is_integer() else value
-
-
-class _Percents:
-    def __getitem__(self, key):
-        return f"{shipped_law().latest_values()[key] * 100:g}%"
 
 
 def reading_options(command):
