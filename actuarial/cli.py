@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import functools
+import io
 import json
 import re
 import signal
@@ -806,15 +807,16 @@ def examples_members(out_path, force):
     source = shipped.EXAMPLE_MEMBERS
     if out_path.exists() and out_path.resolve() == source.resolve():
         _fail(f"{out_path} is the shipped sample itself; choose another --out")
+    data = source.read_bytes()
     try:
         with out_path.open("wb" if force else "xb") as handle:
-            handle.write(source.read_bytes())
+            handle.write(data)
     except FileExistsError:
         _fail(f"{out_path} exists; use --force to replace it")
     except OSError as error:
         _fail(f"{out_path}: cannot write ({error.strerror})")
-    with source.open(newline="", encoding="utf-8") as handle:
-        members = sum(1 for _ in csv.reader(handle)) - 1  # the header
+    text = io.StringIO(data.decode("utf-8"), newline="")  # the sample, read once
+    members = sum(1 for _ in csv.reader(text)) - 1  # the header
     click.echo(f"written: {out_path} ({members} members)")
 
 
