@@ -377,11 +377,6 @@ class _FirstPass:
         self.thread.shutdown(wait=True)
 
 
-def _none_repeated(count: int) -> DuplicateIds:
-    """No row repeated: the first chunk's ids, until the first pass says otherwise."""
-    return DuplicateIds(np.zeros(count, bool), np.full(count, -1, np.int64), ())
-
-
 def read_members(path) -> pd.DataFrame:
     """A whole member file (required columns kept as read; extra columns dropped)."""
     path = Path(path)
@@ -672,7 +667,7 @@ def run_batch(
             try:
                 frame = next(chunks, None)
                 if frame is not None:
-                    results = evaluated(frame, 1, _none_repeated(len(frame)))
+                    results = evaluated(frame, 1, DuplicateIds.none(len(frame)))
             except Exception:
                 first_pass.result()  # its error first, as when it ran alone
                 raise
