@@ -340,6 +340,11 @@ def _not_utf8(path: Path, line: int, byte: int) -> MemberFileError:
     )
 
 
+def _unreadable(path: Path, reason: str) -> MemberFileError:
+    """The error of a member file that cannot be read, its reason cut to 200 characters."""
+    return MemberFileError(f"{path}: cannot read the member file ({shortened(reason, 200)})")
+
+
 def _reading(path: Path, chunks: Iterator) -> Iterator:
     """``chunks`` with any failure to read them as a :class:`MemberFileError` naming ``path``."""
     try:
@@ -348,9 +353,7 @@ def _reading(path: Path, chunks: Iterator) -> Iterator:
         where = _first_non_utf8(path) if "UTF8" in str(error) else None
         if where is not None:
             raise _not_utf8(path, *where) from error
-        raise MemberFileError(
-            f"{path}: cannot read the member file ({shortened(str(error), 200)})"
-        ) from error
+        raise _unreadable(path, str(error)) from error
 
 
 def _duplicated_in_file(path: Path, fmt: str, stop: threading.Event | None = None) -> DuplicateIds:
@@ -396,13 +399,11 @@ def _check_readable(path: Path, fmt: str) -> None:
             reason = "not a regular file"  # a pipe or a device: never waited on
         else:
             reason = "no such file"
-        raise MemberFileError(f"{path}: cannot read the member file ({reason})")
+        raise _unreadable(path, reason)
     try:
         columns = _columns(path, fmt)
     except (OSError, UnicodeDecodeError, pa.ArrowException, csv.Error) as error:
-        raise MemberFileError(
-            f"{path}: cannot read the member file ({shortened(str(error), 200)})"
-        ) from error
+        raise _unreadable(path, str(error)) from error
     check_columns(columns, str(path))
 
 
