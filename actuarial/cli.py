@@ -151,10 +151,6 @@ def law_options(command):
     )(command)
 
 
-def _law(law_files):
-    return load_law(*law_files)
-
-
 def guide_options(command):
     command = click.option(
         "--series",
@@ -209,7 +205,7 @@ def evaluate(guides_path, series, as_of, law_files, lang, as_json, readings, **m
 
     try:
         guides = _load(guides_path, series)
-        law = _law(law_files)
+        law = load_law(*law_files)
         result = evaluate_member(member, guides, as_of=as_of, readings=readings, lang=lang, law=law)
     except USABLE_INPUT_ERRORS as error:
         _fail(error)
@@ -275,7 +271,7 @@ def batch(members, out_path, as_of, law_files, chunk_rows, progress, guides_path
     _keep_freed_memory()
     try:
         guides = _load(guides_path, series)
-        law = _law(law_files)
+        law = load_law(*law_files)
         summary = run_batch(
             members, guides, out_path, as_of, readings, chunk_rows, progress, law=law
         )
@@ -752,7 +748,7 @@ def value(
     try:
         basis = Basis(mortality, interest)
         guides = _load(guides_path, series)
-        law = _law(law_files)
+        law = load_law(*law_files)
         summary = run_valuation(
             members,
             guides,
