@@ -41,7 +41,7 @@ import pyarrow.parquet as pq
 
 from actuarial.duplicate_ids import DuplicateIds, find_duplicates
 from actuarial.engine import COLUMNS, CodedText, MemberResults, evaluate_members
-from actuarial.guides import GuideSet
+from actuarial.guides import GUIDE_FILE_LIMITS, GuideSet
 from actuarial.interpretations import Readings
 from actuarial.law.clauses import CLAUSES
 from actuarial.law.parameters import law_in_force, resolve_as_of
@@ -135,8 +135,6 @@ class BatchSummary:
         self.clause_errors += int(results.error_mask.sum())
         self.with_warnings += int((results.warnings != "").sum())
         self.output_rows += int(len(results.clauses) * valid.sum() + (~valid).sum())
-        self.as_of = results.as_of
-        self.law_files = results.law.provenance()
         used = np.unique(results.guide_index[results.guide_index >= 0])
         for index in used:
             guide = results.guides.guides[index]
@@ -201,10 +199,7 @@ def _columns(path: Path, fmt: str) -> list[str]:
     try:
         text = header.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise MemberFileError(
-            f"{path}: line 1 is not UTF-8 text (byte 0x{header[error.start]:02x}); "
-            "save the file as UTF-8"
-        ) from error
+        raise _not_utf8(path, 1, header[error.start]) from error
     return [name.strip() for name in next(csv.reader([text]), [])]
 
 
@@ -314,9 +309,7 @@ class _Stopped(Exception):
     """The first pass, stopped: the run ended before it did."""
 
 
-def _id_chunks(
-    path: Path, fmt: str, chunk_rows: int, stop: threading.Event | None = None
-) -> Iterator[pa.Array]:
+def _id_chunks(path: Path, fmt: str, stop: threading.Event | None = None) -> Iterator[pa.Array]:
     """The member_id column alone, in chunks, as text (integer ids as their digits);
     :class:`_Stopped` once ``stop`` is set."""
     for batch in _record_batches(path, fmt, ["member_id"]):
@@ -340,6 +333,18 @@ def _first_non_utf8(path: Path) -> tuple[int, int] | None:
     return None
 
 
+def _not_utf8(path: Path, line: int, byte: int) -> MemberFileError:
+    """The error of a member file with a byte that is not UTF-8 text on ``line``."""
+    return MemberFileError(
+        f"{path}: line {line:,} is not UTF-8 text (byte 0x{byte:02x}); save the file as UTF-8"
+    )
+
+
+def _unreadable(path: Path, reason: str) -> MemberFileError:
+    """The error of a member file that cannot be read, its reason cut to 200 characters."""
+    return MemberFileError(f"{path}: cannot read the member file ({shortened(reason, 200)})")
+
+
 def _reading(path: Path, chunks: Iterator) -> Iterator:
     """``chunks`` with any failure to read them as a :class:`MemberFileError` naming ``path``."""
     try:
@@ -347,31 +352,24 @@ def _reading(path: Path, chunks: Iterator) -> Iterator:
     except (OSError, pa.ArrowException, UnicodeDecodeError) as error:
         where = _first_non_utf8(path) if "UTF8" in str(error) else None
         if where is not None:
-            raise MemberFileError(
-                f"{path}: line {where[0]:,} is not UTF-8 text (byte 0x{where[1]:02x}); "
-                "save the file as UTF-8"
-            ) from error
-        raise MemberFileError(
-            f"{path}: cannot read the member file ({shortened(str(error), 200)})"
-        ) from error
+            raise _not_utf8(path, *where) from error
+        raise _unreadable(path, str(error)) from error
 
 
-def _duplicated_in_file(
-    path: Path, fmt: str, chunk_rows: int, stop: threading.Event | None = None
-) -> DuplicateIds:
+def _duplicated_in_file(path: Path, fmt: str, stop: threading.Event | None = None) -> DuplicateIds:
     """The first pass: rows whose member_id occurs more than once in the whole file."""
     return find_duplicates(
-        lambda: _reading(path, _id_chunks(path, fmt, chunk_rows, stop)), MEMBER_ID_MAX_LENGTH
+        lambda: _reading(path, _id_chunks(path, fmt, stop)), MEMBER_ID_MAX_LENGTH
     )
 
 
 class _FirstPass:
     """The first pass in a thread of its own, while the first chunk is computed."""
 
-    def __init__(self, path: Path, fmt: str, chunk_rows: int):
+    def __init__(self, path: Path, fmt: str):
         self.stop = threading.Event()
         self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="actuarial-ids")
-        self.future = self.thread.submit(_duplicated_in_file, path, fmt, chunk_rows, self.stop)
+        self.future = self.thread.submit(_duplicated_in_file, path, fmt, self.stop)
 
     def result(self) -> DuplicateIds:
         return self.future.result()
@@ -380,11 +378,6 @@ class _FirstPass:
         """Stop the pass if it still runs (an error or an interruption), and wait for it."""
         self.stop.set()
         self.thread.shutdown(wait=True)
-
-
-def _none_repeated(count: int) -> DuplicateIds:
-    """No row repeated: the first chunk's ids, until the first pass says otherwise."""
-    return DuplicateIds(np.zeros(count, bool), np.full(count, -1, np.int64), ())
 
 
 def read_members(path) -> pd.DataFrame:
@@ -406,13 +399,11 @@ def _check_readable(path: Path, fmt: str) -> None:
             reason = "not a regular file"  # a pipe or a device: never waited on
         else:
             reason = "no such file"
-        raise MemberFileError(f"{path}: cannot read the member file ({reason})")
+        raise _unreadable(path, reason)
     try:
         columns = _columns(path, fmt)
     except (OSError, UnicodeDecodeError, pa.ArrowException, csv.Error) as error:
-        raise MemberFileError(
-            f"{path}: cannot read the member file ({shortened(str(error), 200)})"
-        ) from error
+        raise _unreadable(path, str(error)) from error
     check_columns(columns, str(path))
 
 
@@ -635,9 +626,10 @@ def run_batch(
         guide.path / name
         for guide in guides
         if guide.path is not None
-        for name in ("guide.toml", "reduction.csv")
+        for name in GUIDE_FILE_LIMITS  # a guide's files
     ]
-    inputs += [Path(entry["file"]) for entry in law.provenance()]
+    law_files = law.provenance()
+    inputs += [Path(entry["file"]) for entry in law_files]
     check_output(out_path, inputs)  # before anything is read
     _check_readable(members_path, fmt)
     metadata = {
@@ -646,10 +638,10 @@ def run_batch(
             {g.id: g.sha256() for g in guides}, sort_keys=True
         ).encode(),
         b"actuarial.members": str(members_path.name).encode(),
-        b"actuarial.law": json.dumps(law.provenance()).encode(),
+        b"actuarial.law": json.dumps(law_files).encode(),
         b"actuarial.as_of": as_of.isoformat().encode(),
     }
-    summary = BatchSummary(as_of=as_of, law_files=law.provenance())
+    summary = BatchSummary(as_of=as_of, law_files=law_files)
 
     def evaluated(frame: pd.DataFrame, first_row: int, duplicates: DuplicateIds):
         members = parse_members(
@@ -671,12 +663,12 @@ def run_batch(
         reading_thread,
     )
     try:
-        first_pass = _FirstPass(members_path, fmt, chunk_rows)
+        first_pass = _FirstPass(members_path, fmt)
         try:
             try:
                 frame = next(chunks, None)
                 if frame is not None:
-                    results = evaluated(frame, 1, _none_repeated(len(frame)))
+                    results = evaluated(frame, 1, DuplicateIds.none(len(frame)))
             except Exception:
                 first_pass.result()  # its error first, as when it ran alone
                 raise

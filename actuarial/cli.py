@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import functools
+import io
 import json
 import re
 import signal
@@ -25,6 +26,7 @@ from actuarial.guides import (
     DEFAULT_SERIES,
     EARLIEST_AGE_MONTHS,
     FIRST_AGE,
+    GUIDE_FILE_LIMITS,
     NORMAL_RETIREMENT_AGE,
     SHIPPED_GUIDES,
     GuideError,
@@ -34,6 +36,7 @@ from actuarial.guides import (
     load_guide,
     load_guides,
 )
+from actuarial.law.conditions import render
 from actuarial.law.parameters import LawError, load_law, shipped_law
 from actuarial.law.readings import INTERPRETATIONS, Readings
 from actuarial.members import DATE_RANGE, GROUPS, MemberDataError, MemberFileError
@@ -102,9 +105,7 @@ def _reading_option(item):
     defaults = Readings()
     switch = item.cli
     default = getattr(defaults, item.switch)
-    text = switch.help.format(
-        law=_LatestValues(shipped_law().latest_values()), pct=_Percents(), **defaults.as_dict()
-    )
+    text = render(switch.help, shipped_law().latest_values(), **defaults.as_dict())
     if "/" in switch.option:
         return click.option(
             switch.option, item.switch, default=default, show_default=True, help=text
@@ -116,17 +117,6 @@ def _reading_option(item):
     return click.option(
         switch.option, item.switch, type=kind, default=default, show_default=True, help=text
     )
-
-
-class _LatestValues(dict):
-    def __getitem__(self, key):
-        value = super().__getitem__(key)
-        return int(value) if isinstance(value, float) and value.is_integer() else value
-
-
-class _Percents:
-    def __getitem__(self, key):
-        return f"{shipped_law().latest_values()[key] * 100:g}%"
 
 
 def reading_options(command):
@@ -159,10 +149,6 @@ def law_options(command):
         help="An amendment file of the law (TOML, the form of the shipped law file); "
         "repeatable, applied in order.",
     )(command)
-
-
-def _law(law_files):
-    return load_law(*law_files)
 
 
 def guide_options(command):
@@ -219,7 +205,7 @@ def evaluate(guides_path, series, as_of, law_files, lang, as_json, readings, **m
 
     try:
         guides = _load(guides_path, series)
-        law = _law(law_files)
+        law = load_law(*law_files)
         result = evaluate_member(member, guides, as_of=as_of, readings=readings, lang=lang, law=law)
     except USABLE_INPUT_ERRORS as error:
         _fail(error)
@@ -285,7 +271,7 @@ def batch(members, out_path, as_of, law_files, chunk_rows, progress, guides_path
     _keep_freed_memory()
     try:
         guides = _load(guides_path, series)
-        law = _law(law_files)
+        law = load_law(*law_files)
         summary = run_batch(
             members, guides, out_path, as_of, readings, chunk_rows, progress, law=law
         )
@@ -548,7 +534,7 @@ def guides_derive(
             inputs += [Path(path), Path(path.rsplit(":", 1)[0])]
     try:
         check_output(out_path, kind="folder")
-        for name in ("guide.toml", "reduction.csv"):
+        for name in GUIDE_FILE_LIMITS:  # a guide's files
             check_output(out_path / name, inputs)
     except OutputFileError as error:
         _fail(error)
@@ -762,7 +748,7 @@ def value(
     try:
         basis = Basis(mortality, interest)
         guides = _load(guides_path, series)
-        law = _law(law_files)
+        law = load_law(*law_files)
         summary = run_valuation(
             members,
             guides,
@@ -817,15 +803,16 @@ def examples_members(out_path, force):
     source = shipped.EXAMPLE_MEMBERS
     if out_path.exists() and out_path.resolve() == source.resolve():
         _fail(f"{out_path} is the shipped sample itself; choose another --out")
+    data = source.read_bytes()
     try:
         with out_path.open("wb" if force else "xb") as handle:
-            handle.write(source.read_bytes())
+            handle.write(data)
     except FileExistsError:
         _fail(f"{out_path} exists; use --force to replace it")
     except OSError as error:
         _fail(f"{out_path}: cannot write ({error.strerror})")
-    with source.open(newline="", encoding="utf-8") as handle:
-        members = sum(1 for _ in csv.reader(handle)) - 1  # the header
+    text = io.StringIO(data.decode("utf-8"), newline="")  # the sample, read once
+    members = sum(1 for _ in csv.reader(text)) - 1  # the header
     click.echo(f"written: {out_path} ({members} members)")
 
 

@@ -90,6 +90,11 @@ class DuplicateIds:
     group: np.ndarray  # index into ``groups``, -1 for a row whose id is not repeated
     groups: tuple[np.ndarray, ...]  # the rows of each repeated id, ascending
 
+    @classmethod
+    def none(cls, count: int) -> DuplicateIds:
+        """No id repeated among ``count`` rows (read-only arrays of no memory)."""
+        return cls(np.broadcast_to(np.False_, count), np.broadcast_to(np.int64(-1), count), ())
+
     def __len__(self) -> int:
         return len(self.mask)
 

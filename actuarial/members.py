@@ -461,14 +461,7 @@ class FrameIds:
 def frame_id_text(ids: pd.Series) -> FrameIds:
     """The ids of a whole frame as text, not yet coded (no repeated id known)."""
     text, decimal = _id_text(ids)
-    return FrameIds(_arrow_strings(text), decimal, _no_duplicates(len(ids)))
-
-
-def _no_duplicates(count: int) -> DuplicateIds:
-    """No id repeated among ``count`` rows (read-only arrays of no memory)."""
-    return DuplicateIds(
-        np.broadcast_to(np.False_, count), np.broadcast_to(np.int64(-1), count), ()
-    )
+    return FrameIds(_arrow_strings(text), decimal, DuplicateIds.none(len(ids)))
 
 
 def code_frame_ids(ids: FrameIds) -> FrameIds:
@@ -490,7 +483,7 @@ def code_frame_ids(ids: FrameIds) -> FrameIds:
     counts = np.bincount(codes[counted], minlength=len(texts))
     repeated = counted & (counts[codes] > 1)
     rows = np.flatnonzero(repeated)
-    duplicates = _no_duplicates(len(codes))  # the usual case
+    duplicates = DuplicateIds.none(len(codes))  # the usual case
     if len(rows):
         group = np.full(len(codes), -1, dtype=np.int64)
         rows = rows[np.argsort(codes[rows], kind="stable")]  # grouped by id, each ascending
