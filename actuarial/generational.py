@@ -175,10 +175,6 @@ def _csv_scale(path: Path) -> ImprovementScale:
                 row.append(rate)
             ages.append(age)
             rows.append(row)
-    if not ages and not problems:
-        problems.append(f"{path}: no rows after the header")
-    if problems:
-        raise MortalityError("\n".join(problems))
     return ImprovementScale(
         name=path.stem, min_age=ages[0], first_year=years[0], rates=np.array(rows), source=str(path)
     )
