@@ -399,14 +399,19 @@ def _valued(members_df, guides, basis, as_of, readings, source, rates=None, law=
     return _table(results, values[..., 0], errors), results, values, errors, sex
 
 
-def member_present_values(member, guides, basis, as_of=None, readings=None, law=None) -> dict:
-    """One member's present value by clause (None where not eligible or not covered)."""
+def _member_table(member, guides, basis, as_of, readings, law) -> pd.DataFrame:
+    """:func:`value_frame` for one member (a dict may carry ``sex``)."""
     from actuarial.members import member_frame
 
     frame = member_frame(member)
     if isinstance(member, dict) and "sex" in member:
         frame["sex"] = member["sex"]
-    table = value_frame(frame, guides, basis, as_of, readings, source="member", law=law)
+    return value_frame(frame, guides, basis, as_of, readings, source="member", law=law)
+
+
+def member_present_values(member, guides, basis, as_of=None, readings=None, law=None) -> dict:
+    """One member's present value by clause (None where not eligible or not covered)."""
+    table = _member_table(member, guides, basis, as_of, readings, law)
     return {
         clause: (None if np.isnan(pv) else float(pv))
         for clause, pv in zip(table["clause"], table["pv_at_separation"], strict=True)
@@ -638,12 +643,7 @@ def _read_sex(path: Path):
 def member_choices(member, guides: GuideSet, basis: Basis, as_of=None, readings=None, law=None):
     """One member's clauses side by side: eligibility, start, monthly amount, present value
     at separation and value over the deferred (d)."""
-    from actuarial.members import member_frame
-
-    frame = member_frame(member)
-    if isinstance(member, dict) and "sex" in member:
-        frame["sex"] = member["sex"]
-    table = value_frame(frame, guides, basis, as_of, readings, source="member", law=law)
+    table = _member_table(member, guides, basis, as_of, readings, law)
     columns = ["clause", "eligible", "start_date", "reduction_factor", "monthly_amount"]
     return table[[*columns, *VALUE_COLUMNS, "error"]].reset_index(drop=True)
 
