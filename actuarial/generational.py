@@ -270,10 +270,6 @@ class Mortality:
             self._cache[key] = self._build(sex, key[1])
         return self._cache[key]
 
-    def tables(self, sex: str | None, cohorts) -> dict[int, LifeTable]:
-        """:meth:`table` for each distinct cohort."""
-        return {int(c): self.table(sex, int(c)) for c in np.unique(np.asarray(cohorts))}
-
     def _build(self, sex: str | None, cohort: int | None) -> LifeTable:
         if len(self._sides) == 1:
             table = self._side(self._sides[0], None, cohort)
