@@ -89,16 +89,12 @@ def explain(results, position: int, lang: str = "en", clauses=None) -> list[str]
     words = WORDS[lang]
     members = results.members
 
-    def age_text(months):
-        text = format_age(months)
-        return text.replace("y", "a") if lang == "es" else text
-
     values = {
         "id": members.member_id[position].as_py(),
         "birth": members.birth_date[position],
         "entry": members.entry_date[position],
         "sep": members.separation_date[position],
-        "age": age_text(results.age_months[position]),
+        "age": _age_text(results.age_months[position], lang),
         "service": float(members.credited_service[position]),
         "comp": float(members.average_compensation[position]),
         "group": GROUPS[members.group[position]],
@@ -127,6 +123,12 @@ def explain(results, position: int, lang: str = "en", clauses=None) -> list[str]
     lines.append(words["readings"])
     lines.extend(_readings_lines(results, lang, law_values))
     return lines
+
+
+def _age_text(months, lang: str) -> str:
+    """An age in months as the explanation writes it: 55y3m, in Spanish 55a3m."""
+    text = format_age(months)
+    return text.replace("y", "a") if lang == "es" else text
 
 
 def _readings_lines(results, lang: str, law_values: dict) -> tuple[str, ...]:
@@ -184,26 +186,21 @@ def _guide_lines(results, position, column, guide_index, words, lang) -> list[st
     guide = results.guides.guides[guide_index]
     age_months = int(results.age_months[position])
     factor = float(results.reduction_factor[position, column])
-
-    def age_text(months):
-        text = format_age(months)
-        return text.replace("y", "a") if lang == "es" else text
-
     lines = []
     if factor == factor:  # not NaN: the age is inside the guide's table
         low, high = guide.bracket(age_months)
         if low == high:
             line = words["guide_exact"].format(
-                factor=factor, guide=guide.id, age=age_text(guide.age_months[low])
+                factor=factor, guide=guide.id, age=_age_text(guide.age_months[low], lang)
             )
         else:
             line = words["guide_interp"].format(
                 factor=factor,
                 guide=guide.id,
                 method=guide.method.describe(lang),
-                lo=age_text(guide.age_months[low]),
+                lo=_age_text(guide.age_months[low], lang),
                 flo=guide.factors[low],
-                hi=age_text(guide.age_months[high]),
+                hi=_age_text(guide.age_months[high], lang),
                 fhi=guide.factors[high],
             )
         lines.append("  " + line)

@@ -175,10 +175,6 @@ def _csv_scale(path: Path) -> ImprovementScale:
                 row.append(rate)
             ages.append(age)
             rows.append(row)
-    if not ages and not problems:
-        problems.append(f"{path}: no rows after the header")
-    if problems:
-        raise MortalityError("\n".join(problems))
     return ImprovementScale(
         name=path.stem, min_age=ages[0], first_year=years[0], rates=np.array(rows), source=str(path)
     )
@@ -273,10 +269,6 @@ class Mortality:
         if key not in self._cache:
             self._cache[key] = self._build(sex, key[1])
         return self._cache[key]
-
-    def tables(self, sex: str | None, cohorts) -> dict[int, LifeTable]:
-        """:meth:`table` for each distinct cohort."""
-        return {int(c): self.table(sex, int(c)) for c in np.unique(np.asarray(cohorts))}
 
     def _build(self, sex: str | None, cohort: int | None) -> LifeTable:
         if len(self._sides) == 1:

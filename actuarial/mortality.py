@@ -430,6 +430,8 @@ def age_rows(path: Path, reader, width: int, problems: list[str]):
 
     Blank rows are skipped; a row with the wrong number of fields or a bad age is reported
     in ``problems`` (file and line) and skipped; a gap in the ages is reported and kept.
+    After the last row, a file without rows is reported too, and every problem (the
+    caller's included) is raised at once as one :class:`MortalityError`.
     """
     previous = None
     for record in reader:
@@ -448,6 +450,10 @@ def age_rows(path: Path, reader, width: int, problems: list[str]):
             problems.append(f"{where}: 'age' must be {previous + 1}, the next age (got {age})")
         previous = age
         yield where, age, record[1:]
+    if previous is None and not problems:
+        problems.append(f"{path}: no rows after the header")
+    if problems:
+        raise MortalityError("\n".join(problems))
 
 
 def from_csv(path) -> LifeTable:
@@ -475,10 +481,6 @@ def from_csv(path) -> LifeTable:
                     problems.append(f"{where}: 'qx' must be in [0, 1] (got {cell.strip()})")
             ages.append(age)
             rates.append(rate)
-    if not ages and not problems:
-        problems.append(f"{path}: no rows after the header")
-    if problems:
-        raise MortalityError("\n".join(problems))
     return LifeTable(name=path.stem, min_age=ages[0], qx=np.array(rates), source=str(path))
 
 

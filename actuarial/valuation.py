@@ -389,24 +389,41 @@ def value_frame(
 
 
 def _valued(members_df, guides, basis, as_of, readings, source, rates=None, law=None):
+    results, sex, sex_error = _evaluated(members_df, guides, as_of, readings, source, law)
+    values, errors = _values(results, basis, sex, sex_error, rates)
+    return _table(results, values[..., 0], errors), results, values, errors, sex
+
+
+def _evaluated(members_df, guides, as_of, readings, source, law):
+    """The members' results, their ``sex`` codes and the error of a bad ``sex``."""
     # The frame is the whole input: parse_members finds its duplicate ids itself.
     members = parse_members(members_df, source=source)
     results = evaluate_members(members, guides, as_of, readings, law)
     sex, sex_error = sex_codes(members_df, source)
+    return results, sex, sex_error
+
+
+def _values(results, basis, sex, sex_error, rates):
+    """:func:`value_results`, with no value and the ``sex`` error for a bad ``sex``."""
     values, errors = value_results(results, basis, sex, rates)
     errors = np.where(sex_error != "", sex_error, errors)
     values[sex_error != ""] = np.nan
-    return _table(results, values[..., 0], errors), results, values, errors, sex
+    return values, errors
 
 
-def member_present_values(member, guides, basis, as_of=None, readings=None, law=None) -> dict:
-    """One member's present value by clause (None where not eligible or not covered)."""
+def _member_table(member, guides, basis, as_of, readings, law) -> pd.DataFrame:
+    """:func:`value_frame` for one member (a dict may carry ``sex``)."""
     from actuarial.members import member_frame
 
     frame = member_frame(member)
     if isinstance(member, dict) and "sex" in member:
         frame["sex"] = member["sex"]
-    table = value_frame(frame, guides, basis, as_of, readings, source="member", law=law)
+    return value_frame(frame, guides, basis, as_of, readings, source="member", law=law)
+
+
+def member_present_values(member, guides, basis, as_of=None, readings=None, law=None) -> dict:
+    """One member's present value by clause (None where not eligible or not covered)."""
+    table = _member_table(member, guides, basis, as_of, readings, law)
     return {
         clause: (None if np.isnan(pv) else float(pv))
         for clause, pv in zip(table["clause"], table["pv_at_separation"], strict=True)
@@ -500,16 +517,14 @@ def sensitivities(
     """Totals by clause and total subsidy: on the basis; interest +-1 percentage point
     (GASB 67/68); every q x 0.9 and x 1.1 (capped at 1; the ages are named); and under each
     guide series in ``series`` (the cost of a change of guide: ``subsidy_change``)."""
-    _, results, values, errors, sex = _valued(
-        members_df,
-        guides,
-        basis,
-        as_of,
-        readings,
-        source,
-        rates=[basis.interest, basis.interest - 0.01, basis.interest + 0.01],
-        law=law,
-    )
+    evaluated = _evaluated(members_df, guides, as_of, readings, source, law)
+    return _sensitivities(*evaluated, basis, as_of, readings, series, law)
+
+
+def _sensitivities(results, sex, sex_error, basis, as_of, readings, series, law) -> pd.DataFrame:
+    """:func:`sensitivities` of members already evaluated (:func:`_evaluated`)."""
+    rates = [basis.interest, basis.interest - 0.01, basis.interest + 0.01]
+    values, _ = _values(results, basis, sex, sex_error, rates)
     rows = []
     for label, r in (("basis", 0), ("interest -1pp", 1), ("interest +1pp", 2)):
         rows.append({"scenario": label, **_totals(values[..., r]), "note": ""})
@@ -579,13 +594,14 @@ def run_valuation(
     sex = _read_sex(members_path)
     if sex is not None:
         frame["sex"] = sex
-    table, results, values, errors, _ = _valued(
-        frame, guides, basis, as_of, readings, members_path.name, law=law
-    )
+    # Parsed and evaluated once, for the table and the sensitivities alike.
+    results, sex, sex_error = _evaluated(frame, guides, as_of, readings, members_path.name, law)
+    values, errors = _values(results, basis, sex, sex_error, None)
+    table = _table(results, values[..., 0], errors)
     summary = ValuationSummary.of(results, values[..., 0], errors, basis)
     if with_sensitivities:
-        summary.sensitivities = sensitivities(
-            frame, guides, basis, as_of, readings, shipped_series(), members_path.name, law
+        summary.sensitivities = _sensitivities(
+            results, sex, sex_error, basis, as_of, readings, shipped_series(), law
         )
     # Through a temporary file of this run's, renamed when complete (actuarial.output_files).
     with writing(out_path, [members_path]) as partial:
@@ -638,12 +654,7 @@ def _read_sex(path: Path):
 def member_choices(member, guides: GuideSet, basis: Basis, as_of=None, readings=None, law=None):
     """One member's clauses side by side: eligibility, start, monthly amount, present value
     at separation and value over the deferred (d)."""
-    from actuarial.members import member_frame
-
-    frame = member_frame(member)
-    if isinstance(member, dict) and "sex" in member:
-        frame["sex"] = member["sex"]
-    table = value_frame(frame, guides, basis, as_of, readings, source="member", law=law)
+    table = _member_table(member, guides, basis, as_of, readings, law)
     columns = ["clause", "eligible", "start_date", "reduction_factor", "monthly_amount"]
     return table[[*columns, *VALUE_COLUMNS, "error"]].reset_index(drop=True)
 
