@@ -94,8 +94,9 @@ FIRST_CHUNK_ROWS = 65_536
 PARQUET_BATCH_ROWS = 1_024  # Parquet rows decoded at a time: a row group of 20,000 rows of
 # 40,000 characters peaked at 1.1 GB read 4,096 rows at a time, 0.6 GB 1,024 at a time.
 HEADER_BYTES = 1 << 20  # a CSV header line longer than this is not read whole
-# A text cell beginning so is a formula to a spreadsheet: written after an apostrophe in CSV.
-SPREADSHEET_FORMULA_START = r"^[=+\-@\t\r]"
+# A text cell beginning with one of these is a formula to a spreadsheet: written after an
+# apostrophe in CSV.
+SPREADSHEET_FORMULA_START = "=+-@\t\r"
 PROGRESS_FROM_ROWS = 100_000  # smaller files finish before a bar is worth drawing
 # Member fields read typed from CSV text where every cell of a chunk is a date or a number
 # (:func:`_typed`): those a Member holds as dates and as numbers.
@@ -407,12 +408,49 @@ def _check_readable(path: Path, fmt: str) -> None:
     check_columns(columns, str(path))
 
 
+_FORMULA_BYTE = np.zeros(256, dtype=bool)  # whether a text beginning with the byte is one
+_FORMULA_BYTE[np.frombuffer(SPREADSHEET_FORMULA_START.encode(), np.uint8)] = True
+
+
 def _spreadsheet_safe(texts: pa.Array) -> pa.Array:
-    """Text cells a spreadsheet would evaluate, after an apostrophe (``=1+2`` -> ``'=1+2``)."""
-    risky = pc.fill_null(pc.match_substring_regex(texts, SPREADSHEET_FORMULA_START), False)
-    if not pc.any(risky).as_py():
+    """Text cells a spreadsheet would evaluate, after an apostrophe (``=1+2`` -> ``'=1+2``).
+
+    Found by the first byte of each text: the characters of :data:`SPREADSHEET_FORMULA_START`
+    are ASCII, and in UTF-8 no other character begins with their byte.
+    """
+    texts = texts.cast(pa.string()) if texts.type != pa.string() else texts
+    offsets = np.frombuffer(texts.buffers()[1], np.int32, len(texts) + 1, texts.offset * 4)
+    data = texts.buffers()[2]
+    data = np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8)
+    starts = offsets[:-1]
+    filled = np.flatnonzero(offsets[1:] > starts)  # an empty text (or a null) has no byte
+    risky = np.zeros(len(texts), dtype=bool)
+    risky[filled] = _FORMULA_BYTE[data[starts[filled]]]
+    if not risky.any():
         return texts
     return pc.if_else(risky, pc.binary_join_element_wise("'", texts, ""), texts)
+
+
+def _arrow_numbers(values: np.ndarray, kind: pa.DataType) -> pa.Array:
+    """A number, flag or date column as Arrow: NaN and NaT become missing values (as
+    ``pa.array(values, from_pandas=True)`` makes them), the numbers' buffer taken as is."""
+    values = np.ascontiguousarray(values)
+    if values.dtype == bool:
+        bits = np.packbits(values, bitorder="little")
+        return pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(bits)])
+    if values.dtype.kind == "M":
+        missing = np.isnat(values)
+        values = values.astype("datetime64[D]", copy=False).view(np.int64).astype(np.int32)
+    elif values.dtype.kind == "f":
+        missing = np.isnan(values)
+    else:
+        return pa.array(values, type=kind)
+    if kind.bit_width != values.dtype.itemsize * 8:
+        return pa.array(values, type=kind, mask=missing)
+    validity = None
+    if missing.any():
+        validity = pa.py_buffer(np.packbits(~missing, bitorder="little"))
+    return pa.Array.from_buffers(kind, len(values), [validity, pa.py_buffer(values)])
 
 
 def _arrow_table(results: MemberResults, for_spreadsheets: bool = False) -> pa.Table:
@@ -431,11 +469,12 @@ def _arrow_table(results: MemberResults, for_spreadsheets: bool = False) -> pa.T
                 columns[name] = texts.take(values.codes)
             else:
                 codes = pa.array(values.codes, type=kind.index_type)
-                columns[name] = pa.DictionaryArray.from_arrays(codes, texts)
+                # The codes index the texts by construction: not checked again.
+                columns[name] = pa.DictionaryArray.from_arrays(codes, texts, safe=False)
         elif isinstance(values, pa.Array):
             columns[name] = values
         else:  # NaN amounts and NaT dates become missing values
-            columns[name] = pa.array(values, type=kind, from_pandas=True)
+            columns[name] = _arrow_numbers(values, kind)
     return pa.table(columns, schema=WRITE_SCHEMA)
 
 

@@ -840,3 +840,54 @@ def test_a_member_file_that_is_a_pipe_is_refused_without_waiting(half_percent_gu
     message = f"{source}: cannot read the member file (not a regular file)"
     with pytest.raises(MemberFileError, match=exactly(message)):
         run(source, half_percent_guides, tmp_path / "out.csv")
+
+
+# ------------------------------------------------------------------ Arrow conversion
+def _from_pandas(values, kind):
+    """What the batch's conversion must equal: pyarrow's own, NaN and NaT as missing."""
+    import pyarrow as pa
+
+    return pa.array(values, type=kind, from_pandas=True)
+
+
+@given(
+    st.lists(st.one_of(st.none(), st.floats(allow_nan=False, width=64)), max_size=200),
+    st.integers(0, 9),
+)
+def test_amounts_reach_arrow_as_pyarrow_converts_them(values, skip):
+    import numpy as np
+    import pyarrow as pa
+
+    array = np.array([np.nan if v is None else v for v in values], dtype=float)[skip:]
+    converted = batch._arrow_numbers(array, pa.float64())
+    assert converted.equals(_from_pandas(array, pa.float64()))
+
+
+@given(
+    st.lists(st.one_of(st.none(), st.dates(dt.date(1, 1, 1), dt.date(9999, 12, 31)))),
+    st.lists(st.booleans(), max_size=200),
+)
+def test_dates_and_flags_reach_arrow_as_pyarrow_converts_them(dates, flags):
+    import numpy as np
+    import pyarrow as pa
+
+    days = np.array([np.datetime64("NaT") if d is None else d for d in dates], "datetime64[D]")
+    assert batch._arrow_numbers(days, pa.date32()).equals(_from_pandas(days, pa.date32()))
+    seconds = days.astype("datetime64[s]")  # the table's unit
+    assert batch._arrow_numbers(seconds, pa.date32()).equals(_from_pandas(days, pa.date32()))
+    marks = np.array(flags, dtype=bool)
+    assert batch._arrow_numbers(marks, pa.bool_()).equals(_from_pandas(marks, pa.bool_()))
+    rows = np.arange(len(flags), dtype=np.int64)
+    assert batch._arrow_numbers(rows, pa.int64()).equals(_from_pandas(rows, pa.int64()))
+
+
+@given(st.lists(st.one_of(st.none(), st.text(max_size=6)), max_size=50), st.integers(0, 5))
+def test_defused_cells_are_those_the_formula_characters_begin(texts, skip):
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    array = pa.array(texts, type=pa.string()).slice(skip)  # a slice: offsets not from 0
+    start = "^[" + re.escape(batch.SPREADSHEET_FORMULA_START) + "]"
+    risky = pc.fill_null(pc.match_substring_regex(array, start), False)
+    expected = pc.if_else(risky, pc.binary_join_element_wise("'", array, ""), array)
+    assert batch._spreadsheet_safe(array).equals(expected)
