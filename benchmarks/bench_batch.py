@@ -27,6 +27,7 @@ from support import (
     Section,
     Target,
     check,
+    compile_package,
     count,
     default_guides,
     generated_members,
@@ -215,6 +216,7 @@ def run(members_count: int, repeat: int, pandas_to_csv: bool) -> Section:
             before=remove_outputs,
         )
         say(f"batch: actuarial batch in a fresh process ({fmt})")
+        compile_package()
         cli_out.unlink(missing_ok=True)
         cli = run_child(["cli", "batch", str(source), "--out", str(cli_out), "--no-progress"])
         check(same_output(out, cli_out, fmt), f"{cli_out.name}: differs from run_batch's")
