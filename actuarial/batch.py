@@ -19,13 +19,10 @@ Parquet output keeps every value as read.
 
 from __future__ import annotations
 
-import codecs
 import contextlib
-import csv
 import datetime as dt
 import json
 import sys
-import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -39,22 +36,20 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
-from actuarial.duplicate_ids import DuplicateIds, find_duplicates
+from actuarial.duplicate_ids import DuplicateIds
 from actuarial.engine import COLUMNS, CodedText, MemberResults, evaluate_members
 from actuarial.guides import GUIDE_FILE_LIMITS, GuideSet
 from actuarial.interpretations import Readings
 from actuarial.law.clauses import CLAUSES
 from actuarial.law.parameters import law_in_force, resolve_as_of
+from actuarial.member_files import FirstPass, check_readable, file_format, reading, record_batches
 from actuarial.members import (
     MEMBER_FIELDS,
-    MEMBER_ID_MAX_LENGTH,
     Member,
     MemberFileError,
-    check_columns,
     parse_members,
 )
 from actuarial.output_files import check_output, writing
-from actuarial.shown_text import shortened
 
 __all__ = ["OUTPUT_SCHEMA", "BatchSummary", "read_members", "run_batch"]
 
@@ -76,7 +71,6 @@ CSV_BODY_OPTIONS = pa_csv.WriteOptions(batch_size=16_384, include_header=False)
 # that the last chunk's writing is shared too, and the text in memory small.
 CSV_SLICE_ROWS = 32_768
 CSV_FORMAT_THREADS = 2
-FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
 # Members per chunk: small enough that a chunk's arrays reuse memory (at 10^6 members,
 # 125,000 had the kernel zero 40% fewer fresh pages than 250,000, 0.5 s of system time,
 # and peaked 25% lower; 500,000 was a quarter slower still). A Parquet row group holds
@@ -91,9 +85,6 @@ CHUNK_BYTES = 32 << 20
 # 10^6 members; writing waits for the pass): about as many as are computed meanwhile, and
 # few enough that their memory adds little to the pass's.
 FIRST_CHUNK_ROWS = 65_536
-PARQUET_BATCH_ROWS = 1_024  # Parquet rows decoded at a time: a row group of 20,000 rows of
-# 40,000 characters peaked at 1.1 GB read 4,096 rows at a time, 0.6 GB 1,024 at a time.
-HEADER_BYTES = 1 << 20  # a CSV header line longer than this is not read whole
 # A text cell beginning with one of these is a formula to a spreadsheet: written after an
 # apostrophe in CSV.
 SPREADSHEET_FORMULA_START = "=+-@\t\r"
@@ -162,80 +153,6 @@ class BatchSummary:
         ]
 
 
-def _format(path: Path, what: str) -> str:
-    fmt = FORMATS.get(path.suffix.lower())
-    if fmt is None:
-        raise MemberFileError(
-            f"{path}: {what} must end in one of {sorted(FORMATS)} (got {path.suffix!r})"
-        )
-    return fmt
-
-
-# Bytes of CSV parsed at a time. Arrow's streaming reader reads up to 32 blocks ahead of
-# the consumer whatever it does, so the block bounds that memory: 16 MB blocks held 600 MB
-# of a wide file while a chunk was computed; 1 MB blocks hold 40 MB, at the same speed.
-CSV_BLOCK_BYTES = 1 << 20
-
-
-def _csv_reader(path: Path, columns, block_size=CSV_BLOCK_BYTES):
-    return pa_csv.open_csv(
-        path,
-        read_options=pa_csv.ReadOptions(block_size=block_size),
-        convert_options=pa_csv.ConvertOptions(
-            include_columns=list(columns),
-            column_types=dict.fromkeys(columns, pa.string()),
-            null_values=[""],  # only an empty cell is missing: "NA" is a value
-            strings_can_be_null=True,
-        ),
-    )
-
-
-def _columns(path: Path, fmt: str) -> list[str]:
-    if fmt == "parquet":
-        return list(pq.read_schema(path).names)
-    # The header line alone (bounded), then csv.reader: header names may be quoted;
-    # utf-8-sig: a spreadsheet's byte order mark.
-    with path.open("rb") as handle:
-        header = handle.readline(HEADER_BYTES)
-    try:
-        text = header.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise _not_utf8(path, 1, header[error.start]) from error
-    return [name.strip() for name in next(csv.reader([text]), [])]
-
-
-def _parquet_reader(path: Path) -> pq.ParquetFile:
-    # pre_buffer=False: pre-buffering keeps every row group's bytes until the reader is
-    # closed, so memory grew with the file (by its size on disk); reading is as fast.
-    return pq.ParquetFile(path, pre_buffer=False)
-
-
-def _ids_as_text(batch: pa.RecordBatch) -> pa.RecordBatch:
-    """A Parquet batch whose integer member ids are text: their digits, exactly (an integer
-    column with nulls would otherwise reach pandas as floats: 7 -> 7.0); binary ids are
-    read as UTF-8 text (a byte that is not makes the file unreadable, never a changed id)."""
-    position = batch.schema.get_field_index("member_id")
-    kind = batch.schema.field(position).type
-    value_kind = kind.value_type if pa.types.is_dictionary(kind) else kind
-    textual = pa.types.is_binary(value_kind) or pa.types.is_large_binary(value_kind)
-    if pa.types.is_integer(value_kind) or pa.types.is_dictionary(kind) or textual:
-        column = batch.column(position)
-        if pa.types.is_dictionary(kind):
-            column = column.dictionary_decode()
-        return batch.set_column(position, "member_id", column.cast(pa.string()))
-    return batch
-
-
-def _record_batches(path: Path, fmt: str, columns) -> Iterator[pa.RecordBatch]:
-    """The file's columns in small record batches (1 MB of CSV, or PARQUET_BATCH_ROWS rows
-    of Parquet, ids as text), so that no long text is read far ahead of its chunk."""
-    if fmt == "parquet":
-        for batch in _parquet_reader(path).iter_batches(PARQUET_BATCH_ROWS, columns=columns):
-            yield _ids_as_text(batch) if "member_id" in columns else batch
-        return
-    yield from _csv_reader(path, columns)
-
-
 def _batches(
     path: Path,
     fmt: str,
@@ -262,7 +179,7 @@ def _batches(
     pending: list[pa.RecordBatch] = []
     size = nbytes = 0
     rows = min(first_rows or chunk_rows, chunk_rows)  # of the next frame
-    for batch in _record_batches(path, fmt, list(MEMBER_FIELDS)):
+    for batch in record_batches(path, fmt, list(MEMBER_FIELDS)):
         pending.append(batch)
         size += batch.num_rows
         nbytes += batch.nbytes
@@ -306,106 +223,15 @@ def _typed(table: pa.Table) -> pa.Table:
     return table
 
 
-class _Stopped(Exception):
-    """The first pass, stopped: the run ended before it did."""
-
-
-def _id_chunks(path: Path, fmt: str, stop: threading.Event | None = None) -> Iterator[pa.Array]:
-    """The member_id column alone, in chunks, as text (integer ids as their digits);
-    :class:`_Stopped` once ``stop`` is set."""
-    for batch in _record_batches(path, fmt, ["member_id"]):
-        if stop is not None and stop.is_set():
-            raise _Stopped
-        yield batch.column(0)
-
-
-def _first_non_utf8(path: Path) -> tuple[int, int] | None:
-    """(line, byte) of the first byte of ``path`` that is not UTF-8 text, read in blocks."""
-    decoder = codecs.getincrementaldecoder("utf-8")()
-    line = 1
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            try:
-                decoder.decode(block)
-            except UnicodeDecodeError as error:
-                start = max(error.start, 0)
-                return line + block.count(b"\n", 0, start), block[start]
-            line += block.count(b"\n")
-    return None
-
-
-def _not_utf8(path: Path, line: int, byte: int) -> MemberFileError:
-    """The error of a member file with a byte that is not UTF-8 text on ``line``."""
-    return MemberFileError(
-        f"{path}: line {line:,} is not UTF-8 text (byte 0x{byte:02x}); save the file as UTF-8"
-    )
-
-
-def _unreadable(path: Path, reason: str) -> MemberFileError:
-    """The error of a member file that cannot be read, its reason cut to 200 characters."""
-    return MemberFileError(f"{path}: cannot read the member file ({shortened(reason, 200)})")
-
-
-def _reading(path: Path, chunks: Iterator) -> Iterator:
-    """``chunks`` with any failure to read them as a :class:`MemberFileError` naming ``path``."""
-    try:
-        yield from chunks
-    except (OSError, pa.ArrowException, UnicodeDecodeError) as error:
-        where = _first_non_utf8(path) if "UTF8" in str(error) else None
-        if where is not None:
-            raise _not_utf8(path, *where) from error
-        raise _unreadable(path, str(error)) from error
-
-
-def _duplicated_in_file(path: Path, fmt: str, stop: threading.Event | None = None) -> DuplicateIds:
-    """The first pass: rows whose member_id occurs more than once in the whole file."""
-    return find_duplicates(
-        lambda: _reading(path, _id_chunks(path, fmt, stop)), MEMBER_ID_MAX_LENGTH
-    )
-
-
-class _FirstPass:
-    """The first pass in a thread of its own, while the first chunk is computed."""
-
-    def __init__(self, path: Path, fmt: str):
-        self.stop = threading.Event()
-        self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="actuarial-ids")
-        self.future = self.thread.submit(_duplicated_in_file, path, fmt, self.stop)
-
-    def result(self) -> DuplicateIds:
-        return self.future.result()
-
-    def end(self) -> None:
-        """Stop the pass if it still runs (an error or an interruption), and wait for it."""
-        self.stop.set()
-        self.thread.shutdown(wait=True)
-
-
 def read_members(path) -> pd.DataFrame:
     """A whole member file (required columns kept as read; extra columns dropped)."""
     path = Path(path)
-    fmt = _format(path, "a member file")
-    _check_readable(path, fmt)
-    frames = list(_reading(path, _batches(path, fmt, sys.maxsize)))  # in chunks of bytes
+    fmt = file_format(path, "a member file")
+    check_readable(path, fmt)
+    frames = list(reading(path, _batches(path, fmt, sys.maxsize)))  # in chunks of bytes
     if len(frames) > 1:
         return pd.concat(frames, ignore_index=True)
     return frames[0] if frames else pd.DataFrame(columns=list(MEMBER_FIELDS))
-
-
-def _check_readable(path: Path, fmt: str) -> None:
-    if not path.is_file():
-        if path.is_dir():
-            reason = "a folder, not a file"
-        elif path.exists():
-            reason = "not a regular file"  # a pipe or a device: never waited on
-        else:
-            reason = "no such file"
-        raise _unreadable(path, reason)
-    try:
-        columns = _columns(path, fmt)
-    except (OSError, UnicodeDecodeError, pa.ArrowException, csv.Error) as error:
-        raise _unreadable(path, str(error)) from error
-    check_columns(columns, str(path))
 
 
 _FORMULA_BYTE = np.zeros(256, dtype=bool)  # whether a text beginning with the byte is one
@@ -644,8 +470,13 @@ def run_batch(
     chunk_rows: int = DEFAULT_CHUNK_ROWS,
     progress: bool = True,
     law=None,
+    first_pass: FirstPass | None = None,
 ) -> BatchSummary:
     """Evaluate a member file into ``out_path``; every input row is in the output.
+
+    ``first_pass``: the pass over the ids of ``members_path``, started by the caller
+    (:meth:`FirstPass.start <actuarial.member_files.FirstPass.start>`) so that it reads the
+    file while the caller imports this module; ended here, as one started here.
 
     Raises :class:`MemberFileError` (before writing anything) when the file cannot be
     read or lacks a required column, and
@@ -654,33 +485,41 @@ def run_batch(
     """
     from tqdm import tqdm
 
-    readings = readings or Readings()
-    law = law_in_force(law)
-    as_of = resolve_as_of(as_of)
-    members_path, out_path = Path(members_path), Path(out_path)
-    fmt = _format(members_path, "a member file")
-    out_fmt = _format(out_path, "the output file")
-    # Every file the run reads: the member file, the guides' files and the law's files.
-    inputs = [members_path] + [
-        guide.path / name
-        for guide in guides
-        if guide.path is not None
-        for name in GUIDE_FILE_LIMITS  # a guide's files
-    ]
-    law_files = law.provenance()
-    inputs += [Path(entry["file"]) for entry in law_files]
-    check_output(out_path, inputs)  # before anything is read
-    _check_readable(members_path, fmt)
-    metadata = {
-        b"actuarial.readings": json.dumps(readings.as_dict()).encode(),
-        b"actuarial.guides": json.dumps(
-            {g.id: g.sha256() for g in guides}, sort_keys=True
-        ).encode(),
-        b"actuarial.members": str(members_path.name).encode(),
-        b"actuarial.law": json.dumps(law_files).encode(),
-        b"actuarial.as_of": as_of.isoformat().encode(),
-    }
-    summary = BatchSummary(as_of=as_of, law_files=law_files)
+    try:  # a first pass given is ended if the run stops before it is read
+        readings = readings or Readings()
+        law = law_in_force(law)
+        as_of = resolve_as_of(as_of)
+        members_path, out_path = Path(members_path), Path(out_path)
+        fmt = file_format(members_path, "a member file")
+        out_fmt = file_format(out_path, "the output file")
+        # Every file the run reads: the member file, the guides' files and the law's files.
+        inputs = [members_path] + [
+            guide.path / name
+            for guide in guides
+            if guide.path is not None
+            for name in GUIDE_FILE_LIMITS  # a guide's files
+        ]
+        law_files = law.provenance()
+        inputs += [Path(entry["file"]) for entry in law_files]
+        check_output(out_path, inputs)  # before anything is written
+        if first_pass is None:
+            check_readable(members_path, fmt)  # before anything is read
+        elif first_pass.path != members_path:
+            raise ValueError(f"the first pass given reads {first_pass.path}, not {members_path}")
+        metadata = {
+            b"actuarial.readings": json.dumps(readings.as_dict()).encode(),
+            b"actuarial.guides": json.dumps(
+                {g.id: g.sha256() for g in guides}, sort_keys=True
+            ).encode(),
+            b"actuarial.members": str(members_path.name).encode(),
+            b"actuarial.law": json.dumps(law_files).encode(),
+            b"actuarial.as_of": as_of.isoformat().encode(),
+        }
+        summary = BatchSummary(as_of=as_of, law_files=law_files)
+    except BaseException:
+        if first_pass is not None:
+            first_pass.end()
+        raise
 
     def evaluated(frame: pd.DataFrame, first_row: int, duplicates: DuplicateIds):
         members = parse_members(
@@ -695,14 +534,14 @@ def run_batch(
     # one is). Nothing is written before the first pass is complete.
     reading_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="actuarial-read")
     chunks = _read_ahead(
-        _reading(
+        reading(
             members_path,
             _batches(members_path, fmt, chunk_rows, False, first_rows=FIRST_CHUNK_ROWS, typed=True),
         ),
         reading_thread,
     )
     try:
-        first_pass = _FirstPass(members_path, fmt)
+        first_pass = first_pass or FirstPass(members_path, fmt)
         try:
             try:
                 frame = next(chunks, None)

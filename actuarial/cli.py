@@ -39,7 +39,7 @@ from actuarial.guides import (
 from actuarial.law.conditions import render
 from actuarial.law.parameters import LawError, load_law, shipped_law
 from actuarial.law.readings import INTERPRETATIONS, Readings
-from actuarial.members import DATE_RANGE, GROUPS, MemberDataError, MemberFileError
+from actuarial.member_record import DATE_RANGE, GROUPS, MemberDataError, MemberFileError
 from actuarial.output_files import OutputFileError
 from actuarial.shown_text import printable
 
@@ -266,15 +266,20 @@ def member_file_options(command):
 @_writing_command
 def batch(members, out_path, as_of, law_files, chunk_rows, progress, guides_path, series, readings):
     """Evaluate a member file (CSV or Parquet) into OUT, one row per member and clause."""
-    from actuarial.batch import run_batch
+    from actuarial.member_files import FirstPass  # Arrow only: no pandas yet
 
     _keep_freed_memory()
     try:
         guides = _load(guides_path, series)
         law = load_law(*law_files)
-        summary = run_batch(
-            members, guides, out_path, as_of, readings, chunk_rows, progress, law=law
-        )
+        # The first pass reads the member ids while pandas and the engine are imported.
+        with FirstPass.start(members) as first_pass:
+            from actuarial.batch import run_batch
+
+            options = dict(law=law, first_pass=first_pass)
+            summary = run_batch(
+                members, guides, out_path, as_of, readings, chunk_rows, progress, **options
+            )
     except USABLE_INPUT_ERRORS as error:
         _fail(error)
     _echo("\n".join(summary.lines()))

@@ -20,7 +20,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -42,7 +41,7 @@ def _position_keys(count: int) -> np.ndarray:
 def _as_strings(chunk, max_length: int | None = None) -> pa.StringArray:
     """A chunk of ids (Arrow or pandas, text or numbers) as one Arrow string array; ids
     longer than ``max_length`` characters become missing."""
-    if isinstance(chunk, pd.Series | pd.Index):
+    if not isinstance(chunk, pa.Array | pa.ChunkedArray):  # pandas (not imported here)
         chunk = pa.array(chunk.astype("string"), type=pa.string(), from_pandas=True)
     if isinstance(chunk, pa.ChunkedArray):
         chunk = chunk.combine_chunks()

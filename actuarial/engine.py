@@ -37,9 +37,8 @@ from actuarial.law.minimum import minimum_changes, minimum_on, minimum_reaches, 
 from actuarial.law.parameters import PARAMETERS, Law, LawOn, law_in_force, resolve_as_of
 from actuarial.law.readings import Readings
 from actuarial.law.reduction import reduction_factors
+from actuarial.member_record import GROUPS, HIGH_RISK_GROUPS
 from actuarial.members import (
-    GROUPS,
-    HIGH_RISK_GROUPS,
     WARNING_SEPARATOR,
     FrameIds,
     MemberArrays,

@@ -19,7 +19,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -28,6 +28,16 @@ import pyarrow.compute as pc
 
 from actuarial.dates import age_in_months
 from actuarial.duplicate_ids import DuplicateIds, find_duplicates
+from actuarial.member_record import (
+    DATE_RANGE,
+    GROUPS,
+    MEMBER_FIELDS,
+    MEMBER_ID_MAX_LENGTH,
+    Member,
+    MemberDataError,
+    MemberFileError,
+    check_columns,
+)
 from actuarial.shown_text import quoted
 
 __all__ = [
@@ -54,23 +64,9 @@ __all__ = [
     "parse_members",
 ]
 
-MEMBER_FIELDS = (
-    "member_id",
-    "birth_date",
-    "entry_date",
-    "separation_date",
-    "credited_service",
-    "average_compensation",
-    "group",
-    "refunded",
-)
-GROUPS = ("general", "police", "firefighter")
-HIGH_RISK_GROUPS = ("police", "firefighter")
 _TRUE = ("true", "1", "yes")
 _FALSE = ("false", "0", "no")
 _DAYS_PER_YEAR = 365.2425
-MEMBER_ID_MAX_LENGTH = 100  # characters; a longer id is an error on its row
-DATE_RANGE = (dt.date(1900, 1, 1), dt.date(2100, 12, 31))  # every date, both ends included
 _DATE_BOUNDS = tuple(np.datetime64(day, "D") for day in DATE_RANGE)
 _DAY_BOUNDS = tuple(int(day.astype(np.int64)) for day in _DATE_BOUNDS)  # days since 1970
 # Characters an id must not hold (code points, both ends included): C0 and C1 controls, DEL,
@@ -158,31 +154,6 @@ _GROUP_UNKNOWN = f"must be in {list(GROUPS)}"
 _REFUND_UNKNOWN = "must be true or false"
 
 
-class MemberDataError(ValueError):
-    """A member's data breaks a rule (field, rule and value in the message)."""
-
-
-class MemberFileError(ValueError):
-    """A member file cannot be used at all (unreadable, or a required column missing)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Member:
-    """One member, with Python values (see :data:`MEMBER_FIELDS`)."""
-
-    member_id: str
-    birth_date: dt.date
-    entry_date: dt.date
-    separation_date: dt.date
-    credited_service: float
-    average_compensation: float
-    group: str = "general"
-    refunded: bool = False
-
-    def as_dict(self) -> dict:
-        return asdict(self)
-
-
 @dataclass(frozen=True, slots=True)
 class MemberArrays:
     """Parsed members as numpy arrays; ``error`` is ``""`` for a valid row."""
@@ -209,15 +180,6 @@ class MemberArrays:
 
     def __len__(self) -> int:
         return len(self.row)
-
-
-def check_columns(columns, source: str) -> None:
-    """Raise :class:`MemberFileError` naming every required column that is missing."""
-    missing = [name for name in MEMBER_FIELDS if name not in set(columns)]
-    if missing:
-        raise MemberFileError(
-            f"{source}: missing required column(s) {missing} (required: {list(MEMBER_FIELDS)})"
-        )
 
 
 def _text(series: pd.Series, text_only: bool | None = None) -> pd.Series:

@@ -215,6 +215,43 @@ def test_batch_succeeds_with_invalid_rows_and_prints_the_summary(tmp_path):
     assert len(pd.read_csv(out)) == 4 * 307 + 6
 
 
+# The command line starts without pandas; `batch` reads the member ids while it loads.
+STARTS_WITHOUT_PANDAS = """
+import json, sys, threading
+from actuarial.cli import cli
+
+first = {"pandas": "pandas" in sys.modules}
+
+
+class Watch:  # notes the threads running when pandas begins to load
+    def find_spec(self, name, path=None, target=None):
+        if name == "pandas" and "threads" not in first:
+            first["threads"] = [thread.name for thread in threading.enumerate()]
+
+
+sys.meta_path.insert(0, Watch())
+try:
+    cli.main(sys.argv[1:], prog_name="actuarial")
+except SystemExit as status:
+    first["exit"] = status.code
+print(json.dumps(first))
+"""
+
+
+def test_batch_reads_the_ids_while_pandas_loads_and_the_cli_starts_without_it(tmp_path):
+    import subprocess
+    import sys
+
+    out = tmp_path / "out.csv"
+    command = [sys.executable, "-c", STARTS_WITHOUT_PANDAS, "batch", SAMPLE, "--out", str(out)]
+    printed = subprocess.run(command, capture_output=True, check=True, text=True).stdout
+    seen = json.loads(printed.splitlines()[-1])
+    assert seen["pandas"] is False  # not loaded by importing the command line
+    assert any(name.startswith("actuarial-ids") for name in seen["threads"]), seen
+    assert seen["exit"] in (0, None)
+    assert len(pd.read_csv(out)) == 4 * 307 + 6
+
+
 def test_batch_passes_reading_switches_and_chunk_size(tmp_path):
     out = tmp_path / "out.parquet"
     result = invoke(

@@ -1,0 +1,228 @@
+"""Member files (CSV, Parquet) read with Arrow: their format, their columns, their record
+batches and the errors of a file that cannot be read; and the first pass over their ids.
+
+Without pandas: the command line starts the first pass over a member file while the
+rest of the package (pandas included) is imported.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.csv as pa_csv
+import pyarrow.parquet as pq
+
+from actuarial.duplicate_ids import DuplicateIds, find_duplicates
+from actuarial.member_record import MEMBER_ID_MAX_LENGTH, MemberFileError, check_columns
+from actuarial.shown_text import shortened
+
+__all__ = [
+    "FORMATS",
+    "FirstPass",
+    "check_readable",
+    "csv_reader",
+    "duplicated_in_file",
+    "file_columns",
+    "file_format",
+    "id_chunks",
+    "not_utf8",
+    "parquet_reader",
+    "reading",
+    "record_batches",
+    "unreadable",
+]
+
+FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
+PARQUET_BATCH_ROWS = 1_024  # Parquet rows decoded at a time: a row group of 20,000 rows of
+# 40,000 characters peaked at 1.1 GB read 4,096 rows at a time, 0.6 GB 1,024 at a time.
+HEADER_BYTES = 1 << 20  # a CSV header line longer than this is not read whole
+
+
+def file_format(path: Path, what: str) -> str:
+    fmt = FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        raise MemberFileError(
+            f"{path}: {what} must end in one of {sorted(FORMATS)} (got {path.suffix!r})"
+        )
+    return fmt
+
+
+# Bytes of CSV parsed at a time. Arrow's streaming reader reads up to 32 blocks ahead of
+# the consumer whatever it does, so the block bounds that memory: 16 MB blocks held 600 MB
+# of a wide file while a chunk was computed; 1 MB blocks hold 40 MB, at the same speed.
+
+
+CSV_BLOCK_BYTES = 1 << 20
+
+
+def csv_reader(path: Path, columns, block_size=CSV_BLOCK_BYTES):
+    return pa_csv.open_csv(
+        path,
+        read_options=pa_csv.ReadOptions(block_size=block_size),
+        convert_options=pa_csv.ConvertOptions(
+            include_columns=list(columns),
+            column_types=dict.fromkeys(columns, pa.string()),
+            null_values=[""],  # only an empty cell is missing: "NA" is a value
+            strings_can_be_null=True,
+        ),
+    )
+
+
+def file_columns(path: Path, fmt: str) -> list[str]:
+    if fmt == "parquet":
+        return list(pq.read_schema(path).names)
+    # The header line alone (bounded), then csv.reader: header names may be quoted;
+    # utf-8-sig: a spreadsheet's byte order mark.
+    with path.open("rb") as handle:
+        header = handle.readline(HEADER_BYTES)
+    try:
+        text = header.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise not_utf8(path, 1, header[error.start]) from error
+    return [name.strip() for name in next(csv.reader([text]), [])]
+
+
+def parquet_reader(path: Path) -> pq.ParquetFile:
+    # pre_buffer=False: pre-buffering keeps every row group's bytes until the reader is
+    # closed, so memory grew with the file (by its size on disk); reading is as fast.
+    return pq.ParquetFile(path, pre_buffer=False)
+
+
+def _ids_as_text(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """A Parquet batch whose integer member ids are text: their digits, exactly (an integer
+    column with nulls would otherwise reach pandas as floats: 7 -> 7.0); binary ids are
+    read as UTF-8 text (a byte that is not makes the file unreadable, never a changed id)."""
+    position = batch.schema.get_field_index("member_id")
+    kind = batch.schema.field(position).type
+    value_kind = kind.value_type if pa.types.is_dictionary(kind) else kind
+    textual = pa.types.is_binary(value_kind) or pa.types.is_large_binary(value_kind)
+    if pa.types.is_integer(value_kind) or pa.types.is_dictionary(kind) or textual:
+        column = batch.column(position)
+        if pa.types.is_dictionary(kind):
+            column = column.dictionary_decode()
+        return batch.set_column(position, "member_id", column.cast(pa.string()))
+    return batch
+
+
+def record_batches(path: Path, fmt: str, columns) -> Iterator[pa.RecordBatch]:
+    """The file's columns in small record batches (1 MB of CSV, or PARQUET_BATCH_ROWS rows
+    of Parquet, ids as text), so that no long text is read far ahead of its chunk."""
+    if fmt == "parquet":
+        for batch in parquet_reader(path).iter_batches(PARQUET_BATCH_ROWS, columns=columns):
+            yield _ids_as_text(batch) if "member_id" in columns else batch
+        return
+    yield from csv_reader(path, columns)
+
+
+class _Stopped(Exception):
+    """The first pass, stopped: the run ended before it did."""
+
+
+def id_chunks(path: Path, fmt: str, stop: threading.Event | None = None) -> Iterator[pa.Array]:
+    """The member_id column alone, in chunks, as text (integer ids as their digits);
+    :class:`_Stopped` once ``stop`` is set."""
+    for batch in record_batches(path, fmt, ["member_id"]):
+        if stop is not None and stop.is_set():
+            raise _Stopped
+        yield batch.column(0)
+
+
+def _first_non_utf8(path: Path) -> tuple[int, int] | None:
+    """(line, byte) of the first byte of ``path`` that is not UTF-8 text, read in blocks."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    line = 1
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            try:
+                decoder.decode(block)
+            except UnicodeDecodeError as error:
+                start = max(error.start, 0)
+                return line + block.count(b"\n", 0, start), block[start]
+            line += block.count(b"\n")
+    return None
+
+
+def not_utf8(path: Path, line: int, byte: int) -> MemberFileError:
+    """The error of a member file with a byte that is not UTF-8 text on ``line``."""
+    return MemberFileError(
+        f"{path}: line {line:,} is not UTF-8 text (byte 0x{byte:02x}); save the file as UTF-8"
+    )
+
+
+def unreadable(path: Path, reason: str) -> MemberFileError:
+    """The error of a member file that cannot be read, its reason cut to 200 characters."""
+    return MemberFileError(f"{path}: cannot read the member file ({shortened(reason, 200)})")
+
+
+def reading(path: Path, chunks: Iterator) -> Iterator:
+    """``chunks`` with any failure to read them as a :class:`MemberFileError` naming ``path``."""
+    try:
+        yield from chunks
+    except (OSError, pa.ArrowException, UnicodeDecodeError) as error:
+        where = _first_non_utf8(path) if "UTF8" in str(error) else None
+        if where is not None:
+            raise not_utf8(path, *where) from error
+        raise unreadable(path, str(error)) from error
+
+
+def duplicated_in_file(path: Path, fmt: str, stop: threading.Event | None = None) -> DuplicateIds:
+    """The first pass: rows whose member_id occurs more than once in the whole file."""
+    return find_duplicates(
+        lambda: reading(path, id_chunks(path, fmt, stop)), MEMBER_ID_MAX_LENGTH
+    )
+
+
+class FirstPass:
+    """The first pass in a thread of its own, while the first chunk is computed: started
+    by :func:`~actuarial.batch.run_batch`, or by its caller beforehand (:meth:`start`)."""
+
+    def __init__(self, path: Path, fmt: str):
+        self.path = path
+        self.stop = threading.Event()
+        self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="actuarial-ids")
+        self.future = self.thread.submit(duplicated_in_file, path, fmt, self.stop)
+
+    @classmethod
+    def start(cls, path) -> FirstPass:
+        """The pass over a member file, started once the file is known to be readable (as
+        :func:`~actuarial.batch.run_batch` checks it); end it with :meth:`end` or ``with``."""
+        path = Path(path)
+        fmt = file_format(path, "a member file")
+        check_readable(path, fmt)
+        return cls(path, fmt)
+
+    def result(self) -> DuplicateIds:
+        return self.future.result()
+
+    def end(self) -> None:
+        """Stop the pass if it still runs (an error or an interruption), and wait for it."""
+        self.stop.set()
+        self.thread.shutdown(wait=True)
+
+    def __enter__(self) -> FirstPass:
+        return self
+
+    def __exit__(self, *exception) -> None:
+        self.end()
+
+
+def check_readable(path: Path, fmt: str) -> None:
+    if not path.is_file():
+        if path.is_dir():
+            reason = "a folder, not a file"
+        elif path.exists():
+            reason = "not a regular file"  # a pipe or a device: never waited on
+        else:
+            reason = "no such file"
+        raise unreadable(path, reason)
+    try:
+        columns = file_columns(path, fmt)
+    except (OSError, UnicodeDecodeError, pa.ArrowException, csv.Error) as error:
+        raise unreadable(path, str(error)) from error
+    check_columns(columns, str(path))

@@ -1,0 +1,72 @@
+"""The member record: its fields, the groups and bounds of their values, and the errors
+of member data.
+
+Declarations only, without pandas, so that the command line starts without it; parsing
+and validation are in :mod:`actuarial.members`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import asdict, dataclass
+
+__all__ = [
+    "DATE_RANGE",
+    "GROUPS",
+    "HIGH_RISK_GROUPS",
+    "MEMBER_FIELDS",
+    "MEMBER_ID_MAX_LENGTH",
+    "Member",
+    "MemberDataError",
+    "MemberFileError",
+    "check_columns",
+]
+
+MEMBER_FIELDS = (
+    "member_id",
+    "birth_date",
+    "entry_date",
+    "separation_date",
+    "credited_service",
+    "average_compensation",
+    "group",
+    "refunded",
+)
+GROUPS = ("general", "police", "firefighter")
+HIGH_RISK_GROUPS = ("police", "firefighter")
+MEMBER_ID_MAX_LENGTH = 100  # characters; a longer id is an error on its row
+DATE_RANGE = (dt.date(1900, 1, 1), dt.date(2100, 12, 31))  # every date, both ends included
+
+
+class MemberDataError(ValueError):
+    """A member's data breaks a rule (field, rule and value in the message)."""
+
+
+class MemberFileError(ValueError):
+    """A member file cannot be used at all (unreadable, or a required column missing)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """One member, with Python values (see :data:`MEMBER_FIELDS`)."""
+
+    member_id: str
+    birth_date: dt.date
+    entry_date: dt.date
+    separation_date: dt.date
+    credited_service: float
+    average_compensation: float
+    group: str = "general"
+    refunded: bool = False
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def check_columns(columns, source: str) -> None:
+    """Raise :class:`MemberFileError` naming every required column that is missing."""
+    missing = [name for name in MEMBER_FIELDS if name not in set(columns)]
+    if missing:
+        raise MemberFileError(
+            f"{source}: missing required column(s) {missing} (required: {list(MEMBER_FIELDS)})"
+        )
