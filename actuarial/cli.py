@@ -527,15 +527,10 @@ def guides_derive(
     from actuarial.output_files import check_output
 
     cohort = _cohort_of(mortality, cohort)
-    # The guide's files may not replace a table read for it (csv:<path>[:weight]).
-    inputs = []
-    for spec in (mortality.spec, getattr(mortality, "improvement", None) or ""):
-        for path in re.findall(r"csv:([^,]+)", str(spec)):
-            inputs += [Path(path), Path(path.rsplit(":", 1)[0])]
-    try:
+    try:  # the guide's files may not replace a file its mortality read, checked before deriving
         check_output(out_path, kind="folder")
         for name in GUIDE_FILE_LIMITS:  # a guide's files
-            check_output(out_path / name, inputs)
+            check_output(out_path / name, mortality.files)
     except OutputFileError as error:
         _fail(error)
     guide_id = out_path.name
