@@ -278,6 +278,23 @@ def test_batch_with_several_series_needs_series(make_guide, tmp_path):
     assert "guides: series 'guide-b' (guide-b)" in chosen.stdout.splitlines()
 
 
+def test_batch_never_overwrites_a_guide_of_another_series_read_beside_its_own(
+    make_guide, tmp_path
+):
+    make_guide("used")
+    other = make_guide("other") / "reduction.csv"  # read and validated, not used
+    before = other.read_bytes()
+    result = invoke(
+        "batch", SAMPLE, "--guides", tmp_path / "guides", "--series", "used", "--out", other
+    )
+    assert result.exit_code == 1, result.output
+    assert result.stderr == (
+        f"error: {other}: the output is the input {other} (the same file, or a link to "
+        "it); refused: it would be replaced\n"
+    )
+    assert other.read_bytes() == before
+
+
 # ------------------------------------------------------------------------------- guides
 def test_guides_validate_lists_every_valid_guide():
     result = invoke("guides", "validate", SHIPPED_GUIDES)
