@@ -14,7 +14,10 @@ Every command that writes a file goes through :func:`writing`:
   lock (``flock``) on its temporary file while it writes, so only the temporary files of
   dead runs are removed;
 - every failure of the file system is an :class:`OutputFileError`: one line naming the
-  path and the reason.
+  path and the reason;
+- with ``replace=False`` an existing output is never replaced, not even one that appears
+  while the run writes: the complete file is linked onto the output's name, which fails if
+  the name is taken (:class:`OutputExistsError`).
 
 The rename protects against an interrupted process, not against a power cut (no fsync).
 """
@@ -31,6 +34,7 @@ from pathlib import Path
 
 __all__ = [
     "TEMPORARY_MARK",
+    "OutputExistsError",
     "OutputFileError",
     "check_output",
     "remove_stale_temporaries",
@@ -43,6 +47,14 @@ TEMPORARY_MARK = ".actuarial-partial-"
 
 class OutputFileError(ValueError):
     """An output cannot be written (it is an input, a folder, or the file system refused)."""
+
+
+class OutputExistsError(OutputFileError):
+    """The output exists and the run was told not to replace it."""
+
+    def __init__(self, path) -> None:
+        self.path = Path(path)
+        super().__init__(f"{path}: exists; refused: it would be replaced")
 
 
 def io_message(path, error: OSError) -> str:
@@ -151,20 +163,26 @@ def _signals_held():
 
 
 @contextlib.contextmanager
-def writing(outs, inputs: Iterable = ()) -> Iterator[list[Path]]:
+def writing(outs, inputs: Iterable = (), replace: bool = True) -> Iterator[list[Path]]:
     """Temporary paths to write ``outs`` through; renamed onto them when the block ends well.
 
     ``outs`` is one path or a list (a guide's two files): all are renamed together, with
     Ctrl-C held back, so an interruption never leaves some new and some old. On an error
     or an interruption every temporary file is removed and the outputs are untouched.
     Raises :class:`OutputFileError` (one line naming the path) for any file-system failure
-    here, including one raised inside the block.
+    here, including one raised inside the block. ``replace=False`` (one output only): an
+    existing output is left as it is and :class:`OutputExistsError` raised, checked before
+    the block and again, atomically, when the file is put in place.
     """
     single = isinstance(outs, str | os.PathLike)
     outs = [Path(outs)] if single else [Path(o) for o in outs]
     inputs = list(inputs)
+    if not replace and len(outs) != 1:
+        raise ValueError(f"replace=False writes one output (got {len(outs)})")
     for out in outs:
         check_output(out, inputs)
+        if not replace and os.path.lexists(out):
+            raise OutputExistsError(out)
     created: list[tuple[Path, int]] = []
     current = outs[0]
     try:
@@ -176,7 +194,13 @@ def writing(outs, inputs: Iterable = ()) -> Iterator[list[Path]]:
         with _signals_held():
             for out, (temporary, _) in zip(outs, created, strict=True):
                 current = out
-                os.replace(temporary, out)
+                if replace:
+                    os.replace(temporary, out)
+                    continue
+                try:  # fails if the name is taken: never over a file that appeared meanwhile
+                    os.link(temporary, out)
+                except FileExistsError:
+                    raise OutputExistsError(out) from None
     except OSError as error:
         raise OutputFileError(io_message(current, error)) from error
     finally:

@@ -24,6 +24,7 @@ from actuarial import output_files
 from actuarial.batch import run_batch
 from actuarial.output_files import (
     TEMPORARY_MARK,
+    OutputExistsError,
     OutputFileError,
     remove_stale_temporaries,
     temporary_files,
@@ -277,6 +278,33 @@ def test_two_outputs_are_renamed_together(tmp_path):
         assert names(tmp_path) == sorted(t.name for t in temporaries)
     assert [out.read_text() for out in outs] == ["toml", "csv"]
     assert names(tmp_path) == ["guide.toml", "reduction.csv"]
+
+
+def test_without_replace_an_existing_output_is_refused_before_anything_is_written(tmp_path):
+    out = tmp_path / "members.csv"
+    out.write_text("mine\n")
+    exists = pytest.raises(OutputExistsError, match=r"members\.csv: exists; refused: it would be")
+    with exists, writing(out, replace=False):
+        raise AssertionError("the block must not run")
+    assert out.read_text() == "mine\n"
+    assert names(tmp_path) == ["members.csv"]
+
+
+def test_without_replace_an_output_made_while_the_run_writes_is_kept(tmp_path):
+    out = tmp_path / "members.csv"
+    with pytest.raises(OutputExistsError), writing(out, replace=False) as partial:
+        partial.write_text("ours\n")
+        out.write_text("theirs\n")  # another program takes the name meanwhile
+    assert out.read_text() == "theirs\n"
+    assert names(tmp_path) == ["members.csv"]  # our temporary file removed
+
+
+def test_without_replace_a_new_output_is_written_whole(tmp_path):
+    out = tmp_path / "members.csv"
+    with writing(out, replace=False) as partial:
+        partial.write_text("ours\n")
+    assert out.read_text() == "ours\n"
+    assert names(tmp_path) == ["members.csv"]
 
 
 # --------------------------------------------------------- temporary files of dead runs
