@@ -3,7 +3,8 @@
 Every command that writes a file goes through :func:`writing`:
 
 - the output may not be an input (the same path, a symbolic link to it or a hard link to
-  it): refused before anything is read;
+  it): refused before anything is read; an output folder that a command empties (the
+  report's) may not hold one (:func:`check_output_folder`);
 - the run writes into a temporary file of its own, hidden and recognisably ours
   (``.<name>.actuarial-partial-<random>``, in the output's folder), and renames it onto the
   output atomically only when it is complete. Two runs on one output never share a file and
@@ -37,6 +38,7 @@ __all__ = [
     "OutputExistsError",
     "OutputFileError",
     "check_output",
+    "check_output_folder",
     "remove_stale_temporaries",
     "temporary_files",
     "writing",
@@ -107,6 +109,21 @@ def check_output(out, inputs: Iterable = (), kind: str = "file") -> None:
     existing = _first_existing(out.parent)
     if not existing.is_dir():
         raise OutputFileError(f"{out}: cannot write ({existing} is not a folder)")
+
+
+def check_output_folder(folder, inputs: Iterable = ()) -> None:
+    """Refuse an output folder that is an input or holds one at any depth (links resolved):
+    for a command that empties the folder before it writes, nothing it reads may be there."""
+    inside = os.path.realpath(folder)
+    for source in inputs:
+        if source is None:
+            continue
+        real = os.path.realpath(source)
+        if os.path.commonpath([real, inside]) == inside:
+            raise OutputFileError(
+                f"{folder}: the output folder holds the input {source}; refused: it would be "
+                "replaced"
+            )
 
 
 def remove_stale_temporaries(out) -> list[Path]:

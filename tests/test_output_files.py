@@ -26,6 +26,7 @@ from actuarial.output_files import (
     TEMPORARY_MARK,
     OutputExistsError,
     OutputFileError,
+    check_output_folder,
     remove_stale_temporaries,
     temporary_files,
     writing,
@@ -305,6 +306,23 @@ def test_without_replace_a_new_output_is_written_whole(tmp_path):
         partial.write_text("ours\n")
     assert out.read_text() == "ours\n"
     assert names(tmp_path) == ["members.csv"]
+
+
+def test_an_output_folder_may_not_be_or_hold_an_input_at_any_depth(tmp_path):
+    out = tmp_path / "out"
+    (out / "a" / "b").mkdir(parents=True)
+    beside = tmp_path / "out-2" / "members.csv"  # a name that only begins like the folder's
+    beside.parent.mkdir()
+    beside.write_text("x")
+    link = tmp_path / "link"
+    link.symlink_to(out / "a")
+    check_output_folder(out, [beside, tmp_path / "members.csv", None])
+    for source in (out, out / "members.csv", out / "a" / "b" / "t.csv", link / "t.csv"):
+        with pytest.raises(OutputFileError) as raised:
+            check_output_folder(out, [beside, source])
+        assert str(raised.value) == (
+            f"{out}: the output folder holds the input {source}; refused: it would be replaced"
+        )
 
 
 # --------------------------------------------------------- temporary files of dead runs
