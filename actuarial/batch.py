@@ -38,7 +38,7 @@ import pyarrow.parquet as pq
 
 from actuarial.duplicate_ids import DuplicateIds
 from actuarial.engine import COLUMNS, CodedText, MemberResults, evaluate_members
-from actuarial.guides import GUIDE_FILE_LIMITS, GuideSet
+from actuarial.guides import GuideSet
 from actuarial.interpretations import Readings
 from actuarial.law.clauses import CLAUSES
 from actuarial.law.parameters import law_in_force, resolve_as_of
@@ -493,12 +493,7 @@ def run_batch(
         fmt = file_format(members_path, "a member file")
         out_fmt = file_format(out_path, "the output file")
         # Every file the run reads: the member file, the guides' files and the law's files.
-        inputs = [members_path] + [
-            guide.path / name
-            for guide in guides
-            if guide.path is not None
-            for name in GUIDE_FILE_LIMITS  # a guide's files
-        ]
+        inputs = [members_path, *guides.files]
         law_files = law.provenance()
         inputs += [Path(entry["file"]) for entry in law_files]
         check_output(out_path, inputs)  # before anything is written

@@ -532,15 +532,10 @@ def guides_derive(
     from actuarial.output_files import check_output
 
     cohort = _cohort_of(mortality, cohort)
-    # The guide's files may not replace a table read for it (csv:<path>[:weight]).
-    inputs = []
-    for spec in (mortality.spec, getattr(mortality, "improvement", None) or ""):
-        for path in re.findall(r"csv:([^,]+)", str(spec)):
-            inputs += [Path(path), Path(path.rsplit(":", 1)[0])]
-    try:
+    try:  # the guide's files may not replace a file its mortality read, checked before deriving
         check_output(out_path, kind="folder")
         for name in GUIDE_FILE_LIMITS:  # a guide's files
-            check_output(out_path / name, inputs)
+            check_output(out_path / name, mortality.files)
     except OutputFileError as error:
         _fail(error)
     guide_id = out_path.name
@@ -803,19 +798,24 @@ def examples():
     help="File to write.",
 )
 @click.option("--force", is_flag=True, help="Replace OUT if it exists.")
+@_writing_command
 def examples_members(out_path, force):
     """Write the sample member file (synthetic members, CSV) for `batch` and `report`."""
+    from actuarial.output_files import OutputExistsError, writing
+
     source = shipped.EXAMPLE_MEMBERS
     if out_path.exists() and out_path.resolve() == source.resolve():
         _fail(f"{out_path} is the shipped sample itself; choose another --out")
+    if not out_path.parent.is_dir():  # as before: a missing folder is not made
+        _fail(f"{out_path}: cannot write (no folder {out_path.parent})")
     data = source.read_bytes()
-    try:
-        with out_path.open("wb" if force else "xb") as handle:
-            handle.write(data)
-    except FileExistsError:
+    try:  # complete or not at all; without --force never over a file, even a new one
+        with writing(out_path, [source], replace=force) as partial:
+            partial.write_bytes(data)
+    except OutputExistsError:
         _fail(f"{out_path} exists; use --force to replace it")
-    except OSError as error:
-        _fail(f"{out_path}: cannot write ({error.strerror})")
+    except OutputFileError as error:
+        _fail(error)
     text = io.StringIO(data.decode("utf-8"), newline="")  # the sample, read once
     members = sum(1 for _ in csv.reader(text)) - 1  # the header
     click.echo(f"written: {out_path} ({members} members)")

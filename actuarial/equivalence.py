@@ -194,8 +194,10 @@ def write_guide(
     normal_retirement_age: int = NORMAL_RETIREMENT_AGE,
     adopted_by: str | None = None,
     adopted_on=None,
+    inputs=(),
 ) -> Path:
-    """Write ``folder/guide.toml`` and ``folder/reduction.csv`` (folder name = guide id).
+    """Write ``folder/guide.toml`` and ``folder/reduction.csv`` (folder name = guide id);
+    ``inputs``, the files read to make them, are never replaced.
 
     ``basis`` is free-form (strings, numbers, booleans, dates) and records how the factors
     were made. Every problem is reported at once; nothing is written if there is one.
@@ -235,7 +237,7 @@ def write_guide(
     )
     # Both files through temporary files, renamed together (actuarial.output_files).
     check_output(folder, kind="folder")
-    with writing([folder / "guide.toml", folder / "reduction.csv"]) as (toml, table):
+    with writing([folder / "guide.toml", folder / "reduction.csv"], inputs) as (toml, table):
         toml.write_text(text, encoding="utf-8")
         table.write_text("age_years,age_months,factor\n" + rows, encoding="utf-8")
     return folder
@@ -325,6 +327,7 @@ def derive_guide(
         status=status,
         effective_until=effective_until,
         normal_retirement_age=nra,
+        inputs=table.files,  # the life table's files: never replaced by the guide's
     )
 
 

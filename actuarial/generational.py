@@ -34,6 +34,7 @@ from actuarial.mortality import (
     blend,
     scale_rates,
     table_from_spec,
+    unique_files,
 )
 
 __all__ = [
@@ -62,7 +63,7 @@ SEX_NAMES = {"F": "female", "M": "male"}
 @dataclass(frozen=True, slots=True, eq=False)
 class ImprovementScale:
     """Annual mortality improvement rates ``rates[a, y]`` at age ``min_age + a`` in calendar
-    year ``first_year + y``."""
+    year ``first_year + y``; ``files``: the files they were read from (a CSV scale's)."""
 
     name: str
     min_age: int
@@ -70,8 +71,10 @@ class ImprovementScale:
     rates: np.ndarray = field(repr=False)
     source: str = ""
     sex: str | None = None
+    files: tuple[Path, ...] = ()
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "files", unique_files(self.files))
         rates = np.array(self.rates, dtype=float, copy=True)
         if rates.ndim != 2 or not rates.size:
             raise MortalityError(f"scale '{self.name}': rates must be a table of ages x years")
@@ -176,7 +179,12 @@ def _csv_scale(path: Path) -> ImprovementScale:
             ages.append(age)
             rows.append(row)
     return ImprovementScale(
-        name=path.stem, min_age=ages[0], first_year=years[0], rates=np.array(rows), source=str(path)
+        name=path.stem,
+        min_age=ages[0],
+        first_year=years[0],
+        rates=np.array(rows),
+        source=str(path),
+        files=(path,),
     )
 
 
@@ -242,6 +250,13 @@ class Mortality:
     @property
     def generational(self) -> bool:
         return self.improvement is not None
+
+    @property
+    def files(self) -> tuple[Path, ...]:
+        """Every file this mortality read: the CSV tables of each side, blend and join, and
+        a CSV improvement scale (published tables and MP scales come from ``pymort``'s own
+        data). Recorded by the parsers that read them (:attr:`LifeTable.files`)."""
+        return self.table(None, _probe_cohort(self)).files
 
     @property
     def sex_distinct(self) -> bool:
@@ -320,6 +335,7 @@ class Mortality:
                 f"for the cohort born in {cohort}",
                 sex=table_sex,
                 base_year=None,
+                files=table.files + scale.files,
             )
 
         return table_from_spec(spec, leaf)

@@ -201,6 +201,13 @@ class Guide:
             self.effective_until is None or date <= self.effective_until
         )
 
+    @property
+    def files(self) -> tuple[Path, ...]:
+        """The guide's files, read by :func:`load_guide` (none for a guide made in memory)."""
+        if self.path is None:
+            return ()
+        return tuple(self.path / name for name in GUIDE_FILE_LIMITS)
+
     def sha256(self) -> dict[str, str]:
         """SHA-256 of the guide's files, for provenance."""
         if self.path is None:
@@ -222,12 +229,19 @@ class Guide:
 
 @dataclass(frozen=True, slots=True)
 class GuideSet:
-    """The guides of one series, in date order; picks the guide in force on a date."""
+    """The guides of one series, in date order; picks the guide in force on a date.
+
+    ``files``: every file read to load them (its guides' files, and those of the other
+    series' guides that :func:`load_guides` read and validated beside them).
+    """
 
     series: str
     guides: tuple[Guide, ...]
+    files: tuple[Path, ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
+        own = (file for guide in self.guides for file in guide.files)
+        object.__setattr__(self, "files", tuple(dict.fromkeys([*self.files, *own])))
         problems = []
         ordered = sorted(self.guides, key=lambda g: g.effective_from)
         for earlier, later in zip(ordered, ordered[1:], strict=False):
@@ -642,4 +656,8 @@ def load_guides(path, series: str | None = None) -> GuideSet:
         raise GuideError(
             [Problem(str(path), None, f"'series' must be in {present} (got {quoted(series)})")]
         )
-    return GuideSet(series, tuple(g for g in guides if g.series == series))
+    return GuideSet(
+        series,
+        tuple(g for g in guides if g.series == series),
+        files=tuple(file for guide in guides for file in guide.files),
+    )

@@ -67,7 +67,10 @@ class LifeTable:
     gives the exact force of mortality (used by Woolhouse's three-term formula) at the ages
     whose q follows the law. ``sex`` ("F", "M" or None) and ``base_year`` (the calendar
     year of the rates, e.g. 2010 for Pub-2010) are known for some published tables; an
-    improvement scale needs them.
+    improvement scale needs them. ``files`` are the files the rates were read from: the one
+    parser that reads a file (:func:`from_csv`) records it, and a table made from others (a
+    blend, a join, a closing, a scaling, a projection) keeps all of theirs, so that a
+    command can refuse to write over any of them.
     """
 
     name: str
@@ -78,6 +81,7 @@ class LifeTable:
     makeham: tuple[float, float, float] | None = None
     sex: str | None = None
     base_year: int | None = None
+    files: tuple[Path, ...] = ()
     _q_closed: np.ndarray = field(init=False, repr=False)
     _l_unit: np.ndarray = field(init=False, repr=False)
     _l_ahead: np.ndarray = field(init=False, repr=False)
@@ -110,6 +114,7 @@ class LifeTable:
         for array in (unit_l, ahead):
             array.setflags(write=False)
         object.__setattr__(self, "min_age", int(self.min_age))
+        object.__setattr__(self, "files", unique_files(self.files))
         object.__setattr__(self, "qx", qx)
         object.__setattr__(self, "_q_closed", qx)
         object.__setattr__(self, "_l_unit", unit_l)
@@ -172,6 +177,7 @@ class LifeTable:
             makeham=self.makeham,
             sex=self.sex,
             base_year=self.base_year,
+            files=self.files,
         )
 
     def _closed_qx(self) -> np.ndarray:
@@ -332,6 +338,11 @@ class LifeTable:
             return rest + tail[k + 1] / alive
 
 
+def unique_files(files) -> tuple[Path, ...]:
+    """The paths of ``files``, each once, in the order first read."""
+    return tuple(dict.fromkeys(Path(file) for file in files))
+
+
 # --------------------------------------------------------------------- tables by law
 def _makeham_qx(ages: np.ndarray, a: float, b: float, c: float) -> np.ndarray:
     """Annual q_x under Makeham's law: 1 - exp(-(A + B c^x (c - 1)/ln c))."""
@@ -481,7 +492,9 @@ def from_csv(path) -> LifeTable:
                     problems.append(f"{where}: 'qx' must be in [0, 1] (got {cell.strip()})")
             ages.append(age)
             rates.append(rate)
-    return LifeTable(name=path.stem, min_age=ages[0], qx=np.array(rates), source=str(path))
+    return LifeTable(
+        name=path.stem, min_age=ages[0], qx=np.array(rates), source=str(path), files=(path,)
+    )
 
 
 def blend(table_a: LifeTable, table_b: LifeTable, weight_a: float) -> LifeTable:
@@ -515,6 +528,7 @@ def blend(table_a: LifeTable, table_b: LifeTable, weight_a: float) -> LifeTable:
         f"{1 - weight_a:g} x [{table_b.source}]",
         sex=table_a.sex if table_a.sex == table_b.sex else None,
         base_year=table_a.base_year if table_a.base_year == table_b.base_year else None,
+        files=table_a.files + table_b.files,
     )
 
 
@@ -563,6 +577,7 @@ def join(tables: list[LifeTable], from_ages: list[int]) -> LifeTable:
         ),
         sex=sexes.pop() if len(sexes) == 1 else None,
         base_year=years.pop() if len(years) == 1 else None,
+        files=tuple(file for table in tables for file in table.files),
     )
 
 
@@ -586,6 +601,7 @@ def scale_rates(table: LifeTable, factor: float) -> tuple[LifeTable, np.ndarray]
             source=f"q_x x {factor:g}, capped at 1, of [{table.source}]",
             sex=table.sex,
             base_year=table.base_year,
+            files=table.files,
         ),
         capped,
     )

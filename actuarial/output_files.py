@@ -3,7 +3,8 @@
 Every command that writes a file goes through :func:`writing`:
 
 - the output may not be an input (the same path, a symbolic link to it or a hard link to
-  it): refused before anything is read;
+  it): refused before anything is read; an output folder that a command empties (the
+  report's) may not hold one (:func:`check_output_folder`);
 - the run writes into a temporary file of its own, hidden and recognisably ours
   (``.<name>.actuarial-partial-<random>``, in the output's folder), and renames it onto the
   output atomically only when it is complete. Two runs on one output never share a file and
@@ -14,7 +15,10 @@ Every command that writes a file goes through :func:`writing`:
   lock (``flock``) on its temporary file while it writes, so only the temporary files of
   dead runs are removed;
 - every failure of the file system is an :class:`OutputFileError`: one line naming the
-  path and the reason.
+  path and the reason;
+- with ``replace=False`` an existing output is never replaced, not even one that appears
+  while the run writes: the complete file is linked onto the output's name, which fails if
+  the name is taken (:class:`OutputExistsError`).
 
 The rename protects against an interrupted process, not against a power cut (no fsync).
 """
@@ -31,8 +35,10 @@ from pathlib import Path
 
 __all__ = [
     "TEMPORARY_MARK",
+    "OutputExistsError",
     "OutputFileError",
     "check_output",
+    "check_output_folder",
     "remove_stale_temporaries",
     "temporary_files",
     "writing",
@@ -43,6 +49,14 @@ TEMPORARY_MARK = ".actuarial-partial-"
 
 class OutputFileError(ValueError):
     """An output cannot be written (it is an input, a folder, or the file system refused)."""
+
+
+class OutputExistsError(OutputFileError):
+    """The output exists and the run was told not to replace it."""
+
+    def __init__(self, path) -> None:
+        self.path = Path(path)
+        super().__init__(f"{path}: exists; refused: it would be replaced")
 
 
 def io_message(path, error: OSError) -> str:
@@ -95,6 +109,21 @@ def check_output(out, inputs: Iterable = (), kind: str = "file") -> None:
     existing = _first_existing(out.parent)
     if not existing.is_dir():
         raise OutputFileError(f"{out}: cannot write ({existing} is not a folder)")
+
+
+def check_output_folder(folder, inputs: Iterable = ()) -> None:
+    """Refuse an output folder that is an input or holds one at any depth (links resolved):
+    for a command that empties the folder before it writes, nothing it reads may be there."""
+    inside = os.path.realpath(folder)
+    for source in inputs:
+        if source is None:
+            continue
+        real = os.path.realpath(source)
+        if os.path.commonpath([real, inside]) == inside:
+            raise OutputFileError(
+                f"{folder}: the output folder holds the input {source}; refused: it would be "
+                "replaced"
+            )
 
 
 def remove_stale_temporaries(out) -> list[Path]:
@@ -151,20 +180,26 @@ def _signals_held():
 
 
 @contextlib.contextmanager
-def writing(outs, inputs: Iterable = ()) -> Iterator[list[Path]]:
+def writing(outs, inputs: Iterable = (), replace: bool = True) -> Iterator[list[Path]]:
     """Temporary paths to write ``outs`` through; renamed onto them when the block ends well.
 
     ``outs`` is one path or a list (a guide's two files): all are renamed together, with
     Ctrl-C held back, so an interruption never leaves some new and some old. On an error
     or an interruption every temporary file is removed and the outputs are untouched.
     Raises :class:`OutputFileError` (one line naming the path) for any file-system failure
-    here, including one raised inside the block.
+    here, including one raised inside the block. ``replace=False`` (one output only): an
+    existing output is left as it is and :class:`OutputExistsError` raised, checked before
+    the block and again, atomically, when the file is put in place.
     """
     single = isinstance(outs, str | os.PathLike)
     outs = [Path(outs)] if single else [Path(o) for o in outs]
     inputs = list(inputs)
+    if not replace and len(outs) != 1:
+        raise ValueError(f"replace=False writes one output (got {len(outs)})")
     for out in outs:
         check_output(out, inputs)
+        if not replace and os.path.lexists(out):
+            raise OutputExistsError(out)
     created: list[tuple[Path, int]] = []
     current = outs[0]
     try:
@@ -176,7 +211,13 @@ def writing(outs, inputs: Iterable = ()) -> Iterator[list[Path]]:
         with _signals_held():
             for out, (temporary, _) in zip(outs, created, strict=True):
                 current = out
-                os.replace(temporary, out)
+                if replace:
+                    os.replace(temporary, out)
+                    continue
+                try:  # fails if the name is taken: never over a file that appeared meanwhile
+                    os.link(temporary, out)
+                except FileExistsError:
+                    raise OutputExistsError(out) from None
     except OSError as error:
         raise OutputFileError(io_message(current, error)) from error
     finally:

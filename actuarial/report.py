@@ -37,6 +37,7 @@ from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, GuideSet, file_sha2
 from actuarial.interpretations import Readings
 from actuarial.law import load_law, resolve_as_of
 from actuarial.members import MemberFileError
+from actuarial.output_files import check_output_folder
 from actuarial.review import guides_in
 
 __all__ = [
@@ -773,7 +774,8 @@ def build_report(
     ``members_path`` to ``examples/members.csv``; ``law_files`` are amendment files applied in
     order to the shipped law; ``as_of`` is the payment date (default: today, as in ``batch``).
     The guides and law files are validated, the member file read and ``out_dir`` checked
-    (:func:`check_out_dir`) before any notebook runs. Notebooks receive ``guides_path``,
+    (:func:`check_out_dir`; it may hold nothing the report reads, since it is emptied)
+    before any notebook runs. Notebooks receive ``guides_path``,
     ``series``, ``members_path``, ``law_files``, ``as_of`` and ``readings`` (those their
     ``parameters`` cell declares; paths relative to the notebooks folder for the shipped
     folders, else absolute; ``readings`` as a dict for ``Readings(**readings)``). Returns the
@@ -802,6 +804,17 @@ def build_report(
     readings = readings or Readings()
     law_paths = [Path(path).resolve() for path in law_files]
     law = load_law(*law_paths)  # every file validated before anything runs
+    # The folder is emptied before the pages are written: nothing read may lie in it.
+    check_output_folder(
+        out_dir,
+        [
+            members_path,
+            *guides.files,  # every guide file read under guides_path
+            *law_paths,
+            *paths,  # the notebooks, and the folders copied beside them for their run
+            *(notebooks_dir.parent / name for name in shipped.FOLDERS if name != "notebooks"),
+        ],
+    )
     as_of = resolve_as_of(as_of)
     figures = _key_figures(guides, members_path, readings, as_of, law)
     made = provenance(guides, guides_path, members_path, readings, as_of, law=law)

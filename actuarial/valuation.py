@@ -589,7 +589,18 @@ def run_valuation(
             f"{out_path}: the output file must end in one of ['.csv', '.parquet', '.pq'] "
             f"(got {out_path.suffix!r})"
         )
-    check_output(out_path, [members_path])  # never over the member file, before reading it
+    series = shipped_series() if with_sensitivities else {}
+    # Every file the run reads, never the output (checked before reading the member file):
+    # the member file, the guides' files (and the shipped ones of the sensitivities), the
+    # law's and the mortality's (its CSV tables and improvement scale).
+    inputs = [
+        members_path,
+        *guides.files,
+        *(file for other in series.values() for file in other.files),
+        *(Path(entry["file"]) for entry in law_provenance(law, as_of)["law"]),
+        *basis.mortality.files,
+    ]
+    check_output(out_path, inputs)
     frame = read_members(members_path)
     sex = _read_sex(members_path)
     if sex is not None:
@@ -601,10 +612,10 @@ def run_valuation(
     summary = ValuationSummary.of(results, values[..., 0], errors, basis)
     if with_sensitivities:
         summary.sensitivities = _sensitivities(
-            results, sex, sex_error, basis, as_of, readings, shipped_series(), law
+            results, sex, sex_error, basis, as_of, readings, series, law
         )
     # Through a temporary file of this run's, renamed when complete (actuarial.output_files).
-    with writing(out_path, [members_path]) as partial:
+    with writing(out_path, inputs) as partial:
         if suffix == ".csv":
             table.to_csv(partial, index=False, date_format="%Y-%m-%d")
         else:

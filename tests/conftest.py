@@ -119,3 +119,13 @@ def _cell(value) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
+
+
+def write_sult_csv(path: Path, ages=range(20, 121)) -> Path:
+    """A CSV life table (``age,qx``) of SULT's rates at ``ages``, at ``path``."""
+    from actuarial.mortality import sult
+
+    table = sult()
+    rows = "".join(f"{age},{float(table.q(age))!r}\n" for age in ages)
+    path.write_text("age,qx\n" + rows, encoding="utf-8")
+    return path

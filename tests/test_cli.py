@@ -9,7 +9,7 @@ import shutil
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from conftest import HALF_PERCENT_SERIES
+from conftest import HALF_PERCENT_SERIES, write_sult_csv
 
 from actuarial.cli import cli
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, load_guide
@@ -313,6 +313,23 @@ def test_batch_with_several_series_needs_series(make_guide, tmp_path):
     chosen = invoke("batch", SAMPLE, "--out", out, "--guides", second.parent, "--series", "guide-b")
     assert chosen.exit_code == 0, chosen.output
     assert "guides: series 'guide-b' (guide-b)" in chosen.stdout.splitlines()
+
+
+def test_batch_never_overwrites_a_guide_of_another_series_read_beside_its_own(
+    make_guide, tmp_path
+):
+    make_guide("used")
+    other = make_guide("other") / "reduction.csv"  # read and validated, not used
+    before = other.read_bytes()
+    result = invoke(
+        "batch", SAMPLE, "--guides", tmp_path / "guides", "--series", "used", "--out", other
+    )
+    assert result.exit_code == 1, result.output
+    assert result.stderr == (
+        f"error: {other}: the output is the input {other} (the same file, or a link to "
+        "it); refused: it would be replaced\n"
+    )
+    assert other.read_bytes() == before
 
 
 # ------------------------------------------------------------------------------- guides
@@ -636,6 +653,56 @@ def test_guides_derive_refuses_to_replace_the_life_table_it_reads(tmp_path):
     assert result.exit_code == 1
     assert "the output is the input" in result.stderr
     assert table.read_bytes() == before
+
+
+@pytest.mark.parametrize("name", ["reduction.csv", "guide.toml"])
+@pytest.mark.parametrize(
+    ("spec", "improvement"),
+    [
+        ("csv:{other}/csv:{inside}", None),  # female/male: the male side's table
+        ("csv:{inside}/csv:{other}", None),  # ... and the female side's
+        ("csv:{other}+csv:{inside}@65", None),  # a join: the table from 65
+        ("soa:3399/csv:{other},csv:{inside}:0.5", None),  # a blend on a side
+        ("soa:3399/soa:3400", "csv:{inside}"),  # the improvement scale
+    ],
+)
+def test_guides_derive_refuses_to_replace_any_file_its_mortality_read(
+    tmp_path, name, spec, improvement
+):
+    out = tmp_path / "g"
+    out.mkdir()
+    inside = out / name  # a file read, where the guide would write one of its files
+    if improvement:
+        inside.write_text("age,2011,2012\n20,0.02,0.01\n21,0.02,0.01\n", encoding="utf-8")
+    else:
+        write_sult_csv(inside)
+    other = write_sult_csv(tmp_path / "other.csv")
+    before = inside.read_bytes()
+    args = ["--mortality", spec.format(inside=inside, other=other)]
+    if improvement:
+        args += ["--improvement", improvement.format(inside=inside), "--cohort", "1965"]
+    result = invoke("guides", "derive", *args, "--interest", "0.05", "--out", out)
+    assert result.exit_code == 1, result.output
+    assert result.stderr == (
+        f"error: {inside}: the output is the input {inside} (the same file, or a link to "
+        "it); refused: it would be replaced\n"
+    )
+    assert inside.read_bytes() == before
+    assert sorted(path.name for path in out.iterdir()) == [name]  # nothing else written
+
+
+def test_guides_derive_writes_beside_a_table_it_read_under_another_name(tmp_path):
+    out = tmp_path / "g"
+    out.mkdir()
+    table = write_sult_csv(out / "sult.csv")
+    before = table.read_bytes()
+    result = invoke(
+        "guides", "derive", "--mortality", f"sult/csv:{table}", "--interest", "0.05", "--out", out
+    )
+    assert result.exit_code == 0, result.output
+    assert table.read_bytes() == before
+    written = sorted(path.name for path in out.iterdir())
+    assert written == ["guide.toml", "reduction.csv", "sult.csv"]
 
 
 def test_guides_derive_refuses_an_output_that_is_a_file(tmp_path):

@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import write_sult_csv
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -206,3 +207,56 @@ def test_mp2020_raises_annuity_values_of_later_cohorts():
     static = annuity_due(Mortality("soa:3399/soa:3400"), 65, 0.045, 12)
     values = annuity_due(mortality, 65, 0.045, 12, cohort=np.arange(1950, 1981, 10))
     assert (np.diff(values) > 0).all() and values[0] > static
+
+
+# ------------------------------------------------------------------ the files a basis reads
+@pytest.fixture
+def tables(tmp_path):
+    """SULT as CSV tables: ``low`` (ages 20-69), ``high`` (60-120), ``a``, ``b``, ``c``
+    (20-120) and ``colon`` (20-120; a ':' in its name, as a weight is written)."""
+    paths = {
+        "low": write_sult_csv(tmp_path / "low.csv", range(20, 70)),
+        "high": write_sult_csv(tmp_path / "high.csv", range(60, 121)),
+    }
+    for name in ("a", "b", "c"):
+        paths[name] = write_sult_csv(tmp_path / f"{name}.csv")
+    paths["colon"] = write_sult_csv(tmp_path / "x:1.csv")
+    return paths
+
+
+@pytest.mark.parametrize(
+    ("spec", "read"),
+    [
+        ("sult", []),
+        ("soa:3399/soa:3400", []),  # pymort's data, not a file of the user's
+        ("csv:{a}", ["a"]),
+        ("csv:{colon}", ["colon"]),
+        ("csv:{a},csv:{b}:0.25", ["a", "b"]),  # a blend, the second weighted
+        ("csv:{a}:0.5,csv:{colon}:0.5", ["a", "colon"]),  # both weighted, a ':' in a name
+        ("sult,csv:{b}:0.5", ["b"]),
+        ("csv:{low}+csv:{high}@65", ["low", "high"]),  # a join by age
+        ("csv:{low}+csv:{a},csv:{b}:0.5@60+csv:{c}@90", ["low", "a", "b", "c"]),  # join of blends
+        ("csv:{a}/csv:{b}", ["a", "b"]),  # female/male
+        ("soa:3399/csv:{b}", ["b"]),
+        ("csv:{low}+csv:{high}@65/csv:{a},csv:{c}:0.5", ["low", "high", "a", "c"]),
+        ("csv:{a}/csv:{a}", ["a"]),  # one file read twice is listed once
+    ],
+)
+def test_a_basis_lists_every_csv_table_of_its_spec_and_only_those(tables, spec, read):
+    mortality = Mortality(spec.format(**tables))
+    assert mortality.files == tuple(tables[name] for name in read)
+    # closing and scaling (a sensitivity) keep them: the same files were read
+    assert Mortality(spec.format(**tables), close_at=100).files == mortality.files
+    assert mortality.scaled(1.1).files == mortality.files
+
+
+def test_a_generational_basis_lists_its_tables_and_its_csv_scale(tables, tmp_path):
+    scale = tmp_path / "flat.csv"
+    scale.write_text("age,2011,2012\n20,0.02,0.01\n21,0.02,0.01\n")
+    spec = "csv:{low}+csv:{high}@65/csv:{a}".format(**tables)
+    mortality = Mortality(spec, improvement=f"csv:{scale}", base_year=2010)
+    assert mortality.files == (tables["low"], scale, tables["high"], tables["a"])
+    assert improvement_scale(f"csv:{scale}").files == (scale,)
+    assert improvement_scale("mp-2020", "F").files == ()  # pymort's data
+    by_mp = Mortality("soa:3399/csv:{b}".format(**tables), improvement="mp-2020", base_year=2010)
+    assert by_mp.files == (tables["b"],)

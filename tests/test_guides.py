@@ -781,3 +781,17 @@ def test_a_folder_that_cannot_be_listed_is_a_problem_not_a_traceback(tmp_path, m
     monkeypatch.setattr(Path, "iterdir", refuse)
     with pytest.raises(GuideError, match=exactly(f"{tmp_path}: cannot read (Permission denied)")):
         load_guides(tmp_path)
+
+
+def test_a_guide_set_lists_every_file_read_to_load_it_other_series_included(make_guide, tmp_path):
+    used, other = make_guide("used"), make_guide("other")
+    guides = load_guides(tmp_path / "guides", "used")
+    assert [g.id for g in guides] == ["used"]
+    assert guides.files == (
+        other / "guide.toml",
+        other / "reduction.csv",
+        used / "guide.toml",
+        used / "reduction.csv",
+    )
+    assert load_guide(used).files == (used / "guide.toml", used / "reduction.csv")
+    assert GuideSet("used", (load_guide(used),)).files == load_guide(used).files

@@ -4,6 +4,7 @@ import re
 
 import numpy as np
 import pytest
+from conftest import write_sult_csv
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -13,6 +14,8 @@ from actuarial.mortality import (
     blend,
     from_csv,
     ilt,
+    join,
+    scale_rates,
     soa,
     sult,
     table_from_spec,
@@ -400,3 +403,18 @@ def test_table_from_spec_reads_a_csv_table(tmp_path):
 def test_table_from_spec_rejects_bad_specs_with_the_rule(spec, message):
     with pytest.raises(MortalityError, match=re.escape(message)):
         table_from_spec(spec)
+
+
+# ----------------------------------------------------------------- the files a table read
+def test_a_csv_table_records_its_file_and_every_table_made_from_it_keeps_it(tmp_path):
+    low = write_sult_csv(tmp_path / "low.csv", range(20, 70))
+    high = write_sult_csv(tmp_path / "high.csv", range(60, 121))
+    assert from_csv(low).files == (low,)
+    assert SULT.files == () and ILT.files == () and soa(3400).files == ()
+    joined = join([from_csv(low), from_csv(high)], [65])
+    assert joined.files == (low, high)
+    assert blend(from_csv(high), SULT, 0.5).files == (high,)
+    assert blend(joined, from_csv(low), 0.5).files == (low, high)  # each file once
+    assert joined.close_at(100).files == (low, high)
+    assert scale_rates(joined, 1.1)[0].files == (low, high)
+    assert table_from_spec(f"csv:{low}+csv:{high},sult:0.5@65").files == (low, high)

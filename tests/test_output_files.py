@@ -24,7 +24,9 @@ from actuarial import output_files
 from actuarial.batch import run_batch
 from actuarial.output_files import (
     TEMPORARY_MARK,
+    OutputExistsError,
     OutputFileError,
+    check_output_folder,
     remove_stale_temporaries,
     temporary_files,
     writing,
@@ -277,6 +279,50 @@ def test_two_outputs_are_renamed_together(tmp_path):
         assert names(tmp_path) == sorted(t.name for t in temporaries)
     assert [out.read_text() for out in outs] == ["toml", "csv"]
     assert names(tmp_path) == ["guide.toml", "reduction.csv"]
+
+
+def test_without_replace_an_existing_output_is_refused_before_anything_is_written(tmp_path):
+    out = tmp_path / "members.csv"
+    out.write_text("mine\n")
+    exists = pytest.raises(OutputExistsError, match=r"members\.csv: exists; refused: it would be")
+    with exists, writing(out, replace=False):
+        raise AssertionError("the block must not run")
+    assert out.read_text() == "mine\n"
+    assert names(tmp_path) == ["members.csv"]
+
+
+def test_without_replace_an_output_made_while_the_run_writes_is_kept(tmp_path):
+    out = tmp_path / "members.csv"
+    with pytest.raises(OutputExistsError), writing(out, replace=False) as partial:
+        partial.write_text("ours\n")
+        out.write_text("theirs\n")  # another program takes the name meanwhile
+    assert out.read_text() == "theirs\n"
+    assert names(tmp_path) == ["members.csv"]  # our temporary file removed
+
+
+def test_without_replace_a_new_output_is_written_whole(tmp_path):
+    out = tmp_path / "members.csv"
+    with writing(out, replace=False) as partial:
+        partial.write_text("ours\n")
+    assert out.read_text() == "ours\n"
+    assert names(tmp_path) == ["members.csv"]
+
+
+def test_an_output_folder_may_not_be_or_hold_an_input_at_any_depth(tmp_path):
+    out = tmp_path / "out"
+    (out / "a" / "b").mkdir(parents=True)
+    beside = tmp_path / "out-2" / "members.csv"  # a name that only begins like the folder's
+    beside.parent.mkdir()
+    beside.write_text("x")
+    link = tmp_path / "link"
+    link.symlink_to(out / "a")
+    check_output_folder(out, [beside, tmp_path / "members.csv", None])
+    for source in (out, out / "members.csv", out / "a" / "b" / "t.csv", link / "t.csv"):
+        with pytest.raises(OutputFileError) as raised:
+            check_output_folder(out, [beside, source])
+        assert str(raised.value) == (
+            f"{out}: the output folder holds the input {source}; refused: it would be replaced"
+        )
 
 
 # --------------------------------------------------------- temporary files of dead runs

@@ -11,6 +11,7 @@ import html
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -343,6 +344,48 @@ def test_a_refused_out_is_left_untouched_and_nothing_runs(notebooks, tmp_path, m
     assert result.exit_code == 1
     assert f"error: {out}: not a report folder (it holds thesis.txt)" in result.output
     assert sorted(path.name for path in out.iterdir()) == ["thesis.txt"]
+
+
+@pytest.mark.parametrize(
+    "read", ["the member file", "a member file in a subfolder", "a guide file", "a law file"]
+)
+def test_report_refuses_a_previous_report_folder_holding_a_file_it_reads(
+    notebooks, tmp_path, monkeypatch, make_guide, read
+):
+    # A previous report is replaced: the folder is emptied first, and with it whatever was
+    # put there since, so the report must not read anything from it.
+    monkeypatch.setattr(report, "NOTEBOOKS", notebooks)
+    out = (tmp_path / "out").resolve()
+    out.mkdir()
+    (out / report.MARKER).write_text("")
+    if read == "the member file":
+        victim = out / "members.csv"
+        shutil.copy(EXAMPLE_MEMBERS, victim)
+        args = ["--members", victim]
+    elif read == "a member file in a subfolder":
+        victim = out / "data" / "members.csv"
+        victim.parent.mkdir()
+        shutil.copy(EXAMPLE_MEMBERS, victim)
+        args = ["--members", victim]
+    elif read == "a guide file":
+        guide = make_guide("g", root=out / "guides")
+        victim = guide / "guide.toml"
+        args = ["--guides", out / "guides"]
+    else:
+        victim = out / "bill.toml"
+        shutil.copy(Path(__file__).resolve().parents[1] / "examples" / "bill-2027.toml", victim)
+        args = ["--law", victim]
+    before = {path: path.read_bytes() for path in out.rglob("*") if path.is_file()}
+    result = CliRunner().invoke(
+        cli, ["report", *map(str, args), "--out", str(out), "--no-progress"]
+    )
+    assert result.exit_code == 1, result.output
+    assert result.stderr == (
+        f"error: {out}: the output folder holds the input {victim}; refused: it would be "
+        "replaced\n"
+    )
+    after = {path: path.read_bytes() for path in out.rglob("*") if path.is_file()}
+    assert after == before
 
 
 def test_a_previous_report_is_replaced_whole(notebooks, tmp_path):

@@ -4,10 +4,14 @@ that show them: ``actuarial guides list`` and ``actuarial examples members``."""
 from __future__ import annotations
 
 import csv
+import resource
+import subprocess
+import sys
 from importlib import resources
 from pathlib import Path
 
 import nbformat
+import pytest
 from click.testing import CliRunner
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
@@ -114,6 +118,61 @@ def test_examples_members_refuses_to_overwrite_a_file_unless_forced(tmp_path):
     result = invoke("examples", "members", "--out", out, "--force")
     assert result.exit_code == 0, result.output
     assert out.read_bytes() == shipped.EXAMPLE_MEMBERS.read_bytes()
+
+
+@pytest.mark.parametrize("previous", [None, b"mine\n"])
+def test_examples_members_interrupted_by_a_full_disk_leaves_no_partial_file(tmp_path, previous):
+    # A file-size limit of 1,000 bytes (the sample is larger) fails the write half-way, as a
+    # full disk does; before, the file was written in place and left cut off.
+    out = tmp_path / "members.csv"
+    force = []
+    if previous is not None:
+        out.write_bytes(previous)
+        force = ["--force"]
+    assert shipped.EXAMPLE_MEMBERS.stat().st_size > 1000
+
+    def limit_file_size():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1000, resource.RLIM_INFINITY))
+
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from actuarial.cli import main; main()",
+            "examples",
+            "members",
+            "--out",
+            str(out),
+            *force,
+        ],
+        capture_output=True,
+        text=True,
+        preexec_fn=limit_file_size,
+    )
+    assert done.returncode == 1
+    assert done.stderr == f"error: {out}: cannot write (File too large)\n"
+    left = sorted(path.name for path in tmp_path.iterdir())  # no temporary file either
+    if previous is None:
+        assert left == []
+    else:
+        assert left == [out.name] and out.read_bytes() == previous
+
+
+def test_examples_members_never_replaces_a_file_made_while_it_writes(tmp_path, monkeypatch):
+    out = tmp_path / "members.csv"
+    write_bytes = Path.write_bytes
+
+    def another_program_makes_out_first(path, data):
+        out.write_text("theirs\n", encoding="utf-8")
+        return write_bytes(path, data)
+
+    monkeypatch.setattr(Path, "write_bytes", another_program_makes_out_first)
+    result = invoke("examples", "members", "--out", out)
+    monkeypatch.undo()
+    assert result.exit_code == 1
+    assert result.output == f"error: {out} exists; use --force to replace it\n"
+    assert out.read_text(encoding="utf-8") == "theirs\n"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["members.csv"]
 
 
 def test_examples_members_never_writes_onto_the_shipped_file_itself():

@@ -401,6 +401,69 @@ def test_value_command_writes_parquet_recording_the_basis_and_never_overwrites_i
     assert "the output file must end in one of ['.csv', '.parquet', '.pq']" in wrong.stderr
 
 
+@pytest.mark.parametrize(
+    "read",
+    [
+        "a CSV table of a female/male spec",
+        "a CSV table of a join",
+        "a CSV improvement scale",
+        "a guide file",
+        "a guide file of another series read beside the guides",
+        "a law file",
+        "a guide file of the sensitivities' shipped series",
+    ],
+)
+def test_value_command_never_overwrites_any_file_it_read(tmp_path, make_guide, monkeypatch, read):
+    import shutil
+    from pathlib import Path
+
+    from conftest import write_sult_csv
+
+    from actuarial import valuation
+
+    members = tmp_path / "members.csv"
+    pd.DataFrame(ROWS).to_csv(members, index=False)
+    victim = tmp_path / "read.csv"  # the file read, given as --out
+    args = ["--mortality", "sult", "--no-sensitivities"]
+    if read == "a CSV table of a female/male spec":
+        args = ["--mortality", f"sult/csv:{write_sult_csv(victim)}", "--no-sensitivities"]
+    elif read == "a CSV table of a join":
+        low = write_sult_csv(tmp_path / "low.csv", range(20, 70))
+        write_sult_csv(victim, range(60, 121))
+        args = ["--mortality", f"csv:{low}+csv:{victim}@65", "--no-sensitivities"]
+    elif read == "a CSV improvement scale":
+        victim.write_text("age,2011,2012\n20,0.02,0.01\n21,0.02,0.01\n", encoding="utf-8")
+        args = ["--mortality", "sult", "--base-year", "2010", "--improvement", f"csv:{victim}"]
+        args += ["--close-at", "120", "--no-sensitivities"]  # projected, q_120 falls below 1
+    elif read == "a guide file":
+        victim = make_guide("g") / "reduction.csv"
+        args += ["--guides", str(victim.parent)]
+    elif read == "a guide file of another series read beside the guides":
+        make_guide("used")
+        victim = make_guide("other") / "reduction.csv"
+        args += ["--guides", str(tmp_path / "guides"), "--series", "used"]
+    elif read == "a law file":
+        bill = Path(__file__).resolve().parents[1] / "examples" / "bill-2027.toml"
+        shutil.copy(bill, victim)  # a law file named .csv is read all the same
+        args += ["--law", str(victim)]
+    else:  # stand-ins for the shipped series, which a failing test must not replace
+        shipped = make_guide("shipped") / "reduction.csv"
+        monkeypatch.setattr(
+            valuation, "shipped_series", lambda: {"shipped": load_guides(shipped.parent)}
+        )
+        victim, args = shipped, ["--mortality", "sult"]
+    before = victim.read_bytes()
+    result = CliRunner().invoke(
+        cli, ["value", str(members), *args, "--interest", "0.05", "--out", str(victim)]
+    )
+    assert result.exit_code == 1, result.output
+    assert result.stderr == (
+        f"error: {victim}: the output is the input {victim} (the same file, or a link to "
+        "it); refused: it would be replaced\n"
+    )
+    assert victim.read_bytes() == before
+
+
 def test_sensitivity_of_q_times_1_1_names_the_capped_ages_on_sult():
     table = sensitivities(pd.DataFrame(ROWS), GUIDES, Basis("sult", 0.05))
     note = table.set_index("scenario").loc["q x 1.1", "note"]
