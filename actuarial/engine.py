@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import itertools
 import mmap
 import os
 from collections import deque
@@ -481,22 +482,30 @@ def _column(count: int, kind) -> np.ndarray:
     return np.frombuffer(mmap.mmap(-1, size, flags=flags), dtype=kind, count=count)
 
 
+_ARROW_TYPES = {column.name: column.arrow_type for column in COLUMNS}
+_NUMBER_TYPES = {  # the table's dtype of each kind of number column (ResultColumn.arrow_type)
+    pa.float64(): np.dtype(np.float64),
+    pa.bool_(): np.dtype(bool),
+    pa.date32(): np.dtype("datetime64[s]"),  # the coarsest unit pandas keeps
+    pa.int64(): np.dtype(np.int64),
+}
+
+
 class TableWriter:
     """The results table, written a chunk of :meth:`MemberResults.columns` at a time into
     columns allocated once for every row (no copy of the whole table, no temporary of its
     size): numbers and dates in place; text as codes into the texts seen so far.
 
-    ``member_codes`` and ``member_texts``: each member's code into its distinct id texts
-    (positions in reading order), when the ids of the whole input are known beforehand;
-    otherwise each chunk's ids are coded as they come.
+    ``member_id`` is written as each row's member (its position in reading order) until
+    :meth:`code_members` gives every member's code into the distinct ids of the whole
+    input; without them, the chunks' ids are coded at the end. :meth:`mark` and
+    :meth:`rewind` let chunks be written again (after the repeated ids are known).
     """
 
-    def __init__(self, capacity: int, member_codes=None, member_texts=None):
+    def __init__(self, capacity: int):
         self.rows = 0
         self.capacity = capacity
-        if member_codes is not None:  # the type the table keeps: no conversion at the end
-            member_codes = member_codes.astype(_code_type(len(member_texts)), copy=False)
-        self.member_codes, self.member_texts = member_codes, member_texts
+        self.member_codes = self.member_texts = None
         self.members = 0  # members written so far (chunks come in reading order)
         self.numbers: dict[str, np.ndarray] = {}
         self.codes: dict[str, np.ndarray] = {}
@@ -504,13 +513,48 @@ class TableWriter:
         self.schedule: list[pa.Array] = []
         self.member_chunks: list = []
 
-    def _numbers(self, name: str, values: np.ndarray) -> np.ndarray:
+    def _numbers(self, name: str) -> np.ndarray:
         if name not in self.numbers:
-            kind = np.dtype("datetime64[s]") if values.dtype.kind == "M" else values.dtype
-            if name == "row" and self.capacity < 2**31 - 1:
-                kind = np.dtype(np.int32)  # data rows of a frame in memory: half the bytes
+            if name in ("row", "member_id"):  # a frame in memory: int32, half the bytes
+                kind = np.dtype(np.int32 if self.capacity < 2**31 - 1 else np.int64)
+            else:
+                kind = _NUMBER_TYPES[_ARROW_TYPES[name]]
             self.numbers[name] = _column(self.capacity, kind)
         return self.numbers[name]
+
+    def allocate(self) -> TableWriter:
+        """Allocate every number column now (its pages populated), not at the first write:
+        called in a thread while the first chunks are computed."""
+        for column in COLUMNS:
+            if column.arrow_type in _NUMBER_TYPES or column.name == "member_id":
+                self._numbers(column.name)
+        return self
+
+    def code_members(self, codes: np.ndarray, texts) -> None:
+        """Every member's code into the distinct ids ``texts`` (the whole input's, in
+        reading order): the rows written so far recoded in place, the next written so."""
+        column = self._numbers("member_id")
+        for start in range(0, self.rows, 1 << 20):  # in place, a slice at a time
+            part = column[start : min(start + (1 << 20), self.rows)]
+            part[:] = codes[part]
+        self.member_codes, self.member_texts = codes, texts
+        self.member_chunks = []
+
+    def mark(self) -> tuple:
+        """Where the next chunk goes, for :meth:`rewind`."""
+        seen = {name: len(texts) for name, texts in self.texts.items()}
+        return self.rows, self.members, len(self.schedule), len(self.member_chunks), seen
+
+    def rewind(self, mark: tuple) -> None:
+        """Write again from ``mark``: the rows after it, and the texts first seen in them,
+        are forgotten (the texts are coded in the order first seen)."""
+        self.rows, self.members, schedules, chunks, seen = mark
+        del self.schedule[schedules:], self.member_chunks[chunks:]
+        self.texts = {
+            name: dict(itertools.islice(texts.items(), seen[name]))
+            for name, texts in self.texts.items()
+            if name in seen
+        }
 
     def _code(self, name: str, values: CodedText, at: slice) -> None:
         """Codes into the texts of the whole table (first seen, first coded)."""
@@ -536,21 +580,19 @@ class TableWriter:
         at = slice(self.rows, self.rows + count)
         for name, values in columns.items():
             if name == "member_id":
-                members = len(values.texts)
+                members = values.codes + self.members  # each row's member in reading order
                 if self.member_codes is None:
                     self.member_chunks.append(values)
-                    position = values.codes.astype(np.int64) + self.members
-                    self._numbers(name, position)[at] = position
+                    self._numbers(name)[at] = members
                 else:
-                    codes = self.member_codes[self.members : self.members + members]
-                    self._numbers(name, codes)[at] = codes[values.codes]
-                self.members += members
+                    self._numbers(name)[at] = self.member_codes[members]
+                self.members += len(values.texts)
             elif isinstance(values, CodedText):
                 self._code(name, values, at)
             elif isinstance(values, pa.Array):
                 self.schedule.append(values)
             else:
-                self._numbers(name, values)[at] = values
+                self._numbers(name)[at] = values
         self.rows += count
 
     def _member_ids(self) -> pd.Categorical:
@@ -810,7 +852,7 @@ def evaluate_members(
 
 FRAME_CHUNK = 65_536  # members parsed and evaluated at a time: the work arrays stay small
 WORKERS = min(2, os.cpu_count() or 1)  # threads evaluating chunks side by side
-AHEAD = 4  # chunks evaluated ahead of the table (while the ids are coded, before it exists)
+AHEAD = WORKERS + 1  # chunks computed ahead of the one being written
 
 
 def evaluate_frame(
@@ -841,29 +883,48 @@ def evaluate_frame(
         )
         return evaluate_members(members, guides, as_of, readings, law).columns()
 
-    # The ids are coded (one hash table over the whole frame) while the first chunks are
-    # evaluated as if no id were repeated; a chunk holding a repeated id is evaluated again.
-    with ThreadPoolExecutor(1) as coding:
-        coded = coding.submit(code_frame_ids, read)
-        starts = range(0, max(len(frame), 1), FRAME_CHUNK)
-        writer = None
-        # Many chunks ahead while the table does not exist yet, few once it does.
-        evaluated = _in_order(
-            lambda s: chunk(s, read), starts, lambda: WORKERS if coded.done() else AHEAD
-        )
-        for start, columns in zip(starts, evaluated, strict=True):
+    # Beside the chunks: the table's columns allocated, and the ids coded (one hash table
+    # over the whole frame). Chunks are computed and written as if no id were repeated
+    # until the ids are coded; those holding a repeated id are then computed again.
+    starts = range(0, max(len(frame), 1), FRAME_CHUNK)
+    writer = TableWriter(len(frame) * len(CLAUSES))
+    with ThreadPoolExecutor(2) as beside:
+        allocated = beside.submit(writer.allocate)
+        coded = beside.submit(code_frame_ids, read)
+        ids = None
+        written = []  # (start, mark) of the chunks written before the ids were coded
+
+        def use_codes() -> FrameIds:
+            """The coded ids; the chunks written before them written again from the first
+            that holds a repeated id (rare: an error of the rows that share an id)."""
             ids = coded.result()
-            if writer is None:  # the table's columns, once the ids' hash table is freed
-                writer = TableWriter(len(frame) * len(CLAUSES), ids.codes, ids.texts)
-            if ids.duplicates.mask[start : start + FRAME_CHUNK].any():
+            for k, (written_start, mark) in enumerate(written):
+                if ids.duplicates.mask[written_start : written_start + FRAME_CHUNK].any():
+                    writer.rewind(mark)
+                    for again, _ in written[k:]:
+                        writer.write(chunk(again, ids))
+                    break
+            writer.code_members(ids.codes, ids.texts)
+            return ids
+
+        evaluated = _in_order(lambda s: chunk(s, read), starts, AHEAD)
+        for start, columns in zip(starts, evaluated, strict=True):
+            allocated.result()
+            if ids is None and coded.done():
+                ids = use_codes()
+            if ids is None:
+                written.append((start, writer.mark()))
+            elif ids.duplicates.mask[start : start + FRAME_CHUNK].any():
                 columns = chunk(start, ids)
             writer.write(columns)
+        if ids is None:
+            use_codes()
     return writer.table()
 
 
-def _in_order(work, items, ahead):
+def _in_order(work, items, ahead: int):
     """``work(item)`` for each item, in order, on :data:`WORKERS` threads (numpy and Arrow
-    release the GIL in their loops), with at most ``ahead()`` results computed ahead."""
+    release the GIL in their loops), with at most ``ahead`` results computed ahead."""
     items = deque(items)
     if len(items) == 1 or WORKERS == 1:
         yield from map(work, items)
@@ -871,7 +932,7 @@ def _in_order(work, items, ahead):
     with ThreadPoolExecutor(WORKERS) as pool:
         pending = deque()
         while items or pending:
-            while items and len(pending) < max(1, ahead()):
+            while items and len(pending) < ahead:
                 pending.append(pool.submit(work, items.popleft()))
             yield pending.popleft().result()
 

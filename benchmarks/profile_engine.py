@@ -58,7 +58,9 @@ def staged(members_count: int, guides) -> list[list[str]]:
     wall = time.perf_counter()
     read = timed("ids as text (frame_id_text)", frame_id_text, frame["member_id"])
     ids = timed("ids coded, repeated ids found (code_frame_ids; a thread)", code_frame_ids, read)
-    writer = engine.TableWriter(len(frame) * len(CLAUSES), ids.codes, ids.texts)
+    writer = engine.TableWriter(len(frame) * len(CLAUSES))
+    timed("the table's columns allocated (TableWriter.allocate; a thread)", writer.allocate)
+    writer.code_members(ids.codes, ids.texts)
     chunk = engine.FRAME_CHUNK
     for start in range(0, len(frame), chunk):
         part = frame.iloc[start : start + chunk]

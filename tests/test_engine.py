@@ -423,6 +423,43 @@ def test_the_table_is_the_same_whatever_the_chunks_and_threads(
     assert len(whole) == 4 * 300 - 3 * (whole["clause"] == "").sum()
 
 
+def test_chunks_written_before_the_ids_are_coded_are_written_again_from_a_repeated_id(
+    half_percent_guides, monkeypatch
+):
+    """The ids coded only once 40 chunks are written (the repeated id is in the first and in
+    the 36th): those chunks are written again from the first, and the table is that of
+    one chunk, categories (first seen, first coded) included."""
+    import threading
+
+    import actuarial.engine as engine
+
+    frame = generate_members(300, seed=7, invalid_fraction=0.1)
+    frame.loc[250, "member_id"] = frame.loc[3, "member_id"]
+    whole = evaluate_frame(frame, half_percent_guides, as_of=AS_OF)
+    monkeypatch.setattr(engine, "FRAME_CHUNK", 7)
+    code, write, rewind = engine.code_frame_ids, engine.TableWriter.write, engine.TableWriter.rewind
+    written, writes, rewinds = threading.Event(), [], []
+
+    def counted_write(writer, columns):
+        write(writer, columns)
+        writes.append(len(columns["row"]))
+        if len(writes) == 40:
+            written.set()
+
+    def late_code(ids):
+        assert written.wait(30)
+        return code(ids)
+
+    monkeypatch.setattr(engine, "code_frame_ids", late_code)
+    monkeypatch.setattr(engine.TableWriter, "write", counted_write)
+    spied_rewind = lambda writer, mark: [rewinds.append(mark), rewind(writer, mark)]  # noqa: E731
+    monkeypatch.setattr(engine.TableWriter, "rewind", spied_rewind)
+    chunked = evaluate_frame(frame, half_percent_guides, as_of=AS_OF)
+    pd.testing.assert_frame_equal(chunked, whole, check_exact=True)
+    assert [mark[:2] for mark in rewinds] == [(0, 0)]  # from the first chunk
+    assert len(writes) >= 43 + 40  # the (at least 40) written before the ids were coded, again
+
+
 def test_an_empty_frame_gives_an_empty_table_with_every_column(half_percent_guides):
     frame = generate_members(3, seed=1).iloc[:0]
     table = evaluate_frame(frame, half_percent_guides, as_of=AS_OF)
