@@ -433,19 +433,24 @@ def code_frame_ids(ids: FrameIds) -> FrameIds:
     file in bounded memory: missing ids, decimal numbers and ids longer than
     :data:`MEMBER_ID_MAX_LENGTH` are never repeated (each is an error of its own).
     """
+    text = pc.fill_null(ids.text, "")  # a missing id is the text ""
+    every_id_once = len(pc.unique(text)) == len(text)
+    pa.default_memory_pool().release_unused()  # the hash table's pages, back to the system
+    if every_id_once:  # the usual case: the ids are the distinct texts, in order
+        codes = np.arange(len(text), dtype=np.int32 if len(text) < 2**31 else np.int64)
+        texts = pd.Series(pd.arrays.ArrowStringArray(text))
+        return FrameIds(ids.text, ids.decimal, DuplicateIds.none(len(codes)), codes, texts)
     short = pc.less_equal(pc.utf8_length(ids.text), MEMBER_ID_MAX_LENGTH)
     counted = pc.fill_null(short, False).to_numpy(zero_copy_only=False) & ~ids.decimal
-    coded = pc.fill_null(ids.text, "").dictionary_encode()  # a missing id is the text ""
+    coded = text.dictionary_encode()
     codes = coded.indices.to_numpy(zero_copy_only=False)
     texts = coded.dictionary
-    if len(texts) == len(ids.text) and not ids.text.null_count:
-        texts = ids.text  # every id once (the usual case): the ids are the distinct texts
     del coded
     pa.default_memory_pool().release_unused()  # the hash table's pages, back to the system
     counts = np.bincount(codes[counted], minlength=len(texts))
     repeated = counted & (counts[codes] > 1)
     rows = np.flatnonzero(repeated)
-    duplicates = DuplicateIds.none(len(codes))  # the usual case
+    duplicates = DuplicateIds.none(len(codes))  # the texts repeated may all be errors anyway
     if len(rows):
         group = np.full(len(codes), -1, dtype=np.int64)
         rows = rows[np.argsort(codes[rows], kind="stable")]  # grouped by id, each ascending

@@ -559,6 +559,7 @@ def test_frame_ids_find_the_repeated_ids_find_duplicates_finds(values):
     for row in np.flatnonzero(expected.mask):
         assert ids.duplicates.other_rows(row)[0].tolist() == expected.other_rows(row)[0].tolist()
     assert ids.texts.take(ids.codes).tolist() == text.fillna("").tolist()
+    assert ids.texts.is_unique  # the categories of the table's member_id
 
 
 @settings(max_examples=200, deadline=None)
