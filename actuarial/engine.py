@@ -876,17 +876,18 @@ def evaluate_frame(
     law = law_in_force(law)
     as_of = resolve_as_of(as_of)
     read = frame_id_text(frame["member_id"])
+    size = _chunk_size(len(frame))
 
     def chunk(start: int, ids: FrameIds) -> dict:
         members = parse_members(
-            frame.iloc[start : start + FRAME_CHUNK], source=source, first_row=start + 1, ids=ids
+            frame.iloc[start : start + size], source=source, first_row=start + 1, ids=ids
         )
         return evaluate_members(members, guides, as_of, readings, law).columns()
 
     # Beside the chunks: the table's columns allocated, and the ids coded (one hash table
     # over the whole frame). Chunks are computed and written as if no id were repeated
     # until the ids are coded; those holding a repeated id are then computed again.
-    starts = range(0, max(len(frame), 1), FRAME_CHUNK)
+    starts = range(0, max(len(frame), 1), size)
     writer = TableWriter(len(frame) * len(CLAUSES))
     with ThreadPoolExecutor(2) as beside:
         allocated = beside.submit(writer.allocate)
@@ -899,7 +900,7 @@ def evaluate_frame(
             that holds a repeated id (rare: an error of the rows that share an id)."""
             ids = coded.result()
             for k, (written_start, mark) in enumerate(written):
-                if ids.duplicates.mask[written_start : written_start + FRAME_CHUNK].any():
+                if ids.duplicates.mask[written_start : written_start + size].any():
                     writer.rewind(mark)
                     for again, _ in written[k:]:
                         writer.write(chunk(again, ids))
@@ -914,12 +915,22 @@ def evaluate_frame(
                 ids = use_codes()
             if ids is None:
                 written.append((start, writer.mark()))
-            elif ids.duplicates.mask[start : start + FRAME_CHUNK].any():
+            elif ids.duplicates.mask[start : start + size].any():
                 columns = chunk(start, ids)
             writer.write(columns)
         if ids is None:
             use_codes()
     return writer.table()
+
+
+def _chunk_size(members: int) -> int:
+    """At most :data:`FRAME_CHUNK` members a chunk, the chunks of a large frame as many as
+    a multiple of :data:`WORKERS` and of one size, so that the threads end together."""
+    if members <= FRAME_CHUNK:
+        return max(members, 1)
+    chunks = -(-members // FRAME_CHUNK)
+    chunks = -(-chunks // WORKERS) * WORKERS
+    return -(-members // chunks)
 
 
 def _in_order(work, items, ahead: int):

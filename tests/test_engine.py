@@ -460,6 +460,29 @@ def test_chunks_written_before_the_ids_are_coded_are_written_again_from_a_repeat
     assert len(writes) >= 43 + 40  # the (at least 40) written before the ids were coded, again
 
 
+@given(st.integers(0, 10**7), st.integers(1, 100_000), st.integers(1, 4))
+def test_chunks_are_at_most_the_chunk_size_and_end_together(members, most, workers):
+    import actuarial.engine as engine
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(engine, "FRAME_CHUNK", most)
+        patch.setattr(engine, "WORKERS", workers)
+        size = engine._chunk_size(members)
+    chunks, fewest = -(-members // size), -(-members // most)
+    assert 1 <= size <= most or members == 0
+    if members > most:  # at most the fewest chunks rounded up to a multiple of the threads
+        assert fewest <= chunks <= -(-fewest // workers) * workers
+        assert members - (chunks - 1) * size > size - chunks  # the last about as large
+
+
+def test_a_million_members_are_chunked_evenly_for_two_threads():
+    import actuarial.engine as engine
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(engine, "WORKERS", 2)
+        assert engine._chunk_size(10**6) == 62_500  # 16 chunks, not 15 of 65,536 and 16,960
+
+
 def test_an_empty_frame_gives_an_empty_table_with_every_column(half_percent_guides):
     frame = generate_members(3, seed=1).iloc[:0]
     table = evaluate_frame(frame, half_percent_guides, as_of=AS_OF)
