@@ -188,12 +188,14 @@ _DAY_TEXTS_SPAN = (np.datetime64("1900-01-01", "D"), np.datetime64("2201-01-01",
 _DATE_WIDTH = len("YYYY-MM-DD")
 _DIGITS = np.frombuffer(b"0123456789", np.uint8)  # the byte of each decimal digit
 _BASE = len(_DIGITS)
+# "00" to "99": the two bytes of each number below 100, taken as one item.
+_PAIRS = np.frombuffer("".join(f"{n:02d}" for n in range(_BASE**2)).encode(), "V2")
 
 
 @functools.cache
 def _day_bytes() -> np.ndarray:
     """The 10 bytes of "YYYY-MM-DD" of every day of :data:`_DAY_TEXTS_SPAN`, formatted once."""
-    return _formatted_days(np.arange(*_DAY_TEXTS_SPAN))
+    return np.ascontiguousarray(_formatted_days(np.arange(*_DAY_TEXTS_SPAN)))
 
 
 def _formatted_days(days: np.ndarray) -> np.ndarray:
@@ -206,11 +208,18 @@ def _formatted_days(days: np.ndarray) -> np.ndarray:
 
 def _date_bytes(dates: np.ndarray) -> np.ndarray:
     """"YYYY-MM-DD" per date (no NaT) as a (dates, 10) byte matrix: looked up in
-    :func:`_day_bytes`, formatted by Arrow only for a date outside its span."""
+    :func:`_day_bytes` (each day's 10 bytes taken as one item), formatted by Arrow only for
+    a date outside its span."""
     first, end = _DAY_TEXTS_SPAN
     if len(dates) and (dates.min() < first or dates.max() >= end):
         return _formatted_days(dates)
-    return _day_bytes()[(dates - first).astype(np.intp)]
+    days = _day_bytes().view(f"V{_DATE_WIDTH}").reshape(-1)
+    return np.take(days, (dates - first).astype(np.intp)).view(np.uint8).reshape(-1, _DATE_WIDTH)
+
+
+def _two_bytes(numbers: np.ndarray) -> np.ndarray:
+    """The two digits of each number below 100 as a (numbers, 2) byte matrix."""
+    return np.take(_PAIRS, numbers).view(np.uint8).reshape(-1, 2)
 
 
 def schedule_text(
@@ -249,15 +258,19 @@ def schedule_text(
         block[:, : len(separator)] = np.frombuffer(separator, np.uint8)
         block[:, len(separator) : lead - 1] = _date_bytes(on)
         block[:, lead - 1] = ord(" ")
-        remaining = whole
-        for place in range(lead + digits - 1, lead - 1, -1):  # the units first
-            remaining, digit = np.divmod(remaining, _BASE)
-            block[:, place] = _DIGITS[digit]
+        remaining = whole.astype(np.int32) if digits < 10 else whole
+        end = lead + digits  # the dollars two digits at a time, the units first
+        for place in range(end - 2, lead - 1, -2):
+            remaining, pair = np.divmod(remaining, _BASE**2)
+            block[:, place : place + 2] = _two_bytes(pair)
+        if digits % 2:
+            block[:, lead] = _DIGITS[remaining]
         block[:, -3] = ord(".")
-        block[:, -2] = _DIGITS[part // _BASE]
-        block[:, -1] = _DIGITS[part % _BASE]
+        block[:, -2:] = _two_bytes(part)
         written = np.searchsorted(_BASE ** np.arange(1, digits), whole, side="right") + 1
-        used[:, lead : lead + digits] = np.arange(digits) >= (digits - written)[:, None]
+        used_by = np.arange(digits) >= digits - np.arange(digits + 1)[:, None]  # by digits
+        used_by = np.take(used_by.view(f"V{digits}").reshape(-1), written)
+        used[:, lead : lead + digits] = used_by.view(bool).reshape(-1, digits)
         if k == 0:
             lengths[rows[first]] = width - digits + written
         else:
