@@ -189,6 +189,7 @@ _DATE_WIDTH = len("YYYY-MM-DD")
 _DIGITS = np.frombuffer(b"0123456789", np.uint8)  # the byte of each decimal digit
 _BASE = len(_DIGITS)
 # "00" to "99": the two bytes of each number below 100, taken as one item.
+_INT32_DIGITS = len(str(np.iinfo(np.int32).max)) - 1  # any number of so many digits fits
 _PAIRS = np.frombuffer("".join(f"{n:02d}" for n in range(_BASE**2)).encode(), "V2")
 
 
@@ -258,7 +259,7 @@ def schedule_text(
         block[:, : len(separator)] = np.frombuffer(separator, np.uint8)
         block[:, len(separator) : lead - 1] = _date_bytes(on)
         block[:, lead - 1] = ord(" ")
-        remaining = whole.astype(np.int32) if digits < 10 else whole
+        remaining = whole.astype(np.int32) if digits <= _INT32_DIGITS else whole
         end = lead + digits  # the dollars two digits at a time, the units first
         for place in range(end - 2, lead - 1, -2):
             remaining, pair = np.divmod(remaining, _BASE**2)
