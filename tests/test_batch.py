@@ -222,6 +222,40 @@ def test_duplicate_ids_in_different_chunks_are_both_invalid(
     assert (summary.members, summary.invalid, summary.output_rows) == (20, 2, 18 * 4 + 2)
 
 
+def test_chunks_computed_while_the_first_pass_reads_are_computed_again_if_an_id_repeats(
+    half_percent_guides, member, write_members, tmp_path, monkeypatch
+):
+    """The first pass ends only once three chunks of 7 are computed (as if no id repeated):
+    the first and the third, each holding a row of the repeated id, are computed again; the
+    output is that of one chunk."""
+    import actuarial.member_files as member_files
+
+    rows = [member(member_id=f"M-{n}") for n in range(1, 41)]
+    rows[17] = member(member_id="M-2")  # row 18, in the third chunk of 7
+    source = write_members(rows)
+    run(source, half_percent_guides, tmp_path / "whole.csv")
+    computed, three = [], threading.Event()
+    evaluate, first_pass = batch.evaluate_members, member_files.duplicated_in_file
+
+    def counted(*arguments):
+        computed.append(len(arguments[0]))
+        if len(computed) == 3:
+            three.set()
+        return evaluate(*arguments)
+
+    def late_first_pass(*arguments):
+        assert three.wait(30)
+        return first_pass(*arguments)
+
+    monkeypatch.setattr(batch, "EARLY_CHUNKS", 3)
+    monkeypatch.setattr(batch, "evaluate_members", counted)
+    monkeypatch.setattr(member_files, "duplicated_in_file", late_first_pass)
+    summary = run(source, half_percent_guides, tmp_path / "out.csv", chunk_rows=7)
+    assert computed[:3] == [7, 7, 7] and len(computed) == 6 + 2  # the 1st and 3rd again
+    assert (tmp_path / "out.csv").read_bytes() == (tmp_path / "whole.csv").read_bytes()
+    assert (summary.members, summary.invalid) == (40, 2)
+
+
 # ------------------------------------------------------------------- failures
 def test_a_missing_column_is_reported_before_anything_is_written(
     half_percent_guides, member, write_members, tmp_path
