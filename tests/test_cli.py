@@ -194,6 +194,17 @@ def test_evaluate_refuses_invalid_member_data_with_exit_1_and_the_reason():
     )
 
 
+def test_evaluate_refuses_an_id_with_a_byte_that_is_not_utf8_naming_it_escaped():
+    # Python reads such a byte of the command line as a lone surrogate (b"\xfe": "\udcfe").
+    member_id = b"A\xfe".decode("utf-8", "surrogateescape")
+    result = invoke("evaluate", *member_args(member_id=member_id))
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "error: member row 1 (member 'A\\udcfe'): 'member_id' must not contain lone "
+        "surrogates (got 'A\\udcfe')\n"
+    )
+
+
 def test_evaluate_refuses_a_bad_as_of_date_as_a_usage_error():
     result = invoke("evaluate", *EARLY_RETIREE, "--as-of", "2013-13-01")
     assert result.exit_code == 2
