@@ -39,7 +39,13 @@ from actuarial.guides import (
 from actuarial.law.conditions import render
 from actuarial.law.parameters import LawError, load_law, shipped_law
 from actuarial.law.readings import INTERPRETATIONS, Readings
-from actuarial.member_record import DATE_RANGE, GROUPS, MemberDataError, MemberFileError
+from actuarial.member_record import (
+    DATE_RANGE,
+    DEFAULT_CHUNK_ROWS,
+    GROUPS,
+    MemberDataError,
+    MemberFileError,
+)
 from actuarial.output_files import OutputFileError
 from actuarial.shown_text import printable
 
@@ -258,7 +264,9 @@ def member_file_options(command):
 
 @cli.command()
 @member_file_options
-@click.option("--chunk-rows", type=click.IntRange(1), default=125_000, show_default=True)
+@click.option(
+    "--chunk-rows", type=click.IntRange(1), default=DEFAULT_CHUNK_ROWS, show_default=True
+)
 @click.option("--progress/--no-progress", default=True, show_default=True)
 @law_options
 @guide_options

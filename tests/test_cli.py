@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -271,6 +272,23 @@ def test_batch_passes_reading_switches_and_chunk_size(tmp_path):
     assert result.exit_code == 0, result.output
     assert "readings: minimum_applies_to=a" in result.stdout.splitlines()
     assert set(pd.read_parquet(out)["readings"]) == {"minimum_applies_to=a"}
+
+
+def test_the_chunk_size_is_declared_once_and_batch_shows_it_as_its_default():
+    # Declared where the command line reads it without pandas or Arrow (it starts without).
+    from actuarial import batch, member_record
+
+    chunk_rows = member_record.DEFAULT_CHUNK_ROWS
+    assert batch.DEFAULT_CHUNK_ROWS is chunk_rows
+    option = next(p for p in cli.commands["batch"].params if p.name == "chunk_rows")
+    assert option.default is chunk_rows
+    assert f"--chunk-rows INTEGER RANGE      [default: {chunk_rows}; x>=1]" in (
+        invoke("batch", "--help").stdout
+    )
+    literal = re.compile(rf"\b({chunk_rows}|{chunk_rows:_})\b")
+    package = Path(member_record.__file__).parent
+    written = [p.name for p in sorted(package.rglob("*.py")) if literal.search(p.read_text())]
+    assert written == ["member_record.py"]
 
 
 def test_batch_fails_with_exit_1_naming_a_missing_column(tmp_path):
