@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import re
 import shutil
@@ -309,6 +310,36 @@ def test_batch_fails_with_exit_1_on_an_unreadable_file(tmp_path):
     result = invoke("batch", source, "--out", tmp_path / "out.csv")
     assert result.exit_code == 1
     assert result.stderr.startswith(f"error: {source}: cannot read the member file (")
+
+
+# An output that cannot be written is one line worded alike by every command, whether the
+# failure comes inside output_files.writing (batch) or outside it (report's MathJax copy).
+def test_batch_names_an_output_it_cannot_write_with_the_reason(tmp_path, monkeypatch):
+    from actuarial import batch
+
+    class FullDisk(batch.pq.ParquetWriter):
+        def write_table(self, table, *args, **kwargs):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(batch.pq, "ParquetWriter", FullDisk)
+    out = tmp_path / "out.parquet"
+    result = invoke("batch", SAMPLE, "--out", out, "--no-progress")
+    assert result.exit_code == 1
+    assert result.stderr == f"error: {out}: cannot write (No space left on device)\n"
+    assert not out.exists()
+
+
+def test_report_names_an_output_it_cannot_write_with_the_reason(tmp_path, monkeypatch):
+    def full_disk(source, target, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(target))
+
+    monkeypatch.setattr(shutil, "copytree", full_disk)
+    out = tmp_path.resolve() / "out"
+    result = invoke("report", "--out", out, "--no-progress")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"error: {out / 'mathjax'}: cannot write (No space left on device)\n"
+    )
 
 
 def test_batch_fails_with_exit_1_on_a_missing_file(tmp_path):
