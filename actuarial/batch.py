@@ -43,6 +43,7 @@ from actuarial.interpretations import Readings
 from actuarial.law.clauses import CLAUSES
 from actuarial.law.parameters import law_in_force, resolve_as_of
 from actuarial.member_files import FirstPass, check_readable, file_format, reading, record_batches
+from actuarial.member_record import DEFAULT_CHUNK_ROWS
 from actuarial.members import (
     MEMBER_FIELDS,
     Member,
@@ -71,12 +72,9 @@ CSV_BODY_OPTIONS = pa_csv.WriteOptions(batch_size=16_384, include_header=False)
 # that the last chunk's writing is shared too, and the text in memory small.
 CSV_SLICE_ROWS = 32_768
 CSV_FORMAT_THREADS = 2
-# Members per chunk: small enough that a chunk's arrays reuse memory (at 10^6 members,
-# 125,000 had the kernel zero 40% fewer fresh pages than 250,000, 0.5 s of system time,
-# and peaked 25% lower; 500,000 was a quarter slower still). A Parquet row group holds
+# Members per chunk: DEFAULT_CHUNK_ROWS (actuarial.member_record). A Parquet row group holds
 # PARQUET_GROUP_CHUNKS chunks: a million rows (smaller groups make a larger file: 11%
 # larger with half a million rows).
-DEFAULT_CHUNK_ROWS = 125_000
 PARQUET_GROUP_CHUNKS = 2
 # ...and of bytes of text: a chunk ends early when its cells hold more, so long fields never
 # make a chunk much larger than this (250,000 generated members hold 22 MB).

@@ -39,8 +39,14 @@ from actuarial.guides import (
 from actuarial.law.conditions import render
 from actuarial.law.parameters import LawError, load_law, shipped_law
 from actuarial.law.readings import INTERPRETATIONS, Readings
-from actuarial.member_record import DATE_RANGE, GROUPS, MemberDataError, MemberFileError
-from actuarial.output_files import OutputFileError
+from actuarial.member_record import (
+    DATE_RANGE,
+    DEFAULT_CHUNK_ROWS,
+    GROUPS,
+    MemberDataError,
+    MemberFileError,
+)
+from actuarial.output_files import OutputFileError, cannot_write
 from actuarial.shown_text import printable
 
 __all__ = ["main"]
@@ -91,8 +97,7 @@ def _writing_command(command):
             _echo("error: interrupted", err=True)
             sys.exit(130)
         except OSError as error:
-            where = error.filename or "file system"
-            _fail(f"{where}: {error.strerror or error}")
+            _fail(cannot_write(error.filename or "file system", error))
         finally:
             if handled:
                 signal.signal(signal.SIGTERM, previous or signal.SIG_DFL)
@@ -258,7 +263,9 @@ def member_file_options(command):
 
 @cli.command()
 @member_file_options
-@click.option("--chunk-rows", type=click.IntRange(1), default=125_000, show_default=True)
+@click.option(
+    "--chunk-rows", type=click.IntRange(1), default=DEFAULT_CHUNK_ROWS, show_default=True
+)
 @click.option("--progress/--no-progress", default=True, show_default=True)
 @law_options
 @guide_options
@@ -807,7 +814,7 @@ def examples_members(out_path, force):
     if out_path.exists() and out_path.resolve() == source.resolve():
         _fail(f"{out_path} is the shipped sample itself; choose another --out")
     if not out_path.parent.is_dir():  # as before: a missing folder is not made
-        _fail(f"{out_path}: cannot write (no folder {out_path.parent})")
+        _fail(cannot_write(out_path, f"no folder {out_path.parent}"))
     data = source.read_bytes()
     try:  # complete or not at all; without --force never over a file, even a new one
         with writing(out_path, [source], replace=force) as partial:

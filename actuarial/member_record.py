@@ -1,8 +1,8 @@
-"""The member record: its fields, the groups and bounds of their values, and the errors
-of member data.
+"""The member record: its fields, the groups and bounds of their values, the errors of
+member data, and how many members a batch reads at a time.
 
-Declarations only, without pandas, so that the command line starts without it; parsing
-and validation are in :mod:`actuarial.members`.
+Declarations only, without pandas (nor Arrow), so that the command line starts without
+them; parsing and validation are in :mod:`actuarial.members`.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass
 
 __all__ = [
     "DATE_RANGE",
+    "DEFAULT_CHUNK_ROWS",
     "GROUPS",
     "HIGH_RISK_GROUPS",
     "MEMBER_FIELDS",
@@ -36,6 +37,11 @@ GROUPS = ("general", "police", "firefighter")
 HIGH_RISK_GROUPS = ("police", "firefighter")
 MEMBER_ID_MAX_LENGTH = 100  # characters; a longer id is an error on its row
 DATE_RANGE = (dt.date(1900, 1, 1), dt.date(2100, 12, 31))  # every date, both ends included
+# Members per chunk of a batch (`actuarial batch --chunk-rows`): small enough that a
+# chunk's arrays reuse memory (at 10^6 members, 125,000 had the kernel zero 40% fewer fresh
+# pages than 250,000, 0.5 s of system time, and peaked 25% lower; 500,000 was a quarter
+# slower still).
+DEFAULT_CHUNK_ROWS = 125_000
 
 
 class MemberDataError(ValueError):

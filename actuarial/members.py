@@ -12,6 +12,11 @@ folding; only an empty cell is a missing id. An id that begins or ends with whit
 holds a control character or is longer than :data:`MEMBER_ID_MAX_LENGTH` is an error on
 its row. Dates are calendar dates within :data:`DATE_RANGE`; amounts are finite and within
 :data:`PLAUSIBLE`. These bounds are checks of the data, not rules of the law.
+
+Text with a lone surrogate ("\\ud800": Python text, which a frame built in Python may hold,
+but not Unicode text, which a file holds) is an error on its row: an id must not contain
+one; any other field is not a date, a number, a group or an answer. Arrow refuses such
+text, so it is looked for only in a column Arrow has refused.
 """
 
 from __future__ import annotations
@@ -137,6 +142,7 @@ _ID_NOT_TEXT = "must be text or a whole number"
 _ID_TOO_LONG = f"must be at most {MEMBER_ID_MAX_LENGTH} characters"
 _ID_SPACED = "must not begin or end with white space"
 _ID_CONTROL_CHARACTERS = "must not contain control characters"
+_ID_LONE_SURROGATE = "must not contain lone surrogates"
 _ID_NOT_UNIQUE = "must be unique in the file"
 _NOT_A_DATE = f"must be a date {_ISO_DATE}"
 _NO_TIME_ZONE = "must be a date without a time zone"
@@ -196,6 +202,26 @@ def _text(series: pd.Series, text_only: bool | None = None) -> pd.Series:
     return series.astype(object).where(series.notna(), None).astype("string")
 
 
+def _has_lone_surrogate(value) -> bool:
+    """Whether ``value`` is text holding a lone surrogate ("\\ud800"): Python text that is
+    not Unicode text, which Arrow and UTF-8 refuse."""
+    if not isinstance(value, str) or value.isascii():
+        return False
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _lone_surrogates_replaced(series: pd.Series, replacement: str | None) -> pd.Series:
+    """``series`` with each text holding a lone surrogate replaced by ``replacement``: only
+    once Arrow has refused the column (one test per distinct value). Such text is neither
+    blank, nor a date, a number, a group or an answer."""
+    lone = _map_unique(series, _has_lone_surrogate).astype(bool)
+    return series.where(~lone, replacement)
+
+
 def blank_mask(series: pd.Series) -> np.ndarray:
     """Where a column is missing, or text that is empty once stripped."""
     if not (series.dtype == object or pd.api.types.is_string_dtype(series.dtype)):
@@ -204,13 +230,19 @@ def blank_mask(series: pd.Series) -> np.ndarray:
     missing = series.isna().to_numpy(dtype=bool)
     if pd.api.types.infer_dtype(series, skipna=True) in _NOT_TEXT:
         return missing  # e.g. the dates of a Parquet file: no text to strip
-    return missing | _text(series).str.strip().eq("").fillna(True).to_numpy(dtype=bool)
+    try:
+        text = _text(series)
+    except UnicodeEncodeError:  # text with a lone surrogate (not blank), refused by Arrow
+        text = _text(_lone_surrogates_replaced(series, "\ufffd"))
+    return missing | text.str.strip().eq("").fillna(True).to_numpy(dtype=bool)
 
 
 def _arrow_text(series: pd.Series):
     """The column as a trimmed Arrow string array, or None when it is not all text."""
     try:
         array = pa.array(series, type=pa.string(), from_pandas=True)
+    except UnicodeEncodeError:  # text with a lone surrogate, refused by Arrow: not a value
+        return _arrow_text(_lone_surrogates_replaced(series, None))
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
     return pc.utf8_trim_whitespace(array)
@@ -413,17 +445,25 @@ class FrameIds:
     (:func:`code_frame_ids`), each row's code into the distinct id texts (first seen,
     first coded; a missing id is the text "") and the repeated ids."""
 
-    text: pa.Array  # each row's id as text (null: missing or a decimal number)
+    text: pa.Array  # each row's id as text (null: missing, a decimal number, a lone surrogate)
     decimal: np.ndarray  # where the id is a decimal number (an error of its own)
     duplicates: DuplicateIds  # none found yet until coded
     codes: np.ndarray | None = None
     texts: pd.Series | None = None
+    lone_surrogate: np.ndarray | None = None  # where the id holds one (an error); None: nowhere
 
 
 def frame_id_text(ids: pd.Series) -> FrameIds:
     """The ids of a whole frame as text, not yet coded (no repeated id known)."""
-    text, decimal = _id_text(ids)
-    return FrameIds(_arrow_strings(text), decimal, DuplicateIds.none(len(ids)))
+    lone_surrogate = None
+    try:
+        text, decimal = _id_text(ids)
+        strings = _arrow_strings(text)
+    except UnicodeEncodeError:  # ids with a lone surrogate, refused by Arrow: no text (an error)
+        lone_surrogate = _map_unique(ids, _has_lone_surrogate).astype(bool)
+        text, decimal = _id_text(ids.where(~lone_surrogate, None))
+        strings = _arrow_strings(text)
+    return FrameIds(strings, decimal, DuplicateIds.none(len(ids)), lone_surrogate=lone_surrogate)
 
 
 def code_frame_ids(ids: FrameIds) -> FrameIds:
@@ -459,7 +499,7 @@ def code_frame_ids(ids: FrameIds) -> FrameIds:
             group[members] = number
         duplicates = DuplicateIds(repeated, group, tuple(groups))
     texts = pd.Series(pd.arrays.ArrowStringArray(texts))
-    return FrameIds(ids.text, ids.decimal, duplicates, codes, texts)
+    return FrameIds(ids.text, ids.decimal, duplicates, codes, texts, ids.lone_surrogate)
 
 
 def frame_ids(ids: pd.Series) -> FrameIds:
@@ -573,11 +613,12 @@ def _problem(field: str, rule: str, note: str) -> str:
     return f"'{field}' {rule}{note}"
 
 
-def _who(blank_id: bool, decimal_id: bool, raw_id, id_text: str) -> str:
-    """The member a message is about: its id as given, or "no member_id"."""
+def _who(blank_id: bool, not_text_id: bool, raw_id, id_text: str) -> str:
+    """The member a message is about: its id as given (``raw_id`` where it has no text: a
+    decimal number, a lone surrogate), or "no member_id"."""
     if blank_id:
         return "no member_id"
-    if decimal_id:
+    if not_text_id:
         return f"member {_shown(raw_id)}"
     return f"member {quoted(id_text)}"
 
@@ -612,20 +653,26 @@ def parse_members(
         problems.append((np.asarray(mask, dtype=bool), field, rule, values))
 
     if ids is None:
-        text, decimal = _id_text(frame["member_id"])  # once: the checks and messages reuse it
-        text = _arrow_strings(text)
+        read = frame_id_text(frame["member_id"])  # once: the checks and messages reuse it
+        text, decimal, lone_surrogate = read.text, read.decimal, read.lone_surrogate
     else:
         text = ids.text.slice(first_row - 1, count)
         decimal = ids.decimal[first_row - 1 : first_row - 1 + count]
+        lone_surrogate = ids.lone_surrogate
+        if lone_surrogate is not None:
+            lone_surrogate = lone_surrogate[first_row - 1 : first_row - 1 + count]
         duplicates = ids.duplicates
+    not_text = decimal if lone_surrogate is None else decimal | lone_surrogate  # text is null
     arrow_ids = pc.fill_null(text, "")
     ids = pd.Series(pd.arrays.ArrowStringArray(text))
     id_text = pd.Series(pd.arrays.ArrowStringArray(arrow_ids), name="member_id")
     trimmed = pc.utf8_trim_whitespace(arrow_ids)
     # Only an empty cell (or white space alone) is a missing id: no token ("NA") is one.
-    id_blank = pc.equal(trimmed, "").to_numpy(zero_copy_only=False) & ~decimal
+    id_blank = pc.equal(trimmed, "").to_numpy(zero_copy_only=False) & ~not_text
     flag(id_blank, "member_id", _REQUIRED)
     flag(decimal, "member_id", _ID_NOT_TEXT, frame["member_id"])
+    if lone_surrogate is not None:
+        flag(lone_surrogate, "member_id", _ID_LONE_SURROGATE, frame["member_id"])
     too_long = pc.greater(pc.utf8_length(arrow_ids), MEMBER_ID_MAX_LENGTH).to_numpy(
         zero_copy_only=False
     )
@@ -739,7 +786,7 @@ def parse_members(
                 else:
                     note = _value_note(values, index)
                 messages.append(_problem(field, rule, note))
-            who = _who(id_blank[index], decimal[index], raw_ids[position], ids[position])
+            who = _who(id_blank[index], not_text[index], raw_ids[position], ids[position])
             error[index] = _row_error(source, rows[index], who, messages)
     return MemberArrays(
         row=rows,
@@ -794,11 +841,8 @@ class _LeftToFrame(Exception):
 def _checked(value):
     """``value`` if the one-member parser reads its type, else :class:`_LeftToFrame`
     (text that is not Unicode, with a lone surrogate, too: Arrow refuses it)."""
-    if type(value) is str and not value.isascii():
-        try:
-            value.encode()
-        except UnicodeEncodeError:
-            raise _LeftToFrame from None
+    if type(value) is str and _has_lone_surrogate(value):
+        raise _LeftToFrame
     if type(value) in _PYTHON_VALUES or isinstance(value, _NUMPY_VALUES):
         return value
     raise _LeftToFrame

@@ -15,7 +15,8 @@ Every command that writes a file goes through :func:`writing`:
   lock (``flock``) on its temporary file while it writes, so only the temporary files of
   dead runs are removed;
 - every failure of the file system is an :class:`OutputFileError`: one line naming the
-  path and the reason;
+  path and the reason, worded by :func:`cannot_write` (as the command line words one that
+  reaches it);
 - with ``replace=False`` an existing output is never replaced, not even one that appears
   while the run writes: the complete file is linked onto the output's name, which fails if
   the name is taken (:class:`OutputExistsError`).
@@ -37,6 +38,7 @@ __all__ = [
     "TEMPORARY_MARK",
     "OutputExistsError",
     "OutputFileError",
+    "cannot_write",
     "check_output",
     "check_output_folder",
     "remove_stale_temporaries",
@@ -59,9 +61,11 @@ class OutputExistsError(OutputFileError):
         super().__init__(f"{path}: exists; refused: it would be replaced")
 
 
-def io_message(path, error: OSError) -> str:
-    """``<path>: <reason>`` for a failure of the file system."""
-    reason = error.strerror or str(error) or type(error).__name__
+def cannot_write(path, reason: OSError | str) -> str:
+    """``<path>: cannot write (<reason>)``: the one wording of an output that cannot be
+    written, the reason an OSError's (``No space left on device``) or given."""
+    if isinstance(reason, OSError):
+        reason = reason.strerror or str(reason) or type(reason).__name__
     return f"{path}: cannot write ({reason})"
 
 
@@ -108,7 +112,7 @@ def check_output(out, inputs: Iterable = (), kind: str = "file") -> None:
         raise OutputFileError(f"{out}: the output is a file; a folder is expected")
     existing = _first_existing(out.parent)
     if not existing.is_dir():
-        raise OutputFileError(f"{out}: cannot write ({existing} is not a folder)")
+        raise OutputFileError(cannot_write(out, f"{existing} is not a folder"))
 
 
 def check_output_folder(folder, inputs: Iterable = ()) -> None:
@@ -219,7 +223,7 @@ def writing(outs, inputs: Iterable = (), replace: bool = True) -> Iterator[list[
                 except FileExistsError:
                     raise OutputExistsError(out) from None
     except OSError as error:
-        raise OutputFileError(io_message(current, error)) from error
+        raise OutputFileError(cannot_write(current, error)) from error
     finally:
         for temporary, descriptor in created:
             with contextlib.suppress(OSError):

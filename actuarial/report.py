@@ -37,7 +37,7 @@ from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, GuideSet, file_sha2
 from actuarial.interpretations import Readings
 from actuarial.law import load_law, resolve_as_of
 from actuarial.members import MemberFileError
-from actuarial.output_files import check_output_folder
+from actuarial.output_files import check_output_folder, writing
 from actuarial.review import guides_in
 
 __all__ = [
@@ -146,8 +146,16 @@ def execute_in_place(path, timeout: int = 600) -> bool:
     nbformat.validate(notebook)
     after = nbformat.writes(notebook) + "\n"
     if after != before:
-        path.write_text(after, encoding="utf-8")
+        _write_whole(path, after)
     return after != before
+
+
+def _write_whole(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all: into a temporary file renamed onto it
+    (:func:`~actuarial.output_files.writing`), so an interrupted run leaves the previous
+    file or the complete new one, never half a page."""
+    with writing(path) as temporary:
+        temporary.write_text(text, encoding="utf-8")
 
 
 # --------------------------------------------------------------------- provenance
@@ -705,10 +713,10 @@ def _clear_out_dir(out_dir: Path) -> None:
             shutil.rmtree(child)
         else:
             child.unlink()
-    (out_dir / MARKER).write_text(
+    _write_whole(
+        out_dir / MARKER,
         "Written by `actuarial report`: this folder is replaced by the next report written "
         "to it.\n",
-        encoding="utf-8",
     )
 
 
@@ -884,12 +892,13 @@ def build_report(
                 page = path.with_suffix(".html").name
                 top = made.inputs_html(members_rows, _status_html(error))
                 body = _render(notebook, title)
-                (out_dir / page).write_text(scrub(_page(body, top, footer)), encoding="utf-8")
+                _write_whole(out_dir / page, scrub(_page(body, top, footer)))
                 entries.append(PageEntry(path.name, title, page, error))
     index = out_dir / "index.html"
     failed = sum(bool(entry.error) for entry in entries)
     status = "every page ran to the end" if not failed else f"{failed} page(s) FAILED"
-    index.write_text(
+    _write_whole(
+        index,
         scrub(
             _index(
                 entries,
@@ -898,7 +907,6 @@ def build_report(
                 footer,
             )
         ),
-        encoding="utf-8",
     )
     if failures:
         raise ReportError(

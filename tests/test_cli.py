@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import re
 import shutil
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -194,6 +196,17 @@ def test_evaluate_refuses_invalid_member_data_with_exit_1_and_the_reason():
     )
 
 
+def test_evaluate_refuses_an_id_with_a_byte_that_is_not_utf8_naming_it_escaped():
+    # Python reads such a byte of the command line as a lone surrogate (b"\xfe": "\udcfe").
+    member_id = b"A\xfe".decode("utf-8", "surrogateescape")
+    result = invoke("evaluate", *member_args(member_id=member_id))
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "error: member row 1 (member 'A\\udcfe'): 'member_id' must not contain lone "
+        "surrogates (got 'A\\udcfe')\n"
+    )
+
+
 def test_evaluate_refuses_a_bad_as_of_date_as_a_usage_error():
     result = invoke("evaluate", *EARLY_RETIREE, "--as-of", "2013-13-01")
     assert result.exit_code == 2
@@ -262,6 +275,23 @@ def test_batch_passes_reading_switches_and_chunk_size(tmp_path):
     assert set(pd.read_parquet(out)["readings"]) == {"minimum_applies_to=a"}
 
 
+def test_the_chunk_size_is_declared_once_and_batch_shows_it_as_its_default():
+    # Declared where the command line reads it without pandas or Arrow (it starts without).
+    from actuarial import batch, member_record
+
+    chunk_rows = member_record.DEFAULT_CHUNK_ROWS
+    assert batch.DEFAULT_CHUNK_ROWS is chunk_rows
+    option = next(p for p in cli.commands["batch"].params if p.name == "chunk_rows")
+    assert option.default is chunk_rows
+    assert f"--chunk-rows INTEGER RANGE      [default: {chunk_rows}; x>=1]" in (
+        invoke("batch", "--help").stdout
+    )
+    literal = re.compile(rf"\b({chunk_rows}|{chunk_rows:_})\b")
+    package = Path(member_record.__file__).parent
+    written = [p.name for p in sorted(package.rglob("*.py")) if literal.search(p.read_text())]
+    assert written == ["member_record.py"]
+
+
 def test_batch_fails_with_exit_1_naming_a_missing_column(tmp_path):
     source = tmp_path / "members.csv"
     pd.read_csv(SAMPLE, dtype=str).drop(columns=["group"]).to_csv(source, index=False)
@@ -280,6 +310,36 @@ def test_batch_fails_with_exit_1_on_an_unreadable_file(tmp_path):
     result = invoke("batch", source, "--out", tmp_path / "out.csv")
     assert result.exit_code == 1
     assert result.stderr.startswith(f"error: {source}: cannot read the member file (")
+
+
+# An output that cannot be written is one line worded alike by every command, whether the
+# failure comes inside output_files.writing (batch) or outside it (report's MathJax copy).
+def test_batch_names_an_output_it_cannot_write_with_the_reason(tmp_path, monkeypatch):
+    from actuarial import batch
+
+    class FullDisk(batch.pq.ParquetWriter):
+        def write_table(self, table, *args, **kwargs):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(batch.pq, "ParquetWriter", FullDisk)
+    out = tmp_path / "out.parquet"
+    result = invoke("batch", SAMPLE, "--out", out, "--no-progress")
+    assert result.exit_code == 1
+    assert result.stderr == f"error: {out}: cannot write (No space left on device)\n"
+    assert not out.exists()
+
+
+def test_report_names_an_output_it_cannot_write_with_the_reason(tmp_path, monkeypatch):
+    def full_disk(source, target, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device", str(target))
+
+    monkeypatch.setattr(shutil, "copytree", full_disk)
+    out = tmp_path.resolve() / "out"
+    result = invoke("report", "--out", out, "--no-progress")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"error: {out / 'mathjax'}: cannot write (No space left on device)\n"
+    )
 
 
 def test_batch_fails_with_exit_1_on_a_missing_file(tmp_path):

@@ -461,6 +461,73 @@ def test_an_id_that_would_be_changed_or_is_unreadable_is_an_error(
     assert len(table["error"].iloc[0]) < 400
 
 
+# Text with a lone surrogate ("\ud800"): Python text, which a frame built in Python may hold
+# (a file cannot), but not Unicode text. Shown escaped; the rule of the field it breaks.
+LONE_SURROGATES = [
+    ("member_id", "B\ud800", "'member_id' must not contain lone surrogates (got 'B\\ud800')"),
+    ("birth_date", "1960-06-15\udfff",
+     "'birth_date' must be a date YYYY-MM-DD (got '1960-06-15\\udfff')"),
+    ("credited_service", "20\udc80", "'credited_service' must be a number (got '20\\udc80')"),
+    ("average_compensation", " \udc80 ",
+     "'average_compensation' must be a number (got ' \\udc80 ')"),
+    ("group", "police\ud800", f"{GROUP_RULE} (got 'police\\ud800')"),
+    ("refunded", "\udcff", "'refunded' must be true or false (got '\\udcff')"),
+]  # fmt: skip
+
+
+def without_row_numbers(table: pd.DataFrame) -> pd.DataFrame:
+    """The table's values (categories as their values), rows counted from 0."""
+    categorical = [name for name, kind in table.dtypes.items() if kind == "category"]
+    return table.drop(columns="row").astype(dict.fromkeys(categorical, object)).reset_index(
+        drop=True
+    )
+
+
+@pytest.mark.parametrize("dtype", [object, pd.StringDtype("python")])
+@pytest.mark.parametrize(("field", "text", "problem"), LONE_SURROGATES)
+def test_a_lone_surrogate_is_an_error_on_its_row_and_every_other_row_is_unchanged(
+    half_percent_guides, member, field, text, problem, dtype
+):
+    rows = [member(), member(**{"member_id": "B-1", field: text}), member(member_id="C-1")]
+    frame = pd.DataFrame(rows, dtype=object).astype({field: dtype})
+    table = evaluate_frame(frame, half_percent_guides)
+    assert table["row"].tolist() == [1, 1, 1, 1, 2, 3, 3, 3, 3]
+    invalid = table[table["row"] == 2].iloc[0]
+    who = "member 'B\\ud800'" if field == "member_id" else "member 'B-1'"
+    assert invalid["error"] == f"members row 2 ({who}): {problem}"
+    assert invalid["member_id"] == ("" if field == "member_id" else "B-1")
+    others = evaluate_frame(frame.drop(index=1), half_percent_guides)
+    pd.testing.assert_frame_equal(
+        without_row_numbers(table[table["row"] != 2]), without_row_numbers(others)
+    )
+    message = exactly(f"member row 1 ({who}): {problem}")
+    with pytest.raises(MemberDataError, match=message):
+        evaluate(rows[1], half_percent_guides)
+
+
+def test_ids_with_lone_surrogates_are_errors_in_every_chunk_of_a_frame(member):
+    """A chunk parsed with the whole frame's ids (as evaluate_frame parses) names them."""
+    ids = ["A-1", "\udc80", "A-3", "A-4\ud800", "\udc80"]
+    frame = pd.DataFrame([member(member_id=i) for i in ids], dtype=object)
+    whole = frame_ids(frame["member_id"])
+    errors = [
+        error
+        for start in range(0, len(frame), 2)
+        for error in parse_members(
+            frame.iloc[start : start + 2], first_row=start + 1, ids=whole
+        ).error.tolist()
+    ]
+    rule = "'member_id' must not contain lone surrogates"
+    assert errors == [
+        "",
+        f"members row 2 (member '\\udc80'): {rule} (got '\\udc80')",
+        "",
+        f"members row 4 (member 'A-4\\ud800'): {rule} (got 'A-4\\ud800')",
+        f"members row 5 (member '\\udc80'): {rule} (got '\\udc80')",  # not "not unique"
+    ]
+    assert parse_members(frame).error.tolist() == errors
+
+
 @pytest.mark.parametrize("copies", [2, 3, 6, 7, 50])
 def test_every_row_of_a_duplicated_id_names_the_other_rows(half_percent_guides, member, copies):
     rows = [member(member_id="X")] + [member(member_id="D") for _ in range(copies)]
@@ -540,6 +607,7 @@ def test_several_warnings_are_all_named_and_an_invalid_row_has_none(half_percent
 ID_TEXTS = st.one_of(
     st.sampled_from(["M-1", "M-2", "M-1 ", " ", "", "x" * 101, "x" * 101, "\x1b[31m", "NA"]),
     st.text(max_size=6),
+    st.text(st.characters() | st.characters(categories=["Cs"]), max_size=6),  # lone surrogates
     st.none(),
     st.integers(0, 3),
     st.floats(0, 3),
@@ -553,7 +621,12 @@ def test_frame_ids_find_the_repeated_ids_find_duplicates_finds(values):
     repeated id and its group; each row's code names its id text ("" for a missing one)."""
     column = pd.Series(values, dtype=object)
     ids = frame_ids(column)
-    text, _ = _id_text(column)
+    # An id with a lone surrogate has no text (an error of its own): never repeated.
+    lone = [isinstance(v, str) and any(0xD800 <= ord(c) <= 0xDFFF for c in v) for v in values]
+    assert (ids.lone_surrogate if any(lone) else ids.lone_surrogate is None) is not False
+    if any(lone):
+        assert ids.lone_surrogate.tolist() == lone
+    text, _ = _id_text(column.where(~np.array(lone, dtype=bool), None))
     expected = find_duplicates(lambda: [text], MEMBER_ID_MAX_LENGTH)
     assert ids.duplicates.mask.tolist() == expected.mask.tolist()
     for row in np.flatnonzero(expected.mask):

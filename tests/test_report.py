@@ -6,6 +6,7 @@ seconds); the real notebooks are checked by nbval (`make test`).
 
 import ast
 import datetime as dt
+import errno
 import hashlib
 import html
 import re
@@ -23,6 +24,7 @@ from actuarial import MemberFileError, Readings, report
 from actuarial.cli import cli
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES
 from actuarial.law import shipped_law
+from actuarial.output_files import TEMPORARY_MARK, OutputFileError
 from actuarial.report import (
     EXAMPLE_MEMBERS,
     REPOSITORY,
@@ -145,6 +147,53 @@ def test_execute_in_place_leaves_a_failing_notebook_unchanged(tmp_path):
     with pytest.raises(ReportError, match="00_fails.ipynb: a cell failed, the file is unchanged"):
         execute_in_place(path)
     assert path.read_text() == before
+
+
+def fail_writing_midway(monkeypatch, name: str) -> None:
+    """Every write of a file whose name holds ``name`` (itself or a temporary file beside it)
+    stops half-way with a full disk: half the text written, then the error."""
+    write_text = Path.write_text
+
+    def half_then_full(self, data, *args, **kwargs):
+        if name not in self.name:
+            return write_text(self, data, *args, **kwargs)
+        write_text(self, data[: len(data) // 2], *args, **kwargs)
+        raise OSError(errno.ENOSPC, "No space left on device", str(self))
+
+    monkeypatch.setattr(Path, "write_text", half_then_full)
+
+
+def test_a_notebook_rewrite_that_fails_midway_leaves_the_notebook_as_it_was(
+    notebooks, monkeypatch
+):
+    path = notebooks / "01_second.ipynb"
+    before = path.read_bytes()
+    fail_writing_midway(monkeypatch, path.name)
+    message = f"{path}: cannot write (No space left on device)"
+    with pytest.raises(OutputFileError, match="^" + re.escape(message) + "$"):
+        execute_in_place(path)
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in notebooks.iterdir()) == [
+        "00_first.ipynb", "01_second.ipynb", "notes.ipynb"
+    ]  # no temporary file left beside it
+
+
+def test_a_page_write_that_fails_midway_leaves_no_partial_page(notebooks, tmp_path, monkeypatch):
+    monkeypatch.setattr(report, "NOTEBOOKS", notebooks)
+    out = tmp_path / "out"
+    fail_writing_midway(monkeypatch, "01_second.html")
+    result = CliRunner().invoke(cli, ["report", "--out", str(out), "--no-progress"])
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"error: {out / '01_second.html'}: cannot write (No space left on device)\n"
+    )
+    # The page before it is whole; the failed one is not there at all, nor half of it in
+    # a temporary file, nor an index that would link to it.
+    assert sorted(path.name for path in out.iterdir()) == [
+        ".actuarial-report", "00_first.html", "mathjax"
+    ]
+    assert (out / "00_first.html").read_text().endswith("</html>\n")
+    assert not list(out.glob(f"*{TEMPORARY_MARK}*"))
 
 
 # ----------------------------------------------------------------- provenance
