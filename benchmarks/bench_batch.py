@@ -39,7 +39,7 @@ from support import (
 )
 
 from actuarial import batch as batch_module
-from actuarial import evaluate_frame
+from actuarial import evaluate_frame, member_files
 from actuarial.batch import CSV_WRITE_OPTIONS, OUTPUT_SCHEMA, run_batch
 from actuarial.law.clauses import CLAUSES
 
@@ -157,12 +157,16 @@ def profile_stages(source: Path, out: Path, guides) -> tuple[float, list, dict[s
             return super().submit(profiled)
 
     profiler = cProfile.Profile()
-    executor, batch_module.ThreadPoolExecutor = batch_module.ThreadPoolExecutor, ProfiledThreads
+    modules = (batch_module, member_files)  # the first pass's thread is started by the latter
+    executor = batch_module.ThreadPoolExecutor
+    for module in modules:
+        module.ThreadPoolExecutor = ProfiledThreads
     started = time.thread_time()
     try:
         profiler.runcall(run_batch, source, guides, out, progress=False)
     finally:
-        batch_module.ThreadPoolExecutor = executor
+        for module in modules:
+            module.ThreadPoolExecutor = executor
     thread_cpu["calling"] = time.thread_time() - started
     check(any("write" in kind for kind in thread_cpu), "profiled run_batch wrote nothing")
     merged = pstats.Stats(profiler)
