@@ -9,11 +9,14 @@ inciso (c) reduction from the guide in force, the monthly minimum on the payment
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 import itertools
 import mmap
 import os
+import sys
+import threading
 from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -864,6 +867,32 @@ def evaluate_members(
     )
 
 
+# How long a thread keeps the GIL while another waits for it, during evaluate_frame
+# (Python's default: 5 ms): the chunk threads hand it to each other between their numpy and
+# Arrow calls sooner: 2-4% off its wall time at 10^6 members (none for the batch).
+GIL_TURN = 0.0002
+_turns = {"calls": 0, "previous": None}
+_turns_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def short_gil_turns():
+    """:data:`GIL_TURN` as the interpreter's switch interval while the block runs, the
+    previous one restored when the last such block (of any thread) ends."""
+    with _turns_lock:
+        if _turns["calls"] == 0:
+            _turns["previous"] = sys.getswitchinterval()
+            sys.setswitchinterval(min(GIL_TURN, _turns["previous"]))
+        _turns["calls"] += 1
+    try:
+        yield
+    finally:
+        with _turns_lock:
+            _turns["calls"] -= 1
+            if _turns["calls"] == 0:
+                sys.setswitchinterval(_turns["previous"])
+
+
 FRAME_CHUNK = 65_536  # members parsed and evaluated at a time: the work arrays stay small
 WORKERS = min(2, os.cpu_count() or 1)  # threads evaluating chunks side by side
 AHEAD = WORKERS + 1  # chunks computed ahead of the one being written
@@ -903,7 +932,7 @@ def evaluate_frame(
     # until the ids are coded; those holding a repeated id are then computed again.
     starts = range(0, max(len(frame), 1), size)
     writer = TableWriter(len(frame) * len(CLAUSES))
-    with ThreadPoolExecutor(2) as beside:
+    with short_gil_turns(), ThreadPoolExecutor(2) as beside:
         allocated = beside.submit(writer.allocate)
         coded = beside.submit(code_frame_ids, read)
         ids = None

@@ -483,6 +483,44 @@ def test_a_million_members_are_chunked_evenly_for_two_threads():
         assert engine._chunk_size(10**6) == 62_500  # 16 chunks, not 15 of 65,536 and 16,960
 
 
+def test_the_gil_turns_are_short_only_while_frames_are_evaluated(half_percent_guides, monkeypatch):
+    """evaluate_frame shortens the interpreter's switch interval for its threads and gives
+    the previous one back, also when calls overlap in several threads."""
+    import sys
+    import threading
+
+    import actuarial.engine as engine
+
+    seen, evaluate = [], engine.evaluate_members
+
+    def spied(*arguments):
+        seen.append(sys.getswitchinterval())
+        return evaluate(*arguments)
+
+    monkeypatch.setattr(engine, "evaluate_members", spied)
+    before = sys.getswitchinterval()
+    frame = generate_members(40, seed=3)
+    evaluate_frame(frame, half_percent_guides, as_of=AS_OF)
+    assert seen and all(turn == pytest.approx(engine.GIL_TURN) for turn in seen)
+    assert sys.getswitchinterval() == before
+    inside, leave = threading.Barrier(3), threading.Event()
+
+    def overlapping():
+        with engine.short_gil_turns():
+            inside.wait()
+            leave.wait()
+
+    threads = [threading.Thread(target=overlapping) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    inside.wait()
+    assert sys.getswitchinterval() == pytest.approx(engine.GIL_TURN)
+    leave.set()
+    for thread in threads:
+        thread.join()
+    assert sys.getswitchinterval() == before
+
+
 def test_an_empty_frame_gives_an_empty_table_with_every_column(half_percent_guides):
     frame = generate_members(3, seed=1).iloc[:0]
     table = evaluate_frame(frame, half_percent_guides, as_of=AS_OF)
