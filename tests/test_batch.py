@@ -884,6 +884,7 @@ def _from_pandas(values, kind):
     return pa.array(values, type=kind, from_pandas=True)
 
 
+@settings(deadline=None)  # Arrow's first conversions may take longer
 @given(
     st.lists(st.one_of(st.none(), st.floats(allow_nan=False, width=64)), max_size=200),
     st.integers(0, 9),
@@ -897,6 +898,7 @@ def test_amounts_reach_arrow_as_pyarrow_converts_them(values, skip):
     assert converted.equals(_from_pandas(array, pa.float64()))
 
 
+@settings(deadline=None)  # Arrow's first conversions may take longer
 @given(
     st.lists(st.one_of(st.none(), st.dates(dt.date(1, 1, 1), dt.date(9999, 12, 31)))),
     st.lists(st.booleans(), max_size=200),
@@ -915,6 +917,7 @@ def test_dates_and_flags_reach_arrow_as_pyarrow_converts_them(dates, flags):
     assert batch._arrow_numbers(rows, pa.int64()).equals(_from_pandas(rows, pa.int64()))
 
 
+@settings(deadline=None)  # Arrow's first conversions may take longer
 @given(st.lists(st.one_of(st.none(), st.text(max_size=6)), max_size=50), st.integers(0, 5))
 def test_defused_cells_are_those_the_formula_characters_begin(texts, skip):
     import pyarrow as pa

@@ -460,6 +460,7 @@ def test_chunks_written_before_the_ids_are_coded_are_written_again_from_a_repeat
     assert len(writes) >= 43 + 40  # the (at least 40) written before the ids were coded, again
 
 
+@settings(deadline=None)
 @given(st.integers(0, 10**7), st.integers(1, 100_000), st.integers(1, 4))
 def test_chunks_are_at_most_the_chunk_size_and_end_together(members, most, workers):
     import actuarial.engine as engine
