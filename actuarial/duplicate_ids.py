@@ -133,11 +133,11 @@ def find_duplicates(
     ordered.sort()
     shared = np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
     del ordered
+    if shared.size == 0:  # the usual case: no array kept for the run
+        return DuplicateIds.none(len(hashes))
     duplicated = np.zeros(len(hashes), bool)
     # int32: a group is at least two rows (4 bytes a row, kept for the whole run)
     group = np.full(len(hashes), -1, np.int32 if len(hashes) < 2**32 else np.int64)
-    if shared.size == 0:
-        return DuplicateIds(duplicated, group, ())
     candidates = present & np.isin(hashes, shared)
     del hashes
     rows_by_id: dict[str, list[int]] = defaultdict(list)

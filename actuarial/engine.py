@@ -199,7 +199,7 @@ _PAIRS = np.frombuffer("".join(f"{n:02d}" for n in range(_BASE**2)).encode(), "V
 @functools.cache
 def _day_bytes() -> np.ndarray:
     """The 10 bytes of "YYYY-MM-DD" of every day of :data:`_DAY_TEXTS_SPAN`, formatted once."""
-    return np.ascontiguousarray(_formatted_days(np.arange(*_DAY_TEXTS_SPAN)))
+    return _formatted_days(np.arange(*_DAY_TEXTS_SPAN))
 
 
 def _formatted_days(days: np.ndarray) -> np.ndarray:
@@ -324,7 +324,7 @@ class MemberResults:
     error_messages: np.ndarray  # the text of each cell of error_mask, in row-major order
     error_mask: np.ndarray
     warnings: np.ndarray  # per member: data-quality warnings, "" where none
-    warned: np.ndarray | None = None  # where a member has a warning (None: read warnings)
+    warned: np.ndarray  # where a member has a warning
 
     def _spread(self, values: np.ndarray, blank) -> np.ndarray:
         full = np.full(self.eligible.shape, blank, dtype=values.dtype)
@@ -435,7 +435,7 @@ class MemberResults:
         codes, error_texts = pd.factorize(pd.Series(error_at, dtype=object))
         error_codes = np.zeros(rows, dtype=_code_type(len(error_texts) + 1))
         error_codes[has_error] = codes + 1
-        warned = self.warnings != "" if self.warned is None else self.warned
+        warned = self.warned
         warning_codes, warning_texts = pd.factorize(pd.Series(self.warnings[warned], dtype=object))
         if warned.any():
             member_warning = np.zeros(count, dtype=_code_type(len(warning_texts) + 1))
@@ -500,6 +500,16 @@ def _column(count: int, kind) -> np.ndarray:
 
 
 _ARROW_TYPES = {column.name: column.arrow_type for column in COLUMNS}
+_RECODED_ROWS = 1 << 20  # rows recoded at a time: the temporary stays small
+
+
+def _recode(codes: np.ndarray, lookup: np.ndarray) -> None:
+    """``codes`` replaced in place by ``lookup[codes]``, a slice at a time."""
+    for start in range(0, len(codes), _RECODED_ROWS):
+        part = codes[start : start + _RECODED_ROWS]
+        part[:] = lookup[part]
+
+
 _NUMBER_TYPES = {  # the table's dtype of each kind of number column (ResultColumn.arrow_type)
     pa.float64(): np.dtype(np.float64),
     pa.bool_(): np.dtype(bool),
@@ -550,10 +560,7 @@ class TableWriter:
     def code_members(self, codes: np.ndarray, texts) -> None:
         """Every member's code into the distinct ids ``texts`` (the whole input's, in
         reading order): the rows written so far recoded in place, the next written so."""
-        column = self._numbers("member_id")
-        for start in range(0, self.rows, 1 << 20):  # in place, a slice at a time
-            part = column[start : min(start + (1 << 20), self.rows)]
-            part[:] = codes[part]
+        _recode(self._numbers("member_id")[: self.rows], codes)
         self.member_codes, self.member_texts = codes, texts
         self.member_chunks = []
 
@@ -642,8 +649,7 @@ class TableWriter:
                     order = np.argsort(np.array(texts, dtype=object), kind="stable")
                     lookup = np.empty(len(texts), dtype=codes.dtype)
                     lookup[order] = np.arange(len(texts), dtype=codes.dtype)
-                    for start in range(0, rows, 1 << 20):  # in place, a slice at a time
-                        codes[start : start + (1 << 20)] = lookup[codes[start : start + (1 << 20)]]
+                    _recode(codes, lookup)
                     texts = [texts[i] for i in order]
                 kind = _code_type(len(texts))
                 columns[name] = pd.Categorical.from_codes(
@@ -1045,11 +1051,9 @@ def member_clauses(results: MemberResults, position: int) -> list[dict]:
     """
     clause_count = len(results.clauses)
     first = position * clause_count
-    cell_index = {  # column -> the eligible cell's index into the cell_* arrays
-        int(cell) - first: index
-        for index, cell in enumerate(results.cells.tolist())
-        if first <= cell < first + clause_count
-    }
+    # Column -> the eligible cell's index into the cell_* arrays (cells ascend: flatnonzero).
+    low, high = np.searchsorted(results.cells, [first, first + clause_count])
+    cell_index = {int(cell) - first: low + k for k, cell in enumerate(results.cells[low:high])}
     errors_before = int(np.count_nonzero(results.error_mask.ravel()[:first]))
     errors = iter(results.error_messages[errors_before:])  # in row-major order of the cells
     has_error = results.error_mask[position].tolist()
