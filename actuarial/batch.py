@@ -67,7 +67,9 @@ WRITE_SCHEMA = pa.schema(
     ]
 )
 CSV_WRITE_OPTIONS = pa_csv.WriteOptions(batch_size=16_384)  # rows formatted at a time
-CSV_BODY_OPTIONS = pa_csv.WriteOptions(batch_size=16_384, include_header=False)
+CSV_BODY_OPTIONS = pa_csv.WriteOptions(
+    batch_size=CSV_WRITE_OPTIONS.batch_size, include_header=False
+)
 # Output rows formatted at a time by one of CSV_FORMAT_THREADS threads: 10 MB of text, so
 # that the last chunk's writing is shared too, and the text in memory small.
 CSV_SLICE_ROWS = 32_768
@@ -500,7 +502,7 @@ def run_batch(
         inputs += [Path(entry["file"]) for entry in law_files]
         check_output(out_path, inputs)  # before anything is written
         if first_pass is None:
-            check_readable(members_path, fmt)  # before anything is read
+            first_pass = FirstPass.start(members_path)  # checks the file can be read first
         elif first_pass.path != members_path:
             raise ValueError(f"the first pass given reads {first_pass.path}, not {members_path}")
         metadata = {
@@ -518,9 +520,10 @@ def run_batch(
             first_pass.end()
         raise
 
-    def evaluated(frame: pd.DataFrame, first_row: int, duplicates: DuplicateIds):
+    def evaluated(frame: pd.DataFrame, start: int, duplicates: DuplicateIds):
+        """The chunk of rows ``start`` (0-based) on, parsed and evaluated."""
         members = parse_members(
-            frame, source=members_path.name, first_row=first_row, duplicates=duplicates
+            frame, source=members_path.name, first_row=start + 1, duplicates=duplicates
         )
         return evaluate_members(members, guides, as_of, readings, law)
 
@@ -539,20 +542,18 @@ def run_batch(
         reading_thread,
     )
     try:
-        first_pass = first_pass or FirstPass(members_path, fmt)
-        early = []  # (frame, its first row, results) computed while the first pass reads
+        early = []  # (frame, results) computed while the first pass reads
         try:
             try:
-                first_row = held = 0
+                start = held = 0
                 while (
                     len(early) < EARLY_CHUNKS
                     and held < CHUNK_BYTES
                     and (frame := next(chunks, None)) is not None
                 ):
-                    no_repeats = DuplicateIds.none(first_row + len(frame))
-                    results = evaluated(frame, first_row + 1, no_repeats)
-                    early.append((frame, first_row + 1, results))
-                    first_row += len(frame)
+                    no_repeats = DuplicateIds.none(start + len(frame))
+                    early.append((frame, evaluated(frame, start, no_repeats)))
+                    start += len(frame)
                     held += int(frame.memory_usage(index=False).sum())
                     if first_pass.future.done():
                         break
@@ -563,25 +564,24 @@ def run_batch(
         finally:
             first_pass.end()
         total = len(duplicates)
-        frame = results = None  # held in `early` alone
+        frame = None  # held in `early` alone
 
         def computed():
             """Each chunk and its results in order: those computed early (again where an
             id of theirs is repeated), then the others as they are read."""
-            first_row = 1
+            start = 0
             while early:
-                frame, first_row, results = early.pop(0)
-                if duplicates.mask[first_row - 1 : first_row - 1 + len(frame)].any():
-                    results = evaluated(frame, first_row, duplicates)
-                first_row += len(frame)
+                frame, results = early.pop(0)
+                if duplicates.mask[start : start + len(frame)].any():
+                    results = evaluated(frame, start, duplicates)
+                start += len(frame)
                 yield frame, results
                 del frame, results  # not held while the next is computed
             while (frame := next(chunks, None)) is not None:
-                yield frame, evaluated(frame, first_row, duplicates)
-                first_row += len(frame)
+                yield frame, evaluated(frame, start, duplicates)
+                start += len(frame)
 
-        with writing(out_path, inputs) as partial:
-            sink = _appending(partial)
+        with writing(out_path, inputs) as partial, _appending(partial) as sink:
             if out_fmt == "parquet":
                 output = _ParquetOutput(sink, metadata, PARQUET_GROUP_CHUNKS * chunk_rows)
             else:
@@ -602,9 +602,7 @@ def run_batch(
                     output.close()
             except BaseException:
                 output.abandon()
-                sink.close()
                 raise
-            sink.close()
             if summary.members != total:  # every input row is accounted for, or no output
                 raise MemberFileError(
                     f"{members_path}: read {summary.members} rows but the file has {total}"

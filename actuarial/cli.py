@@ -46,7 +46,13 @@ from actuarial.member_record import (
     MemberDataError,
     MemberFileError,
 )
-from actuarial.output_files import OutputFileError, cannot_write
+from actuarial.output_files import (
+    OutputExistsError,
+    OutputFileError,
+    cannot_write,
+    check_output,
+    writing,
+)
 from actuarial.shown_text import printable
 
 __all__ = ["main"]
@@ -283,9 +289,16 @@ def batch(members, out_path, as_of, law_files, chunk_rows, progress, guides_path
         with FirstPass.start(members) as first_pass:
             from actuarial.batch import run_batch
 
-            options = dict(law=law, first_pass=first_pass)
             summary = run_batch(
-                members, guides, out_path, as_of, readings, chunk_rows, progress, **options
+                members,
+                guides,
+                out_path,
+                as_of,
+                readings,
+                chunk_rows,
+                progress,
+                law=law,
+                first_pass=first_pass,
             )
     except USABLE_INPUT_ERRORS as error:
         _fail(error)
@@ -536,7 +549,6 @@ def guides_derive(
     """Write a complete guide derived by actuarial equivalence (every month of inciso (c))."""
     from actuarial.equivalence import EquivalenceError, derive_guide
     from actuarial.mortality import MortalityError
-    from actuarial.output_files import check_output
 
     cohort = _cohort_of(mortality, cohort)
     try:  # the guide's files may not replace a file its mortality read, checked before deriving
@@ -808,7 +820,6 @@ def examples():
 @_writing_command
 def examples_members(out_path, force):
     """Write the sample member file (synthetic members, CSV) for `batch` and `report`."""
-    from actuarial.output_files import OutputExistsError, writing
 
     source = shipped.EXAMPLE_MEMBERS
     if out_path.exists() and out_path.resolve() == source.resolve():

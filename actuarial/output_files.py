@@ -57,7 +57,6 @@ class OutputExistsError(OutputFileError):
     """The output exists and the run was told not to replace it."""
 
     def __init__(self, path) -> None:
-        self.path = Path(path)
         super().__init__(f"{path}: exists; refused: it would be replaced")
 
 
