@@ -33,7 +33,12 @@ from actuarial.annuities import (
     by_cohort,
     pure_endowment,
 )
-from actuarial.guides import EARLIEST_AGE_MONTHS, INTERPOLATIONS, NORMAL_RETIREMENT_AGE
+from actuarial.guides import (
+    EARLIEST_AGE_MONTHS,
+    GUIDE_FILE_LIMITS,
+    INTERPOLATIONS,
+    NORMAL_RETIREMENT_AGE,
+)
 from actuarial.law.parameters import shipped_law
 from actuarial.mortality import LifeTable, blend, soa, sult
 from actuarial.output_files import check_output, writing
@@ -237,7 +242,7 @@ def write_guide(
     )
     # Both files through temporary files, renamed together (actuarial.output_files).
     check_output(folder, kind="folder")
-    with writing([folder / "guide.toml", folder / "reduction.csv"], inputs) as (toml, table):
+    with writing([folder / name for name in GUIDE_FILE_LIMITS], inputs) as (toml, table):
         toml.write_text(text, encoding="utf-8")
         table.write_text("age_years,age_months,factor\n" + rows, encoding="utf-8")
     return folder

@@ -210,9 +210,7 @@ class Guide:
 
     def sha256(self) -> dict[str, str]:
         """SHA-256 of the guide's files, for provenance."""
-        if self.path is None:
-            return {}
-        return {name: file_sha256(self.path / name) for name in ("guide.toml", "reduction.csv")}
+        return {file.name: file_sha256(file) for file in self.files}
 
     def table(self):
         """The reduction table as a DataFrame (age_years, age_months, factor)."""

@@ -385,13 +385,13 @@ def value_frame(
     A member the basis does not cover (an age below its first age, a bad ``sex``) gets an
     error on its eligible rows and blank values; every other member is valued.
     """
-    return _valued(members_df, guides, basis, as_of, readings, source, law=law)[0]
+    return _valued(*_evaluated(members_df, guides, as_of, readings, source, law), basis)[0]
 
 
-def _valued(members_df, guides, basis, as_of, readings, source, rates=None, law=None):
-    results, sex, sex_error = _evaluated(members_df, guides, as_of, readings, source, law)
-    values, errors = _values(results, basis, sex, sex_error, rates)
-    return _table(results, values[..., 0], errors), results, values, errors, sex
+def _valued(results, sex, sex_error, basis):
+    """The table of the members' values at the basis, the values and their errors."""
+    values, errors = _values(results, basis, sex, sex_error, None)
+    return _table(results, values[..., 0], errors), values, errors
 
 
 def _evaluated(members_df, guides, as_of, readings, source, law):
@@ -607,8 +607,7 @@ def run_valuation(
         frame["sex"] = sex
     # Parsed and evaluated once, for the table and the sensitivities alike.
     results, sex, sex_error = _evaluated(frame, guides, as_of, readings, members_path.name, law)
-    values, errors = _values(results, basis, sex, sex_error, None)
-    table = _table(results, values[..., 0], errors)
+    table, values, errors = _valued(results, sex, sex_error, basis)
     summary = ValuationSummary.of(results, values[..., 0], errors, basis)
     if with_sensitivities:
         summary.sensitivities = _sensitivities(
