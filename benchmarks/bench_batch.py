@@ -195,6 +195,7 @@ def run(members_count: int, repeat: int, pandas_to_csv: bool) -> Section:
     }
     section = Section("2. End to end: actuarial batch against reading and writing alone")
     rows, profile_rows, targets, cli_peaks = [], [], [], {}
+    compile_package()  # for the command line in fresh processes
     for fmt in FORMATS:
         source = members_file(members_count, fmt)
         out = DATA / f"batch-{members_count}.{fmt}"
@@ -220,7 +221,6 @@ def run(members_count: int, repeat: int, pandas_to_csv: bool) -> Section:
             before=remove_outputs,
         )
         say(f"batch: actuarial batch in a fresh process ({fmt})")
-        compile_package()
         cli_out.unlink(missing_ok=True)
         cli = run_child(["cli", "batch", str(source), "--out", str(cli_out), "--no-progress"])
         check(same_output(out, cli_out, fmt), f"{cli_out.name}: differs from run_batch's")

@@ -91,10 +91,10 @@ def batch(members: str, out: str, progress: bool) -> dict:
 
 def id_check(members: str) -> dict:
     """run_batch's first pass alone: the duplicate member ids over the whole file."""
-    from actuarial.member_files import duplicated_in_file  # the batch's own
+    from actuarial.member_files import duplicated_in_file, file_format  # the batch's own
 
     path = Path(members)
-    duplicated = duplicated_in_file(path, path.suffix.lstrip("."))
+    duplicated = duplicated_in_file(path, file_format(path, "a member file"))
     return {"members": len(duplicated), "peak_rss": own_peak_rss()}
 
 

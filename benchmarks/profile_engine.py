@@ -61,7 +61,7 @@ def staged(members_count: int, guides) -> list[list[str]]:
     writer = engine.TableWriter(len(frame) * len(CLAUSES))
     timed("the table's columns allocated (TableWriter.allocate; a thread)", writer.allocate)
     writer.code_members(ids.codes, ids.texts)
-    chunk = engine.FRAME_CHUNK
+    chunk = engine._chunk_size(len(frame))  # as evaluate_frame chunks it
     for start in range(0, len(frame), chunk):
         part = frame.iloc[start : start + chunk]
         members = timed(
