@@ -14,7 +14,8 @@ import pandas as pd
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import HealthCheck, given, settings
+from conftest import FIXTURE_PROPERTY
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from actuarial import batch
@@ -652,9 +653,7 @@ def test_a_long_field_is_cut_in_messages_and_memory_stays_small(
 # ------------------------------------------------------------- accounting, by property
 CLAUSE_IDS = tuple(CLAUSES)  # the registry: ids of the clauses, in order
 # Few examples (each writes and reads whole files); the fixtures are read only.
-FILE_PROPERTY = settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+FILE_PROPERTY = settings(FIXTURE_PROPERTY, max_examples=25)
 
 
 def write_text_members(frame: pd.DataFrame, path: Path, in_format: str) -> None:
@@ -678,17 +677,25 @@ CORRUPTIONS = {
 }
 
 
+def cell_edits(rows: int, cells: dict, max_size: int):
+    """Lists of (row, column, text): texts of ``cells`` put in some of ``rows`` rows."""
+    def in_column(name):
+        return st.tuples(st.integers(0, rows - 1), st.just(name), st.sampled_from(cells[name]))
+
+    edit = st.sampled_from(sorted(cells)).flatmap(in_column)
+    return st.lists(edit, max_size=max_size)
+
+
+def edited(frame: pd.DataFrame, edits) -> pd.DataFrame:
+    for row, name, text in edits:
+        frame.loc[row, name] = text
+    return frame
+
+
 @FILE_PROPERTY
 @given(
     seed=st.integers(0, 10_000),
-    corruptions=st.lists(
-        st.tuples(
-            st.integers(0, 59),
-            st.sampled_from(sorted(CORRUPTIONS)),
-            st.integers(0, 10),
-        ),
-        max_size=30,
-    ),
+    corruptions=cell_edits(60, CORRUPTIONS, max_size=30),
     chunk_rows=st.integers(1, 70),
     out_name=st.sampled_from(["out.csv", "out.parquet"]),
     in_format=st.sampled_from(["csv", "parquet"]),
@@ -697,10 +704,7 @@ def test_every_row_is_accounted_for_whatever_is_corrupted(
     half_percent_guides, tmp_path_factory, seed, corruptions, chunk_rows, out_name, in_format
 ):
     folder = tmp_path_factory.mktemp("property")
-    frame = as_text(generate_members(60, seed=seed))
-    for row, name, pick in corruptions:
-        choices = CORRUPTIONS[name]
-        frame.loc[row, name] = choices[pick % len(choices)]
+    frame = edited(as_text(generate_members(60, seed=seed)), corruptions)
     source = folder / f"members.{in_format}"
     write_text_members(frame, source, in_format)
     out = folder / out_name
@@ -744,14 +748,8 @@ TYPED_READING_CELLS = {
 @FILE_PROPERTY
 @given(
     seed=st.integers(0, 10_000),
-    cells=st.lists(
-        st.tuples(
-            st.integers(0, 39),
-            st.sampled_from(sorted(TYPED_READING_CELLS)),
-            st.integers(0, 20),
-            st.booleans(),
-        ),
-        max_size=12,
+    cells=cell_edits(
+        40, {name: [*texts, *CORRUPTIONS[name]] for name, texts in TYPED_READING_CELLS.items()}, 12
     ),
     chunk_rows=st.integers(1, 25),
 )
@@ -761,10 +759,7 @@ def test_typed_reading_of_csv_writes_what_the_text_gives(
     """run_batch types the date and number columns of a CSV chunk when every cell casts
     (batch._typed); the output is the one parse_members gives on the text, byte for byte."""
     folder = tmp_path_factory.mktemp("typed")
-    frame = as_text(generate_members(40, seed=seed))
-    for row, name, pick, corrupt in cells:
-        choices = CORRUPTIONS[name] if corrupt else TYPED_READING_CELLS[name]
-        frame.loc[row, name] = choices[pick % len(choices)]
+    frame = edited(as_text(generate_members(40, seed=seed)), cells)
     source = folder / "members.csv"
     frame.to_csv(source, index=False)
     typed = folder / "typed.csv"

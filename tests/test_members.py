@@ -623,9 +623,10 @@ def test_frame_ids_find_the_repeated_ids_find_duplicates_finds(values):
     ids = frame_ids(column)
     # An id with a lone surrogate has no text (an error of its own): never repeated.
     lone = [isinstance(v, str) and any(0xD800 <= ord(c) <= 0xDFFF for c in v) for v in values]
-    assert (ids.lone_surrogate if any(lone) else ids.lone_surrogate is None) is not False
     if any(lone):
         assert ids.lone_surrogate.tolist() == lone
+    else:
+        assert ids.lone_surrogate is None
     text, _ = _id_text(column.where(~np.array(lone, dtype=bool), None))
     expected = find_duplicates(lambda: [text], MEMBER_ID_MAX_LENGTH)
     assert ids.duplicates.mask.tolist() == expected.mask.tolist()

@@ -43,9 +43,9 @@ def frame_parse(member) -> MemberArrays:
     return parse_members(member_frame(member), source="member")
 
 
-def native_parse(member) -> MemberArrays:
+def native_parse(member, source: str = "member", row: int = 1) -> MemberArrays:
     """The one-member parser without its hand-over to the frame parser (raises if it would)."""
-    return parser._parse_one(parser._member_values(member), "member", 1)
+    return parser._parse_one(parser._member_values(member), source, row)
 
 
 def assert_same_arrays(one: MemberArrays, frame: MemberArrays) -> None:
@@ -301,15 +301,11 @@ def test_dates_at_the_ends_of_the_range_are_days_of_the_range():
 
 def test_the_source_and_row_are_named_as_the_frame_parser_names_them():
     member = {**VALID_MEMBER, "member_id": "B-1", "group": "teacher", "refunded": "maybe"}
-    one = native_parse_at(member, "members.csv", 502)
+    one = native_parse(member, "members.csv", 502)
     frame = parse_members(member_frame(member), source="members.csv", first_row=502)
     assert_same_arrays(one, frame)
     assert one.error[0].startswith("members.csv row 502 (member 'B-1'): 'group' must be in ")
     assert_same_arrays(parse_member(member, "members.csv", 502), frame)
-
-
-def native_parse_at(member, source: str, row: int) -> MemberArrays:
-    return parser._parse_one(parser._member_values(member), source, row)
 
 
 # Text with a lone surrogate: Python text a frame built in Python may hold, not Unicode text.
