@@ -307,42 +307,41 @@ def _parse_dates(series: pd.Series) -> np.ndarray:
         values = series.to_numpy()
         days = values.astype("datetime64[D]")
         return np.where(values == days, days, np.datetime64("NaT"))
-    if series.dtype == object and pd.api.types.infer_dtype(series, skipna=True) in (
-        "datetime",
-        "datetime64",
-        "mixed",
-    ):
-        def day(value):
-            if isinstance(value, dt.datetime | pd.Timestamp):
-                if value.tzinfo is not None or value.time() != dt.time(0):
-                    return np.datetime64("NaT", "D")
-                return np.datetime64(value.date(), "D")
-            if isinstance(value, dt.date):
-                return np.datetime64(value, "D")
-            if isinstance(value, str):
-                return _parse_dates(pd.Series([value], dtype=object))[0]
-            return np.datetime64("NaT", "D")
-
-        return _map_unique(series, day).astype("datetime64[D]")
-    if pd.api.types.infer_dtype(series, skipna=True) == "date":  # datetime.date objects
+    kind = pd.api.types.infer_dtype(series, skipna=True)
+    if kind == "date":  # datetime.date objects
         dates = pa.array(series, type=pa.date32(), from_pandas=True)
         return dates.to_numpy(zero_copy_only=False).astype("datetime64[D]")
     text = _arrow_text(series)
-    if text is not None:
-        try:  # fast path: every value is an exact date YYYY-MM-DD or missing
-            exact_dates = pc.cast(pc.if_else(pc.equal(text, ""), None, text), pa.date32())
-            return exact_dates.to_numpy(zero_copy_only=False).astype("datetime64[D]")
-        except pa.ArrowInvalid:
-            pass
-        parsed = pc.strptime(text, format="%Y-%m-%d", unit="s", error_is_null=True)
-        # strptime rolls impossible days over (2020-02-30 -> 03-01): keep exact dates only.
-        shaped = pc.match_substring_regex(text, r"^\d{4}-\d{2}-\d{2}$")
-        day = pc.cast(pc.if_else(shaped, pc.utf8_slice_codeunits(text, 8, 10), None), pa.int64())
-        exact = pc.fill_null(pc.and_(shaped, pc.equal(pc.day(parsed), day)), False)
-        parsed = pc.if_else(exact, parsed, None)
-        return parsed.to_numpy(zero_copy_only=False).astype("datetime64[D]")
-    parsed = pd.to_datetime(series.astype(object), format="%Y-%m-%d", errors="coerce")
-    return parsed.to_numpy().astype("datetime64[D]")
+    if text is None:  # other values, text among them or not (a frame built in Python)
+        text_at = _map_unique(series, lambda value: isinstance(value, str)).astype(bool)
+        days = _map_unique(series.where(~text_at, None), _day).astype("datetime64[D]")
+        if text_at.any():  # the text read as any text column is: one rule for each value
+            days[text_at] = _parse_dates(series[text_at].astype(object))
+        return days
+    try:  # fast path: every value is an exact date YYYY-MM-DD or missing
+        exact_dates = pc.cast(pc.if_else(pc.equal(text, ""), None, text), pa.date32())
+        return exact_dates.to_numpy(zero_copy_only=False).astype("datetime64[D]")
+    except pa.ArrowInvalid:
+        pass
+    parsed = pc.strptime(text, format="%Y-%m-%d", unit="s", error_is_null=True)
+    # strptime rolls impossible days over (2020-02-30 -> 03-01): keep exact dates only.
+    shaped = pc.match_substring_regex(text, r"^\d{4}-\d{2}-\d{2}$")
+    day = pc.cast(pc.if_else(shaped, pc.utf8_slice_codeunits(text, 8, 10), None), pa.int64())
+    exact = pc.fill_null(pc.and_(shaped, pc.equal(pc.day(parsed), day)), False)
+    parsed = pc.if_else(exact, parsed, None)
+    return parsed.to_numpy(zero_copy_only=False).astype("datetime64[D]")
+
+
+def _day(value) -> np.datetime64:
+    """A date or a timestamp at midnight without a time zone as its day; NaT for any other
+    value that is not text."""
+    if isinstance(value, dt.datetime | pd.Timestamp):
+        if value.tzinfo is not None or value.time() != dt.time(0):
+            return np.datetime64("NaT", "D")
+        return np.datetime64(value.date(), "D")
+    if isinstance(value, dt.date):
+        return np.datetime64(value, "D")
+    return np.datetime64("NaT", "D")
 
 
 def _dates(series: pd.Series):
@@ -370,17 +369,57 @@ def _parse_numbers(series: pd.Series) -> np.ndarray:
         return series.to_numpy(dtype=float, na_value=np.nan)
     text = _arrow_text(series)
     if text is not None:
-        try:  # fast path: every value is a number or missing
-            numbers = pc.cast(pc.if_else(pc.equal(text, ""), None, text), pa.float64())
-            return numbers.to_numpy(zero_copy_only=False)
-        except pa.ArrowInvalid:
-            pass
-    numbers = pd.to_numeric(series, errors="coerce").to_numpy(float, na_value=np.nan, copy=True)
+        return _text_numbers(text)
+    # Other values, text among them or not (a frame built in Python).
+    text_at = _map_unique(series, lambda value: isinstance(value, str)).astype(bool)
+    others = series.where(~text_at, None) if text_at.any() else series
+    numbers = pd.to_numeric(others, errors="coerce").to_numpy(float, na_value=np.nan, copy=True)
     if series.dtype == object:  # True and False among numbers: not 1 and 0 years or dollars
         # One by one: True == 1 and hash(True) == hash(1), so grouping equal values would not do.
         boolean = [isinstance(value, bool | np.bool_) for value in series.to_numpy()]
         numbers[np.array(boolean, dtype=bool)] = np.nan
+    if text_at.any():  # the text read as any text column is: one rule for each value
+        numbers[text_at] = _text_numbers(_arrow_text(series[text_at].astype(object)))
     return numbers
+
+
+# The text Arrow casts to float64 (fast_float's grammar), in two kinds: decimal numbers,
+# cast at once, and named values (infinity, NaN), each distinct text cast alone.
+_DECIMAL_NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
+_NAMED_NUMBER = r"(?i)^[+-]?(inf|infinity|nan(\([0-9a-z_]*\))?)$"
+
+
+def _text_numbers(text: pa.Array) -> np.ndarray:
+    """Trimmed text as decimal numbers, as Arrow casts text to float64; NaN where the text
+    is empty or not a number. Each text is read alone, whatever the others hold."""
+    text = pc.if_else(pc.equal(text, ""), None, text)
+    try:  # fast path: every value is a number or missing
+        return pc.cast(text, pa.float64()).to_numpy(zero_copy_only=False)
+    except pa.ArrowInvalid:
+        pass
+    numbers = np.full(len(text), np.nan)
+    for pattern in (_DECIMAL_NUMBER, _NAMED_NUMBER):
+        kind = pc.fill_null(pc.match_substring_regex(text, pattern), False)
+        at = kind.to_numpy(zero_copy_only=False)
+        if not at.any():
+            continue
+        texts = text.filter(kind)
+        try:
+            numbers[at] = pc.cast(texts, pa.float64()).to_numpy(zero_copy_only=False)
+        except pa.ArrowInvalid:  # not all of the kind: each distinct text alone
+            distinct = pc.unique(texts)
+            numbers[at] = np.array([_text_number(value) for value in distinct.to_pylist()])[
+                pc.index_in(texts, distinct).to_numpy(zero_copy_only=False)
+            ]
+    return numbers
+
+
+def _text_number(text: str) -> float:
+    """One text as Arrow casts it to float64; NaN when it does not."""
+    try:
+        return pc.cast(pa.array([text]), pa.float64())[0].as_py()
+    except pa.ArrowInvalid:
+        return np.nan
 
 
 def _map_unique(series: pd.Series, mapping) -> np.ndarray:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
+import typing
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
+from conftest import VALID_MEMBER
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,6 +27,7 @@ from actuarial.members import (
     MemberFileError,
     _has_control,
     _id_text,
+    _text_numbers,
     check_columns,
     frame_ids,
     parse_members,
@@ -643,3 +646,52 @@ def test_control_characters_are_found_as_the_regular_expression_finds_them(texts
     array = pa.array(texts, type=pa.string()).slice(1)  # an offset too
     expected = pc.match_substring_regex(array, _ID_CONTROL).to_numpy(zero_copy_only=False)
     assert _has_control(array).tolist() == expected.tolist()
+
+
+NUMBER_LIKE = st.text(alphabet="0123456789+-.eEinfatyINFATY() _\xa0", max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(NUMBER_LIKE | st.text(max_size=6) | st.none(), min_size=1, max_size=20))
+def test_text_is_read_as_a_number_as_arrow_casts_each_text_alone(texts):
+    expected = [
+        math.nan if text is None or not text.strip() else _arrow_number(text.strip())
+        for text in texts
+    ]
+    trimmed = pc.utf8_trim_whitespace(pa.array(texts, type=pa.string()))
+    numbers = _text_numbers(trimmed)
+    np.testing.assert_array_equal(numbers, np.array(expected, dtype=float))
+
+
+def _arrow_number(text: str) -> float:
+    try:
+        return pc.cast(pa.array([text]), pa.float64())[0].as_py()
+    except pa.ArrowInvalid:
+        return math.nan
+
+
+TYPED = {name: kind for name, kind in typing.get_type_hints(Member).items()
+         if kind in (dt.date, float)}  # fmt: skip
+NEIGHBOURS = ["not a value", "", None, 5, 5.5, True, dt.date(2000, 1, 1),
+              dt.datetime(2000, 1, 1), "2000-01-01", "20"]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sampled_from(sorted(TYPED)),
+    NUMBER_LIKE | st.sampled_from(["2000-01-01", " 2000-01-01\xa0", "2000-02-30", "1e5"])
+    | st.text(max_size=6),
+    st.lists(st.sampled_from(NEIGHBOURS), min_size=1, max_size=3),
+)  # fmt: skip
+def test_a_date_or_number_cell_is_read_the_same_whatever_the_other_rows_hold(
+    field, text, neighbours
+):
+    """The first row, alone and before other rows holding anything in the same column
+    (invalid text, numbers, booleans, dates): its value and its message are the same."""
+    first = {**VALID_MEMBER, field: text}
+    rows = [first] + [{**VALID_MEMBER, "member_id": f"N-{i}", field: value}
+                      for i, value in enumerate(neighbours)]  # fmt: skip
+    alone = parse_members(pd.DataFrame([first], dtype=object), source="m")
+    beside = parse_members(pd.DataFrame(rows, dtype=object), source="m")
+    np.testing.assert_array_equal(getattr(beside, field)[:1], getattr(alone, field))
+    assert beside.error[0] == alone.error[0]
