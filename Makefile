@@ -41,7 +41,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 
 test: lint
-	$(BIN)/pytest tests
+	HYPOTHESIS_PROFILE=repeatable $(BIN)/pytest tests
 	$(BIN)/pytest --nbval notebooks --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider
 
 report: $(VENV)/.installed-report

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import os
 import shutil
 from pathlib import Path
 
@@ -18,6 +19,12 @@ from actuarial.members import MEMBER_FIELDS
 FROM_START = dt.date(1990, 4, 1)
 HALF_PERCENT_SERIES = "illustrative-half-percent-per-month"  # shipped, not the default
 HALF_PERCENT_GUIDE = SHIPPED_GUIDES / HALF_PERCENT_SERIES
+
+# make test draws the same examples every run (HYPOTHESIS_PROFILE=repeatable): the same
+# code passes or fails there alike, on any machine and in CI. Run pytest alone to draw new
+# examples each time, as hypothesis does by default.
+settings.register_profile("repeatable", derandomize=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 # Property tests that take fixtures (read only, so one value serves every example) and may
 # be slow to draw: no deadline. A module derives its own with ``settings(FIXTURE_PROPERTY,
