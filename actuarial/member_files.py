@@ -26,16 +26,10 @@ __all__ = [
     "FORMATS",
     "FirstPass",
     "check_readable",
-    "csv_reader",
     "duplicated_in_file",
-    "file_columns",
     "file_format",
-    "id_chunks",
-    "not_utf8",
-    "parquet_reader",
     "reading",
     "record_batches",
-    "unreadable",
 ]
 
 FORMATS = {".csv": "csv", ".parquet": "parquet", ".pq": "parquet"}
@@ -61,7 +55,7 @@ def file_format(path: Path, what: str) -> str:
 CSV_BLOCK_BYTES = 1 << 20
 
 
-def csv_reader(path: Path, columns, block_size=CSV_BLOCK_BYTES):
+def _csv_reader(path: Path, columns, block_size=CSV_BLOCK_BYTES):
     return pa_csv.open_csv(
         path,
         read_options=pa_csv.ReadOptions(block_size=block_size),
@@ -74,7 +68,7 @@ def csv_reader(path: Path, columns, block_size=CSV_BLOCK_BYTES):
     )
 
 
-def file_columns(path: Path, fmt: str) -> list[str]:
+def _file_columns(path: Path, fmt: str) -> list[str]:
     if fmt == "parquet":
         return list(pq.read_schema(path).names)
     # The header line alone (bounded), then csv.reader: header names may be quoted;
@@ -84,11 +78,11 @@ def file_columns(path: Path, fmt: str) -> list[str]:
     try:
         text = header.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise not_utf8(path, 1, header[error.start]) from error
+        raise _not_utf8(path, 1, header[error.start]) from error
     return [name.strip() for name in next(csv.reader([text]), [])]
 
 
-def parquet_reader(path: Path) -> pq.ParquetFile:
+def _parquet_reader(path: Path) -> pq.ParquetFile:
     # pre_buffer=False: pre-buffering keeps every row group's bytes until the reader is
     # closed, so memory grew with the file (by its size on disk); reading is as fast.
     return pq.ParquetFile(path, pre_buffer=False)
@@ -114,17 +108,17 @@ def record_batches(path: Path, fmt: str, columns) -> Iterator[pa.RecordBatch]:
     """The file's columns in small record batches (1 MB of CSV, or PARQUET_BATCH_ROWS rows
     of Parquet, ids as text), so that no long text is read far ahead of its chunk."""
     if fmt == "parquet":
-        for batch in parquet_reader(path).iter_batches(PARQUET_BATCH_ROWS, columns=columns):
+        for batch in _parquet_reader(path).iter_batches(PARQUET_BATCH_ROWS, columns=columns):
             yield _ids_as_text(batch) if "member_id" in columns else batch
         return
-    yield from csv_reader(path, columns)
+    yield from _csv_reader(path, columns)
 
 
 class _Stopped(Exception):
     """The first pass, stopped: the run ended before it did."""
 
 
-def id_chunks(path: Path, fmt: str, stop: threading.Event | None = None) -> Iterator[pa.Array]:
+def _id_chunks(path: Path, fmt: str, stop: threading.Event | None = None) -> Iterator[pa.Array]:
     """The member_id column alone, in chunks, as text (integer ids as their digits);
     :class:`_Stopped` once ``stop`` is set."""
     for batch in record_batches(path, fmt, ["member_id"]):
@@ -148,14 +142,14 @@ def _first_non_utf8(path: Path) -> tuple[int, int] | None:
     return None
 
 
-def not_utf8(path: Path, line: int, byte: int) -> MemberFileError:
+def _not_utf8(path: Path, line: int, byte: int) -> MemberFileError:
     """The error of a member file with a byte that is not UTF-8 text on ``line``."""
     return MemberFileError(
         f"{path}: line {line:,} is not UTF-8 text (byte 0x{byte:02x}); save the file as UTF-8"
     )
 
 
-def unreadable(path: Path, reason: str) -> MemberFileError:
+def _unreadable(path: Path, reason: str) -> MemberFileError:
     """The error of a member file that cannot be read, its reason cut to 200 characters."""
     return MemberFileError(f"{path}: cannot read the member file ({shortened(reason, 200)})")
 
@@ -167,14 +161,14 @@ def reading(path: Path, chunks: Iterator) -> Iterator:
     except (OSError, pa.ArrowException, UnicodeDecodeError) as error:
         where = _first_non_utf8(path) if "UTF8" in str(error) else None
         if where is not None:
-            raise not_utf8(path, *where) from error
-        raise unreadable(path, str(error)) from error
+            raise _not_utf8(path, *where) from error
+        raise _unreadable(path, str(error)) from error
 
 
 def duplicated_in_file(path: Path, fmt: str, stop: threading.Event | None = None) -> DuplicateIds:
     """The first pass: rows whose member_id occurs more than once in the whole file."""
     return find_duplicates(
-        lambda: reading(path, id_chunks(path, fmt, stop)), MEMBER_ID_MAX_LENGTH
+        lambda: reading(path, _id_chunks(path, fmt, stop)), MEMBER_ID_MAX_LENGTH
     )
 
 
@@ -220,9 +214,9 @@ def check_readable(path: Path, fmt: str) -> None:
             reason = "not a regular file"  # a pipe or a device: never waited on
         else:
             reason = "no such file"
-        raise unreadable(path, reason)
+        raise _unreadable(path, reason)
     try:
-        columns = file_columns(path, fmt)
+        columns = _file_columns(path, fmt)
     except (OSError, UnicodeDecodeError, pa.ArrowException, csv.Error) as error:
-        raise unreadable(path, str(error)) from error
+        raise _unreadable(path, str(error)) from error
     check_columns(columns, str(path))

@@ -51,10 +51,10 @@ TARGET_MEMBERS = 1_000_000
 # own time, or a nested stage's time to subtract. cProfile's clock is the wall clock, so
 # a thread's seconds include its waits for the GIL and for the other threads.
 STAGES = {
-    "first pass: read the member ids": [("actuarial/member_files.py", "id_chunks", "cumulative")],
+    "first pass: read the member ids": [("actuarial/member_files.py", "_id_chunks", "cumulative")],
     "first pass: hash and compare the ids": [
         ("actuarial/duplicate_ids.py", "find_duplicates", "cumulative"),
-        ("actuarial/member_files.py", "id_chunks", "subtract"),
+        ("actuarial/member_files.py", "_id_chunks", "subtract"),
     ],
     "read the file in chunks": [
         ("actuarial/batch.py", "_batches", "cumulative"),

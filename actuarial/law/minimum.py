@@ -8,8 +8,6 @@ results are asked for (``as_of``) and the annuity's start date.
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
 from actuarial.law.readings import Readings
@@ -23,13 +21,8 @@ def minimum_reaches(clause_ids, readings: Readings) -> np.ndarray:
     The text sets the minimum in inciso (a) «para todas las pensiones»; by default it is
     read to reach every Chapter 2 annuity.
     """
-    return _reaching(tuple(clause_ids), readings.minimum_applies_to == "all").copy()
-
-
-@lru_cache(maxsize=64)
-def _reaching(clause_ids: tuple[str, ...], every_clause: bool) -> np.ndarray:
-    """Which of ``clause_ids`` the minimum reaches (made once per clauses and reading)."""
-    return np.array([every_clause or clause == "a" for clause in clause_ids])
+    every_clause = readings.minimum_applies_to == "all"
+    return np.array([every_clause or clause == "a" for clause in clause_ids], dtype=bool)
 
 
 def payment_dates(start_dates: np.ndarray, as_of) -> np.ndarray:
