@@ -67,6 +67,14 @@ def member():
     return make
 
 
+def refused_as_input(path) -> str:
+    """What a command says, on stderr, when its output is one of the files it reads."""
+    return (
+        f"error: {path}: the output is the input {path} (the same file, or a link to it); "
+        "refused: it would be replaced\n"
+    )
+
+
 def _edit(path: Path, change) -> None:
     if change is None:
         return

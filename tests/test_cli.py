@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from conftest import HALF_PERCENT_SERIES, write_sult_csv
+from conftest import HALF_PERCENT_SERIES, refused_as_input, write_sult_csv
 
 from actuarial.cli import cli
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, load_guide
@@ -385,10 +385,7 @@ def test_batch_never_overwrites_a_guide_of_another_series_read_beside_its_own(
         "batch", SAMPLE, "--guides", tmp_path / "guides", "--series", "used", "--out", other
     )
     assert result.exit_code == 1, result.output
-    assert result.stderr == (
-        f"error: {other}: the output is the input {other} (the same file, or a link to "
-        "it); refused: it would be replaced\n"
-    )
+    assert result.stderr == refused_as_input(other)
     assert other.read_bytes() == before
 
 
@@ -743,10 +740,7 @@ def test_guides_derive_refuses_to_replace_any_file_its_mortality_read(
         args += ["--improvement", improvement.format(inside=inside), "--cohort", "1965"]
     result = invoke("guides", "derive", *args, "--interest", "0.05", "--out", out)
     assert result.exit_code == 1, result.output
-    assert result.stderr == (
-        f"error: {inside}: the output is the input {inside} (the same file, or a link to "
-        "it); refused: it would be replaced\n"
-    )
+    assert result.stderr == refused_as_input(inside)
     assert inside.read_bytes() == before
     assert sorted(path.name for path in out.iterdir()) == [name]  # nothing else written
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from conftest import refused_as_input
 
 from actuarial import output_files
 from actuarial.batch import run_batch
@@ -129,10 +130,7 @@ def test_cli_refuses_to_replace_the_member_file(tmp_path):
         cwd=tmp_path,
     )
     assert done.returncode == 1
-    assert done.stderr == (
-        f"error: {source}: the output is the input {source} (the same file, or a link to "
-        "it); refused: it would be replaced\n"
-    )
+    assert done.stderr == refused_as_input(source)
     assert source.read_bytes() == before
 
 

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from conftest import refused_as_input
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -389,10 +390,7 @@ def test_value_command_writes_parquet_recording_the_basis_and_never_overwrites_i
     before = members.read_bytes()
     again = CliRunner().invoke(cli, ["value", str(members), *args, "--out", str(members)])
     assert again.exit_code == 1
-    assert again.stderr == (
-        f"error: {members}: the output is the input {members} (the same file, or a link to "
-        "it); refused: it would be replaced\n"
-    )
+    assert again.stderr == refused_as_input(members)
     assert members.read_bytes() == before
     wrong = CliRunner().invoke(
         cli, ["value", str(members), *args, "--out", str(tmp_path / "v.txt")]
@@ -457,10 +455,7 @@ def test_value_command_never_overwrites_any_file_it_read(tmp_path, make_guide, m
         cli, ["value", str(members), *args, "--interest", "0.05", "--out", str(victim)]
     )
     assert result.exit_code == 1, result.output
-    assert result.stderr == (
-        f"error: {victim}: the output is the input {victim} (the same file, or a link to "
-        "it); refused: it would be replaced\n"
-    )
+    assert result.stderr == refused_as_input(victim)
     assert victim.read_bytes() == before
 
 
