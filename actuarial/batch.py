@@ -27,7 +27,6 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import get_type_hints
 
 import numpy as np
 import pandas as pd
@@ -43,11 +42,11 @@ from actuarial.interpretations import Readings
 from actuarial.law.clauses import CLAUSES
 from actuarial.law.parameters import law_in_force, resolve_as_of
 from actuarial.member_files import FirstPass, check_readable, file_format, reading, record_batches
-from actuarial.member_record import DEFAULT_CHUNK_ROWS
+from actuarial.member_record import DATE_FIELDS, DEFAULT_CHUNK_ROWS, NUMBER_FIELDS
 from actuarial.members import (
     MEMBER_FIELDS,
-    Member,
     MemberFileError,
+    cast_trimmed,
     parse_members,
 )
 from actuarial.output_files import check_output, writing
@@ -96,9 +95,8 @@ PROGRESS_FROM_ROWS = 100_000  # smaller files finish before a bar is worth drawi
 # Member fields read typed from CSV text where every cell of a chunk is a date or a number
 # (:func:`_typed`): those a Member holds as dates and as numbers.
 TYPED_FIELDS = {
-    name: {dt.date: pa.date32(), float: pa.float64()}[kind]
-    for name, kind in get_type_hints(Member).items()
-    if kind in (dt.date, float)
+    **dict.fromkeys(DATE_FIELDS, pa.date32()),
+    **dict.fromkeys(NUMBER_FIELDS, pa.float64()),
 }
 
 
@@ -218,7 +216,7 @@ def _typed(table: pa.Table) -> pa.Table:
             continue  # typed already (Parquet)
         trimmed = pc.utf8_trim_whitespace(column)
         try:
-            values = pc.cast(pc.if_else(pc.equal(trimmed, ""), None, trimmed), kind)
+            values = cast_trimmed(trimmed, kind)
         except pa.ArrowInvalid:
             continue
         if pa.types.is_floating(kind) and pc.any(pc.is_nan(values)).as_py():

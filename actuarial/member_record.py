@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import asdict, dataclass
+from typing import get_type_hints
 
 __all__ = [
+    "DATE_FIELDS",
     "DATE_RANGE",
     "DEFAULT_CHUNK_ROWS",
     "GROUPS",
@@ -20,6 +22,7 @@ __all__ = [
     "Member",
     "MemberDataError",
     "MemberFileError",
+    "NUMBER_FIELDS",
     "check_columns",
 ]
 
@@ -67,6 +70,11 @@ class Member:
 
     def as_dict(self) -> dict:
         return asdict(self)
+
+
+# The fields a Member holds as dates and as numbers (read as such from text or typed values).
+DATE_FIELDS = tuple(name for name, kind in get_type_hints(Member).items() if kind is dt.date)
+NUMBER_FIELDS = tuple(name for name, kind in get_type_hints(Member).items() if kind is float)
 
 
 def check_columns(columns, source: str) -> None:

@@ -34,10 +34,12 @@ import pyarrow.compute as pc
 from actuarial.dates import age_in_months
 from actuarial.duplicate_ids import DuplicateIds, find_duplicates
 from actuarial.member_record import (
+    DATE_FIELDS,
     DATE_RANGE,
     GROUPS,
     MEMBER_FIELDS,
     MEMBER_ID_MAX_LENGTH,
+    NUMBER_FIELDS,
     Member,
     MemberDataError,
     MemberFileError,
@@ -59,6 +61,7 @@ __all__ = [
     "MemberFileError",
     "WarningRule",
     "blank_mask",
+    "cast_trimmed",
     "check_columns",
     "code_frame_ids",
     "frame_id_text",
@@ -248,6 +251,12 @@ def _arrow_text(series: pd.Series):
     return pc.utf8_trim_whitespace(array)
 
 
+def cast_trimmed(text: pa.Array, kind: pa.DataType) -> pa.Array:
+    """Trimmed text as ``kind`` (a date or a number), an empty cell missing: how every
+    date and number column in text is read. ArrowInvalid when a cell does not cast."""
+    return pc.cast(pc.if_else(pc.equal(text, ""), None, text), kind)
+
+
 def _arrow_strings(series: pd.Series) -> pa.StringArray:
     """A column of text (missing kept) as one Arrow string array (no copy when it is one)."""
     array = pa.array(series, type=pa.string(), from_pandas=True)
@@ -319,7 +328,7 @@ def _parse_dates(series: pd.Series) -> np.ndarray:
             days[text_at] = _parse_dates(series[text_at].astype(object))
         return days
     try:  # fast path: every value is an exact date YYYY-MM-DD or missing
-        exact_dates = pc.cast(pc.if_else(pc.equal(text, ""), None, text), pa.date32())
+        exact_dates = cast_trimmed(text, pa.date32())
         return exact_dates.to_numpy(zero_copy_only=False).astype("datetime64[D]")
     except pa.ArrowInvalid:
         pass
@@ -392,11 +401,11 @@ _NAMED_NUMBER = r"(?i)^[+-]?(inf|infinity|nan(\([0-9a-z_]*\))?)$"
 def _text_numbers(text: pa.Array) -> np.ndarray:
     """Trimmed text as decimal numbers, as Arrow casts text to float64; NaN where the text
     is empty or not a number. Each text is read alone, whatever the others hold."""
-    text = pc.if_else(pc.equal(text, ""), None, text)
     try:  # fast path: every value is a number or missing
-        return pc.cast(text, pa.float64()).to_numpy(zero_copy_only=False)
+        return cast_trimmed(text, pa.float64()).to_numpy(zero_copy_only=False)
     except pa.ArrowInvalid:
         pass
+    text = pc.if_else(pc.equal(text, ""), None, text)
     numbers = np.full(len(text), np.nan)
     for pattern in (_DECIMAL_NUMBER, _NAMED_NUMBER):
         kind = pc.fill_null(pc.match_substring_regex(text, pattern), False)
@@ -740,7 +749,7 @@ def parse_members(
     )
 
     dates = {}
-    for name in ("birth_date", "entry_date", "separation_date"):
+    for name in DATE_FIELDS:
         dates[name], blank, timestamp_problems = _dates(frame[name])
         flag(blank, name, _REQUIRED)
         not_date = ~blank & np.isnat(dates[name])
@@ -751,7 +760,7 @@ def parse_members(
         outside = (dates[name] < _DATE_BOUNDS[0]) | (dates[name] > _DATE_BOUNDS[1])
         flag(outside, name, _DATE_OUTSIDE, dates[name])
     numbers = {}
-    for name in ("credited_service", "average_compensation"):
+    for name in NUMBER_FIELDS:
         blank = blank_mask(frame[name])
         numbers[name] = _parse_numbers(frame[name])
         flag(blank, name, _REQUIRED)
