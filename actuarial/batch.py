@@ -127,7 +127,7 @@ class BatchSummary:
             )
         self.lifted_by_minimum += int((results.minimum_topup > 0).any(axis=1).sum())
         self.clause_errors += int(results.error_mask.sum())
-        self.with_warnings += int((results.warnings != "").sum())
+        self.with_warnings += int(results.warned.sum())
         self.output_rows += int(len(results.clauses) * valid.sum() + (~valid).sum())
         used = np.unique(results.guide_index[results.guide_index >= 0])
         for index in used:

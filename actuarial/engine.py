@@ -10,6 +10,7 @@ inciso (c) reduction from the guide in force, the monthly minimum on the payment
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import datetime as dt
 import functools
 import itertools
@@ -323,8 +324,15 @@ class MemberResults:
     guide_index: np.ndarray
     error_messages: np.ndarray  # the text of each cell of error_mask, in row-major order
     error_mask: np.ndarray
-    warnings: np.ndarray  # per member: data-quality warnings, "" where none
-    warned: np.ndarray  # where a member has a warning
+    warned: np.ndarray  # where a member has data-quality warnings
+    warning_texts: np.ndarray  # the warnings of each member warned, in order
+
+    @property
+    def warnings(self) -> np.ndarray:
+        """Per member: data-quality warnings, "" where none."""
+        warnings = np.full(len(self.warned), "", dtype=object)
+        warnings[self.warned] = self.warning_texts
+        return warnings
 
     def _spread(self, values: np.ndarray, blank) -> np.ndarray:
         full = np.full(self.eligible.shape, blank, dtype=values.dtype)
@@ -436,7 +444,7 @@ class MemberResults:
         error_codes = np.zeros(rows, dtype=_code_type(len(error_texts) + 1))
         error_codes[has_error] = codes + 1
         warned = self.warned
-        warning_codes, warning_texts = pd.factorize(pd.Series(self.warnings[warned], dtype=object))
+        warning_codes, warning_texts = pd.factorize(pd.Series(self.warning_texts, dtype=object))
         if warned.any():
             member_warning = np.zeros(count, dtype=_code_type(len(warning_texts) + 1))
             member_warning[warned] = warning_codes + 1
@@ -484,19 +492,36 @@ class MemberResults:
         return writer.table()
 
 
-_POPULATE = getattr(mmap, "MAP_POPULATE", None)  # Linux
+def _libc_madvise():
+    """glibc's ``madvise`` through ctypes, which releases the GIL around the call; None
+    elsewhere."""
+    try:
+        madvise = ctypes.CDLL("libc.so.6", use_errno=True).madvise
+    except (OSError, AttributeError):
+        return None
+    madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+    return madvise
+
+
+_MADVISE = _libc_madvise() if sys.platform == "linux" else None
+_MADV_POPULATE_WRITE = 23  # Linux 5.14: fault in every page of a range, writable
 
 
 def _column(count: int, kind) -> np.ndarray:
-    """An uninitialized column of the table. On Linux, a large one is mapped with its pages
-    populated at once by the kernel: faulting in hundreds of megabytes a page at a time as
-    the rows are written costs more (about 12% of ``evaluate_frame`` at 10^6 members)."""
+    """An uninitialized column of the table. On Linux, a large one is its own mapping with
+    every page faulted in at once, the GIL released: faulting in hundreds of megabytes a
+    page at a time as the rows are written costs more (about 12% of ``evaluate_frame`` at
+    10^6 members), and so does doing it holding the GIL (``MAP_POPULATE`` does, inside
+    ``mmap.mmap``), which stops the threads computing the first chunks."""
     kind = np.dtype(kind)
     size = count * kind.itemsize
-    if _POPULATE is None or size < 1 << 20:
+    if _MADVISE is None or size < 1 << 20:
         return np.empty(count, kind)
-    flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | _POPULATE
-    return np.frombuffer(mmap.mmap(-1, size, flags=flags), dtype=kind, count=count)
+    memory = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    column = np.frombuffer(memory, dtype=kind, count=count)
+    if _MADVISE(column.ctypes.data, size, _MADV_POPULATE_WRITE) != 0:  # an older kernel
+        column.view(np.uint8)[:: mmap.PAGESIZE] = 0  # a write to each page: numpy's loop
+    return column
 
 
 _ARROW_TYPES = {column.name: column.arrow_type for column in COLUMNS}
@@ -839,7 +864,7 @@ def evaluate_members(
         schedule_amounts.append(amount)
         previous = amount
     annual.ravel()[where] = round_cents(annual.ravel()[where])  # NaN elsewhere already
-    warnings, warned = warnings_and_where(members, as_of)
+    warned, warning_texts = warnings_and_where(members, as_of)
     return MemberResults(
         members=members,
         readings=readings,
@@ -868,8 +893,8 @@ def evaluate_members(
         guide_index=guide_index,
         error_messages=messages,
         error_mask=error_mask,
-        warnings=warnings,
         warned=warned,
+        warning_texts=warning_texts,
     )
 
 

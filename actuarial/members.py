@@ -25,6 +25,7 @@ import datetime as dt
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -165,7 +166,12 @@ _REFUND_UNKNOWN = "must be true or false"
 
 @dataclass(frozen=True, slots=True)
 class MemberArrays:
-    """Parsed members as numpy arrays; ``error`` is ``""`` for a valid row."""
+    """Parsed members as numpy arrays, and the error of each invalid row.
+
+    ``error`` (each row's error, ``""`` for a valid row) is made when asked for: an array of
+    Python strings a row is made holding the GIL, which the threads evaluating chunks side
+    by side would wait for.
+    """
 
     row: np.ndarray  # 1-based data row in the input
     member_id: pa.StringArray  # the ids as text, "" where missing
@@ -176,16 +182,28 @@ class MemberArrays:
     average_compensation: np.ndarray
     group: np.ndarray  # index into GROUPS, -1 if invalid
     refunded: np.ndarray
-    error: np.ndarray
-    _valid: np.ndarray | None = field(default=None, repr=False, compare=False)
+    invalid: np.ndarray  # the positions of the invalid rows, ascending
+    messages: np.ndarray  # the error of each invalid row, in that order (object)
+    _valid: np.ndarray = field(init=False, repr=False, compare=False)
+
+    # The values given a row each, the error included.
+    ROWS: ClassVar[tuple[str, ...]] = ("row", *MEMBER_FIELDS, "error")
 
     def __post_init__(self) -> None:  # read several times a chunk: computed once
-        if self._valid is None:
-            object.__setattr__(self, "_valid", self.error == "")
+        valid = np.ones(len(self.row), dtype=bool)
+        valid[self.invalid] = False
+        object.__setattr__(self, "_valid", valid)
 
     @property
     def valid(self) -> np.ndarray:
         return self._valid
+
+    @property
+    def error(self) -> np.ndarray:
+        """Each row's error: field, rule and value of each problem; ``""`` for a valid row."""
+        error = np.full(len(self.row), "", dtype=object)
+        error[self.invalid] = self.messages
+        return error
 
     def __len__(self) -> int:
         return len(self.row)
@@ -810,11 +828,11 @@ def parse_members(
     flag((refunded < 0) & ~blank, "refunded", _REFUND_UNKNOWN, frame["refunded"])
     flag(blank, "refunded", _REQUIRED)
 
-    error = np.full(count, "", dtype=object)
     bad = np.zeros(count, dtype=bool)
     for mask, *_ in problems:
         bad |= mask
     bad_rows = np.flatnonzero(bad)
+    errors = np.empty(len(bad_rows), dtype=object)
     if bad_rows.size:
         # Per invalid row, the problems it has; the values of those rows as Python objects
         # (one conversion per column, not one pandas lookup per cell).
@@ -835,7 +853,7 @@ def parse_members(
                     note = _value_note(values, index)
                 messages.append(_problem(field, rule, note))
             who = _who(id_blank[index], not_text[index], raw_ids[position], ids[position])
-            error[index] = _row_error(source, rows[index], who, messages)
+            errors[position] = _row_error(source, rows[index], who, messages)
     return MemberArrays(
         row=rows,
         member_id=arrow_ids,
@@ -846,8 +864,8 @@ def parse_members(
         average_compensation=compensation,
         group=np.asarray(group, dtype=np.int64),
         refunded=np.asarray(refunded) == 1,
-        error=error,
-        _valid=~bad,  # not compared as Python strings
+        invalid=bad_rows,
+        messages=errors,
     )
 
 
@@ -1093,26 +1111,31 @@ def _parse_one(values: list, source: str, row: int) -> MemberArrays:
         average_compensation=np.array([compensation]),
         group=np.array([group_code], dtype=np.int64),
         refunded=np.array([refund_code == 1]),
-        error=np.array([error], dtype=object),
+        invalid=np.flatnonzero([bool(error)]),
+        messages=np.array([error] if error else [], dtype=object),
     )
 
 
 def member_warnings(members: MemberArrays, payment_date: dt.date | None = None) -> np.ndarray:
     """Data-quality warnings per member: possible but suspicious facts ("" where none).
     See :func:`warnings_and_where`."""
-    return warnings_and_where(members, payment_date)[0]
+    warned, texts = warnings_and_where(members, payment_date)
+    warnings = np.full(len(members), "", dtype=object)
+    warnings[warned] = texts
+    return warnings
 
 
 def warnings_and_where(
     members: MemberArrays, payment_date: dt.date | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Data-quality warnings per member: possible but suspicious facts ("" where none).
+    """Where a member has data-quality warnings (possible but suspicious facts), and the
+    warnings of each such member, in order (:func:`member_warnings`: one a member).
 
     Each names the field, the rule and the value: entry into the System before age
     :attr:`Plausible.entry_age_warn_below`; credited service longer than the time from entry
     to separation (it may include purchased service: a warning, not an error); separation
     after the payment date; compensation beyond the warning bounds of :data:`PLAUSIBLE`.
-    Invalid rows get none (their error says what is wrong). Also where a member has one.
+    Invalid rows get none (their error says what is wrong).
     """
     valid = members.valid
     # The age at entry, where it may be young: 366 days a year is an upper bound.
@@ -1151,15 +1174,16 @@ def warnings_and_where(
             (late, members.separation_date > payment,
              lambda i: f"{payment} (got {members.separation_date[i]})")
         )
-    warnings = np.full(len(members), "", dtype=object)
     any_warning = np.zeros(len(members), dtype=bool)
     for _, mask, _ in found:
         any_warning |= mask & valid
-    for index in np.flatnonzero(any_warning):
-        warnings[index] = WARNING_SEPARATOR.join(
+    warned = np.flatnonzero(any_warning)
+    texts = np.empty(len(warned), dtype=object)
+    for position, index in enumerate(warned):
+        texts[position] = WARNING_SEPARATOR.join(
             f"{rule.opening} {detail(index)}" for rule, mask, detail in found if mask[index]
         )
-    return warnings, any_warning
+    return any_warning, texts
 
 
 def _member_values(member) -> list:

@@ -49,7 +49,7 @@ def native_parse(member, source: str = "member", row: int = 1) -> MemberArrays:
 
 
 def assert_same_arrays(one: MemberArrays, frame: MemberArrays) -> None:
-    for name in MemberArrays.__slots__:
+    for name in MemberArrays.ROWS:
         mine, theirs = getattr(one, name), getattr(frame, name)
         if name == "member_id":
             assert mine.equals(theirs), (mine, theirs)
@@ -362,7 +362,7 @@ def test_a_row_with_a_lone_surrogate_is_an_error_and_changes_no_other_row(
     error.encode("utf-8")
     if members:
         before = parse_members(frames[0], source="member")
-        for name in MemberArrays.__slots__:
+        for name in MemberArrays.ROWS:
             mine, theirs = getattr(parsed, name)[:-1], getattr(before, name)
             if name == "member_id":
                 assert mine.equals(theirs), (mine, theirs)
