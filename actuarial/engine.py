@@ -290,6 +290,13 @@ def schedule_text(
     return pa.StringArray.from_buffers(count, pa.py_buffer(offsets), pa.py_buffer(data))
 
 
+def _each_repeated(values: np.ndarray, times: int) -> np.ndarray:
+    """``np.repeat(values, times)``, by a copy that releases the GIL (np.repeat holds it)."""
+    repeated = np.empty((len(values), times), dtype=values.dtype)
+    repeated[:] = values[:, None]
+    return repeated.reshape(-1)
+
+
 @dataclass(frozen=True, slots=True)
 class MemberResults:
     """Clause results for parsed members: arrays of shape (members, clauses)."""
@@ -411,7 +418,7 @@ class MemberResults:
             keep = grid.ravel()
             invalid_rows = np.repeat(~valid, clauses)[keep]
         position_type = np.int32 if count < 2**31 else np.int64  # Arrow takes int32 faster
-        member_position = np.repeat(np.arange(count, dtype=position_type), clauses)
+        member_position = _each_repeated(np.arange(count, dtype=position_type), clauses)
         if keep is not None:
             member_position = member_position[keep]
 
@@ -460,7 +467,9 @@ class MemberResults:
         nat = np.datetime64("NaT")
         values = {
             "row": (
-                np.repeat(members.row, clauses) if keep is None else members.row[member_position]
+                _each_repeated(members.row, clauses)
+                if keep is None
+                else members.row[member_position]
             ),
             "member_id": CodedText(member_position, members.member_id),
             "clause": CodedText(clause_codes, ["", *self.clause_ids]),
