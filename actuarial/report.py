@@ -36,7 +36,7 @@ from actuarial.distribution import installed_version
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, GuideSet, file_sha256, load_guides
 from actuarial.interpretations import Readings
 from actuarial.law import load_law, resolve_as_of
-from actuarial.members import MemberFileError
+from actuarial.member_files import check_readable, file_format
 from actuarial.output_files import check_output_folder, writing
 from actuarial.review import guides_in
 
@@ -745,10 +745,10 @@ def _run_folder(scratch: Path, notebooks_dir: Path) -> Path:
     run there, so nothing is ever written beside the originals (for an installed package, in
     site-packages). Returns the copy's notebooks folder, their working directory."""
     root = scratch / "run"
-    for name in shipped.FOLDERS:
-        source = notebooks_dir.parent / name
-        if name != "notebooks" and source.is_dir():
-            shutil.copytree(source, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    skipped = shutil.ignore_patterns("__pycache__")
+    for source in _folders_read(notebooks_dir):
+        if source.is_dir():
+            shutil.copytree(source, root / source.name, ignore=skipped)
     run_dir = root / "notebooks"
     run_dir.mkdir(parents=True)
     for path in notebook_paths(notebooks_dir):
@@ -759,10 +759,15 @@ def _run_folder(scratch: Path, notebooks_dir: Path) -> Path:
 def _run_path(path: Path, notebooks_dir: Path) -> str:
     """An input as the notebooks' copy reads it: relative to the notebooks folder when it lies
     in a folder :func:`_run_folder` copies beside them (``../guides``), else absolute."""
-    for name in shipped.FOLDERS:
-        if name != "notebooks" and path.is_relative_to(notebooks_dir.parent / name):
+    for folder in _folders_read(notebooks_dir):
+        if path.is_relative_to(folder):
             return Path(os.path.relpath(path, notebooks_dir)).as_posix()
     return str(path)
+
+
+def _folders_read(notebooks_dir: Path) -> list[Path]:
+    """The folders beside the notebooks that they read by relative path (``../guides``)."""
+    return [notebooks_dir.parent / name for name in shipped.FOLDERS if name != "notebooks"]
 
 
 def build_report(
@@ -803,8 +808,7 @@ def build_report(
     guides_path = Path(guides_path).resolve()
     guides = load_guides(guides_path, series)
     members_path = Path(members_path or EXAMPLE_MEMBERS).resolve()
-    if not members_path.is_file():
-        raise MemberFileError(f"{members_path}: cannot read the member file (no such file)")
+    check_readable(members_path, file_format(members_path, "a member file"))
     paths = notebook_paths(notebooks_dir)
     if not paths:
         raise ReportError(f"{notebooks_dir}: no notebooks named {NOTEBOOK_PATTERN}")
@@ -820,7 +824,7 @@ def build_report(
             *guides.files,  # every guide file read under guides_path
             *law_paths,
             *paths,  # the notebooks, and the folders copied beside them for their run
-            *(notebooks_dir.parent / name for name in shipped.FOLDERS if name != "notebooks"),
+            *_folders_read(notebooks_dir),
         ],
     )
     as_of = resolve_as_of(as_of)

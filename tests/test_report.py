@@ -446,11 +446,22 @@ def test_a_previous_report_is_replaced_whole(notebooks, tmp_path):
     assert (out / report.MARKER).is_file() and (out / "00_first.html").is_file()
 
 
-def test_report_refuses_a_missing_member_file_before_running_anything(notebooks, tmp_path):
-    with pytest.raises(MemberFileError, match=r"missing\.csv: cannot read the member file"):
-        build_report(
-            tmp_path / "out", members_path=tmp_path / "missing.csv", notebooks_dir=notebooks
-        )
+@pytest.mark.parametrize(
+    ("name", "text", "message"),
+    [
+        ("missing.csv", None, r"missing\.csv: cannot read the member file \(no such file\)"),
+        ("members.txt", "member_id\n", r"members\.txt: a member file must end in one of"),
+        ("members.csv", "member_id\nM-1\n", r"members\.csv: missing required column\(s\)"),
+    ],
+)
+def test_report_refuses_a_member_file_it_cannot_read_before_running_anything(
+    notebooks, tmp_path, name, text, message
+):
+    members = tmp_path / name
+    if text is not None:
+        members.write_text(text)
+    with pytest.raises(MemberFileError, match=message):
+        build_report(tmp_path / "out", members_path=members, notebooks_dir=notebooks)
     assert not (tmp_path / "out").exists()
 
 
