@@ -34,8 +34,8 @@ from actuarial.mortality import (
     blend,
     scale_rates,
     table_from_spec,
-    unique_files,
 )
+from actuarial.text_files import unique_files
 
 __all__ = [
     "MP_SCALES",

@@ -33,7 +33,7 @@ from actuarial import shipped
 from actuarial.dates import format_age
 from actuarial.law.parameters import shipped_law
 from actuarial.shown_text import quoted, shortened
-from actuarial.text_files import read_text, toml_shape_problems
+from actuarial.text_files import read_text, toml_shape_problems, unique_files
 
 __all__ = [
     "DEFAULT_SERIES",
@@ -239,7 +239,7 @@ class GuideSet:
 
     def __post_init__(self) -> None:
         own = (file for guide in self.guides for file in guide.files)
-        object.__setattr__(self, "files", tuple(dict.fromkeys([*self.files, *own])))
+        object.__setattr__(self, "files", unique_files([*self.files, *own]))
         problems = []
         ordered = sorted(self.guides, key=lambda g: g.effective_from)
         for earlier, later in zip(ordered, ordered[1:], strict=False):

@@ -31,6 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
+from actuarial.text_files import unique_files
+
 __all__ = [
     "FRACTIONAL_AGE_ASSUMPTIONS",
     "LifeTable",
@@ -336,11 +338,6 @@ class LifeTable:
             tail = np.concatenate([np.cumsum(whole[::-1])[::-1], [0.0]])  # from age k on
             alive = self._l(ages, 1.0, self.fractional)
             return rest + tail[k + 1] / alive
-
-
-def unique_files(files) -> tuple[Path, ...]:
-    """The paths of ``files``, each once, in the order first read."""
-    return tuple(dict.fromkeys(Path(file) for file in files))
 
 
 # --------------------------------------------------------------------- tables by law

@@ -23,6 +23,7 @@ __all__ = [
     "read_text",
     "toml_shape",
     "toml_shape_problems",
+    "unique_files",
 ]
 
 BYTE_ORDER_MARK = b"\xef\xbb\xbf"
@@ -191,3 +192,8 @@ def toml_shape_problems(text: str, max_depth: int, max_keys: int) -> list[TextPr
     if keys > max_keys:
         problems.append(TextProblem(None, f"more than {max_keys} keys (got {keys:,})"))
     return problems
+
+
+def unique_files(files) -> tuple[Path, ...]:
+    """The paths of ``files``, each once, in the order first read."""
+    return tuple(dict.fromkeys(Path(file) for file in files))
