@@ -269,7 +269,7 @@ def schedule_text(
             remaining, pair = np.divmod(remaining, _BASE**2)
             block[:, place : place + 2] = _two_bytes(pair)
         if digits % 2:
-            block[:, lead] = _DIGITS[remaining]
+            block[:, lead] = np.take(_DIGITS, remaining)
         block[:, -3] = ord(".")
         block[:, -2:] = _two_bytes(part)
         written = np.searchsorted(_BASE ** np.arange(1, digits), whole, side="right") + 1
@@ -630,7 +630,7 @@ class TableWriter:
         if np.array_equal(lookup, np.arange(len(lookup))):  # the texts coded as before
             codes[at] = values.codes
         else:
-            codes[at] = lookup.astype(codes.dtype)[values.codes]
+            codes[at] = np.take(lookup.astype(codes.dtype), values.codes)
 
     def write(self, columns: dict) -> None:
         """Append the rows of one chunk (:meth:`MemberResults.columns`)."""
@@ -643,7 +643,7 @@ class TableWriter:
                     self.member_chunks.append(values)
                     self._numbers(name)[at] = members
                 else:
-                    self._numbers(name)[at] = self.member_codes[members]
+                    self._numbers(name)[at] = np.take(self.member_codes, members)
                 self.members += len(values.texts)
             elif isinstance(values, CodedText):
                 self._code(name, values, at)
@@ -760,7 +760,7 @@ def _reasons(outcomes, clauses, coverage, covered, period, law, periods, reading
     ranks = np.unique(rank[used])
     lookup = np.zeros(len(texts), dtype=_code_type(len(ranks)))
     lookup[used] = np.searchsorted(ranks, rank[used])
-    return lookup[reason_codes], sorted_texts[ranks]
+    return np.take(lookup, reason_codes), sorted_texts[ranks]
 
 
 def evaluate_members(
