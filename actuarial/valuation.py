@@ -39,6 +39,7 @@ from actuarial.guides import GuideSet
 from actuarial.law import law_provenance
 from actuarial.law.clauses import CLAUSES, situation
 from actuarial.law.readings import Readings
+from actuarial.member_files import file_format
 from actuarial.members import MemberFileError, parse_members
 from actuarial.output_files import check_output, writing
 
@@ -583,13 +584,9 @@ def run_valuation(
     from actuarial.batch import read_members
 
     members_path, out_path = Path(members_path), Path(out_path)
-    suffix = out_path.suffix.lower()
-    if suffix not in (".csv", ".parquet", ".pq"):
-        raise MemberFileError(
-            f"{out_path}: the output file must end in one of ['.csv', '.parquet', '.pq'] "
-            f"(got {out_path.suffix!r})"
-        )
+    out_format = file_format(out_path, "the output file")
     series = shipped_series() if with_sensitivities else {}
+    law_files = law_provenance(law, as_of)
     # Every file the run reads, never the output (checked before reading the member file):
     # the member file, the guides' files (and the shipped ones of the sensitivities), the
     # law's and the mortality's (its CSV tables and improvement scale).
@@ -597,7 +594,7 @@ def run_valuation(
         members_path,
         *guides.files,
         *(file for other in series.values() for file in other.files),
-        *(Path(entry["file"]) for entry in law_provenance(law, as_of)["law"]),
+        *(Path(entry["file"]) for entry in law_files["law"]),
         *basis.mortality.files,
     ]
     check_output(out_path, inputs)
@@ -615,7 +612,7 @@ def run_valuation(
         )
     # Through a temporary file of this run's, renamed when complete (actuarial.output_files).
     with writing(out_path, inputs) as partial:
-        if suffix == ".csv":
+        if out_format == "csv":
             table.to_csv(partial, index=False, date_format="%Y-%m-%d")
         else:
             import json
@@ -628,7 +625,7 @@ def run_valuation(
                 **(arrow.schema.metadata or {}),
                 b"actuarial.basis": json.dumps(basis.as_dict()).encode(),
                 b"actuarial.guides": json.dumps({g.id: g.sha256() for g in guides}).encode(),
-                b"actuarial.law": json.dumps(law_provenance(law, as_of)).encode(),
+                b"actuarial.law": json.dumps(law_files).encode(),
                 b"actuarial.readings": json.dumps(results.readings.as_dict()).encode(),
             }
             pq.write_table(arrow.replace_schema_metadata(metadata), partial)
@@ -642,7 +639,7 @@ def _read_sex(path: Path):
     import pyarrow.parquet as pq
 
     try:
-        if path.suffix.lower() in (".parquet", ".pq"):
+        if file_format(path, "a member file") == "parquet":
             if "sex" not in pq.read_schema(path).names:
                 return None
             return pq.read_table(path, columns=["sex"]).column(0).to_pandas()
