@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -65,6 +66,25 @@ def member():
         return {**VALID_MEMBER, **overrides}
 
     return make
+
+
+# What parse_members says of a field holding text with a lone surrogate ("\ud800": Python
+# text a frame built in Python may hold, not Unicode text), the text shown as ``{text}``.
+LONE_SURROGATE_PROBLEMS = {
+    "member_id": "'member_id' must not contain lone surrogates (got {text})",
+    "birth_date": "'birth_date' must be a date YYYY-MM-DD (got {text})",
+    "entry_date": "'entry_date' must be a date YYYY-MM-DD (got {text})",
+    "separation_date": "'separation_date' must be a date YYYY-MM-DD (got {text})",
+    "credited_service": "'credited_service' must be a number (got {text})",
+    "average_compensation": "'average_compensation' must be a number (got {text})",
+    "group": "'group' must be in ['general', 'police', 'firefighter'] (got {text})",
+    "refunded": "'refunded' must be true or false (got {text})",
+}
+
+
+def exactly(message: str) -> str:
+    """A pattern for ``pytest.raises(match=...)`` that only ``message``, whole, matches."""
+    return "^" + re.escape(message) + "$"
 
 
 def refused_as_input(path) -> str:

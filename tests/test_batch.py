@@ -14,7 +14,7 @@ import pandas as pd
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 import pytest
-from conftest import FIXTURE_PROPERTY
+from conftest import FIXTURE_PROPERTY, exactly
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -30,10 +30,6 @@ from actuarial.output_files import OutputFileError
 from actuarial.synthetic import generate_members
 
 SAMPLE = "examples/members.csv"
-
-
-def exactly(message: str) -> str:
-    return "^" + re.escape(message) + "$"
 
 
 def read_output(path) -> pd.DataFrame:

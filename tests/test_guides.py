@@ -12,6 +12,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import exactly
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,10 +29,6 @@ FIELDS = (
     "['adopted_by', 'adopted_on', 'basis', 'effective_from', 'effective_until', 'id', "
     "'interpolation', 'normal_retirement_age', 'series', 'source', 'status', 'title']"
 )
-
-
-def exactly(message: str) -> str:
-    return "^" + re.escape(message) + "$"
 
 
 def with_keys(**values):

@@ -2,10 +2,10 @@
 
 import datetime as dt
 import math
-import re
 
 import pandas as pd
 import pytest
+from conftest import exactly
 
 from actuarial.engine import evaluate, evaluate_frame
 from actuarial.law.readings import INTERPRETATIONS, Readings
@@ -54,10 +54,6 @@ def test_describe_states_the_reading_in_force_for_each_interpretation():
         switched[4] == "I-5 Minimum service for (d): 0 years [deferred_minimum_service=0, switched]"
     )
     assert switched[6].startswith("I-7 Choice:") and "[" not in switched[6]
-
-
-def exactly(message: str) -> str:
-    return "^" + re.escape(message) + "$"
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import exactly
 
 from actuarial.law import PARAMETERS, UNITS, LawError, law_in_force, load_law, shipped_law
 
@@ -32,10 +33,6 @@ PUBLIC = {
     "coverage.first_entry_on_or_after": ("date", dt.date(1990, 4, 1)),
     "coverage.first_entry_before": ("date", dt.date(2000, 1, 1)),
 }
-
-
-def exactly(message: str) -> str:
-    return "^" + re.escape(message) + "$"
 
 
 def _flatten(table: dict, prefix: str = "") -> dict:

@@ -17,7 +17,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
-from conftest import FIXTURE_PROPERTY, VALID_MEMBER
+from conftest import FIXTURE_PROPERTY, LONE_SURROGATE_PROBLEMS, VALID_MEMBER
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from test_members import INVALID_ROWS, KEPT_IDS
@@ -306,19 +306,6 @@ def test_the_source_and_row_are_named_as_the_frame_parser_names_them():
     assert_same_arrays(one, frame)
     assert one.error[0].startswith("members.csv row 502 (member 'B-1'): 'group' must be in ")
     assert_same_arrays(parse_member(member, "members.csv", 502), frame)
-
-
-# Text with a lone surrogate: Python text a frame built in Python may hold, not Unicode text.
-LONE_SURROGATE_PROBLEMS = {
-    "member_id": "'member_id' must not contain lone surrogates (got {text})",
-    "birth_date": "'birth_date' must be a date YYYY-MM-DD (got {text})",
-    "entry_date": "'entry_date' must be a date YYYY-MM-DD (got {text})",
-    "separation_date": "'separation_date' must be a date YYYY-MM-DD (got {text})",
-    "credited_service": "'credited_service' must be a number (got {text})",
-    "average_compensation": "'average_compensation' must be a number (got {text})",
-    "group": "'group' must be in ['general', 'police', 'firefighter'] (got {text})",
-    "refunded": "'refunded' must be true or false (got {text})",
-}
 
 
 @pytest.mark.parametrize("field", MEMBER_FIELDS)
