@@ -82,6 +82,10 @@ LONE_SURROGATE_PROBLEMS = {
 }
 
 
+# An improvement scale in CSV (age by calendar year): 2% in 2011, 1% from 2012 on, ages 20-21.
+SMALL_SCALE_CSV = "age,2011,2012\n20,0.02,0.01\n21,0.02,0.01\n"
+
+
 def exactly(message: str) -> str:
     """A pattern for ``pytest.raises(match=...)`` that only ``message``, whole, matches."""
     return "^" + re.escape(message) + "$"

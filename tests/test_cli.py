@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from conftest import HALF_PERCENT_SERIES, refused_as_input, write_sult_csv
+from conftest import HALF_PERCENT_SERIES, SMALL_SCALE_CSV, refused_as_input, write_sult_csv
 
 from actuarial.cli import cli
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, load_guide
@@ -730,7 +730,7 @@ def test_guides_derive_refuses_to_replace_any_file_its_mortality_read(
     out.mkdir()
     inside = out / name  # a file read, where the guide would write one of its files
     if improvement:
-        inside.write_text("age,2011,2012\n20,0.02,0.01\n21,0.02,0.01\n", encoding="utf-8")
+        inside.write_text(SMALL_SCALE_CSV, encoding="utf-8")
     else:
         write_sult_csv(inside)
     other = write_sult_csv(tmp_path / "other.csv")

@@ -4,7 +4,7 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import write_sult_csv
+from conftest import SMALL_SCALE_CSV, write_sult_csv
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -124,7 +124,7 @@ def test_a_table_without_a_base_year_needs_one_and_a_contradiction_is_refused(tm
 
 def test_a_csv_scale_is_age_by_calendar_year_and_applies_to_both_sexes(tmp_path):
     scale = tmp_path / "flat.csv"
-    scale.write_text("age,2011,2012\n20,0.02,0.01\n21,0.02,0.01\n")
+    scale.write_text(SMALL_SCALE_CSV)
     mortality = Mortality("soa:3399/soa:3400", improvement=f"csv:{scale}")
     # born 1950, age 65 in 2015: factor (1 - 0.02)(1 - 0.01)^3 (2012's rate from 2013 on)
     assert mortality.table("F", 1950).q(65) == pytest.approx(
@@ -252,7 +252,7 @@ def test_a_basis_lists_every_csv_table_of_its_spec_and_only_those(tables, spec, 
 
 def test_a_generational_basis_lists_its_tables_and_its_csv_scale(tables, tmp_path):
     scale = tmp_path / "flat.csv"
-    scale.write_text("age,2011,2012\n20,0.02,0.01\n21,0.02,0.01\n")
+    scale.write_text(SMALL_SCALE_CSV)
     spec = "csv:{low}+csv:{high}@65/csv:{a}".format(**tables)
     mortality = Mortality(spec, improvement=f"csv:{scale}", base_year=2010)
     assert mortality.files == (tables["low"], scale, tables["high"], tables["a"])

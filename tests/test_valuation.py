@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from conftest import refused_as_input
+from conftest import SMALL_SCALE_CSV, refused_as_input
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -430,7 +430,7 @@ def test_value_command_never_overwrites_any_file_it_read(tmp_path, make_guide, m
         write_sult_csv(victim, range(60, 121))
         args = ["--mortality", f"csv:{low}+csv:{victim}@65", "--no-sensitivities"]
     elif read == "a CSV improvement scale":
-        victim.write_text("age,2011,2012\n20,0.02,0.01\n21,0.02,0.01\n", encoding="utf-8")
+        victim.write_text(SMALL_SCALE_CSV, encoding="utf-8")
         args = ["--mortality", "sult", "--base-year", "2010", "--improvement", f"csv:{victim}"]
         args += ["--close-at", "120", "--no-sensitivities"]  # projected, q_120 falls below 1
     elif read == "a guide file":
