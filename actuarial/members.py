@@ -24,7 +24,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 import numpy as np
@@ -545,7 +545,7 @@ def code_frame_ids(ids: FrameIds) -> FrameIds:
     if every_id_once:  # the usual case: the ids are the distinct texts, in order
         codes = np.arange(len(text), dtype=np.int32 if len(text) < 2**31 else np.int64)
         texts = pd.Series(pd.arrays.ArrowStringArray(text))
-        return FrameIds(ids.text, ids.decimal, DuplicateIds.none(len(codes)), codes, texts)
+        return replace(ids, duplicates=DuplicateIds.none(len(codes)), codes=codes, texts=texts)
     short = pc.less_equal(pc.utf8_length(ids.text), MEMBER_ID_MAX_LENGTH)
     counted = pc.fill_null(short, False).to_numpy(zero_copy_only=False) & ~ids.decimal
     coded = text.dictionary_encode()
@@ -565,7 +565,7 @@ def code_frame_ids(ids: FrameIds) -> FrameIds:
             group[members] = number
         duplicates = DuplicateIds(repeated, group, tuple(groups))
     texts = pd.Series(pd.arrays.ArrowStringArray(texts))
-    return FrameIds(ids.text, ids.decimal, duplicates, codes, texts, ids.lone_surrogate)
+    return replace(ids, duplicates=duplicates, codes=codes, texts=texts)
 
 
 def frame_ids(ids: pd.Series) -> FrameIds:

@@ -527,6 +527,17 @@ def test_ids_with_lone_surrogates_are_errors_in_every_chunk_of_a_frame(member):
     assert parse_members(frame).error.tolist() == errors
 
 
+def test_an_id_with_a_lone_surrogate_is_named_when_every_id_occurs_once(
+    half_percent_guides, member
+):
+    """One such id among distinct ones: the ids are coded the quick way (each id once)."""
+    frame = pd.DataFrame([member(member_id=i) for i in ["A", "\ud800x", "C"]], dtype=object)
+    expected = parse_members(frame).error.tolist()
+    assert "'member_id' must not contain lone surrogates" in expected[1]
+    assert parse_members(frame, ids=frame_ids(frame["member_id"])).error.tolist() == expected
+    assert evaluate_frame(frame, half_percent_guides).error.tolist()[4] == expected[1]
+
+
 @pytest.mark.parametrize("copies", [2, 3, 6, 7, 50])
 def test_every_row_of_a_duplicated_id_names_the_other_rows(half_percent_guides, member, copies):
     rows = [member(member_id="X")] + [member(member_id="D") for _ in range(copies)]
