@@ -53,6 +53,7 @@ from actuarial.members import (
     frame_id_text,
     parse_member,
     parse_members,
+    texts_at,
     warnings_and_where,
 )
 
@@ -337,9 +338,7 @@ class MemberResults:
     @property
     def warnings(self) -> np.ndarray:
         """Per member: data-quality warnings, "" where none."""
-        warnings = np.full(len(self.warned), "", dtype=object)
-        warnings[self.warned] = self.warning_texts
-        return warnings
+        return texts_at(len(self.warned), self.warned, self.warning_texts)
 
     def _spread(self, values: np.ndarray, blank) -> np.ndarray:
         full = np.full(self.eligible.shape, blank, dtype=values.dtype)
@@ -369,9 +368,7 @@ class MemberResults:
     @property
     def error(self) -> np.ndarray:
         """Error text per member and clause ("" where none)."""
-        error = np.full(self.error_mask.shape, "", dtype=object)
-        error[self.error_mask] = self.error_messages
-        return error
+        return texts_at(self.error_mask.shape, self.error_mask, self.error_messages)
 
     @property
     def clause_ids(self) -> tuple[str, ...]:
@@ -443,16 +440,16 @@ class MemberResults:
         if keep is not None:  # the invalid members' rows have an error too: their own
             error_at = np.zeros(int(has_error.sum()), dtype=object)
             error_at[flat(self.error_mask)[has_error]] = self.error_messages
-            error_at = np.where(
-                invalid_rows[has_error], members.error[member_position[has_error]], error_at
-            )
+            # An invalid member has one row, in order: its message, with no other error.
+            error_at[invalid_rows[has_error]] = members.messages
         # Coded without a fixed-width array (rows x longest message would be gigabytes).
         codes, error_texts = pd.factorize(pd.Series(error_at, dtype=object))
         error_codes = np.zeros(rows, dtype=_code_type(len(error_texts) + 1))
         error_codes[has_error] = codes + 1
         warned = self.warned
-        warning_codes, warning_texts = pd.factorize(pd.Series(self.warning_texts, dtype=object))
+        warning_texts = []
         if warned.any():
+            warning_codes, warning_texts = pd.factorize(pd.Series(self.warning_texts, dtype=object))
             member_warning = np.zeros(count, dtype=_code_type(len(warning_texts) + 1))
             member_warning[warned] = warning_codes + 1
             warning_rows = member_warning[member_position]

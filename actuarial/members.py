@@ -71,6 +71,7 @@ __all__ = [
     "warnings_and_where",
     "parse_member",
     "parse_members",
+    "texts_at",
 ]
 
 _TRUE = ("true", "1", "yes")
@@ -201,12 +202,18 @@ class MemberArrays:
     @property
     def error(self) -> np.ndarray:
         """Each row's error: field, rule and value of each problem; ``""`` for a valid row."""
-        error = np.full(len(self.row), "", dtype=object)
-        error[self.invalid] = self.messages
-        return error
+        return texts_at(len(self.row), self.invalid, self.messages)
 
     def __len__(self) -> int:
         return len(self.row)
+
+
+def texts_at(shape, at, texts) -> np.ndarray:
+    """An array of Python strings of ``shape``: ``texts`` at ``at`` (a mask or positions),
+    ``""`` elsewhere. Made only when asked for: the parsers and the engine keep the texts."""
+    full = np.full(shape, "", dtype=object)
+    full[at] = texts
+    return full
 
 
 def _text(series: pd.Series, text_only: bool | None = None) -> pd.Series:
@@ -1119,10 +1126,7 @@ def _parse_one(values: list, source: str, row: int) -> MemberArrays:
 def member_warnings(members: MemberArrays, payment_date: dt.date | None = None) -> np.ndarray:
     """Data-quality warnings per member: possible but suspicious facts ("" where none).
     See :func:`warnings_and_where`."""
-    warned, texts = warnings_and_where(members, payment_date)
-    warnings = np.full(len(members), "", dtype=object)
-    warnings[warned] = texts
-    return warnings
+    return texts_at(len(members), *warnings_and_where(members, payment_date))
 
 
 def warnings_and_where(
