@@ -41,7 +41,14 @@ from actuarial.guides import GuideSet
 from actuarial.interpretations import Readings
 from actuarial.law.clauses import CLAUSES
 from actuarial.law.parameters import law_in_force, resolve_as_of
-from actuarial.member_files import FirstPass, check_readable, file_format, reading, record_batches
+from actuarial.member_files import (
+    FirstPass,
+    batch_inputs,
+    check_readable,
+    file_format,
+    reading,
+    record_batches,
+)
 from actuarial.member_record import DATE_FIELDS, DEFAULT_CHUNK_ROWS, NUMBER_FIELDS
 from actuarial.members import (
     MEMBER_FIELDS,
@@ -494,11 +501,9 @@ def run_batch(
         members_path, out_path = Path(members_path), Path(out_path)
         fmt = file_format(members_path, "a member file")
         out_fmt = file_format(out_path, "the output file")
-        # Every file the run reads: the member file, the guides' files and the law's files.
-        inputs = [members_path, *guides.files]
+        inputs = batch_inputs(members_path, guides, law)
+        check_output(out_path, inputs)  # before anything is read (the command checks first)
         law_files = law.provenance()
-        inputs += [Path(entry["file"]) for entry in law_files]
-        check_output(out_path, inputs)  # before anything is written
         if first_pass is None:
             first_pass = FirstPass.start(members_path)  # checks the file can be read first
         elif first_pass.path != members_path:

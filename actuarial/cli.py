@@ -279,12 +279,13 @@ def member_file_options(command):
 @_writing_command
 def batch(members, out_path, as_of, law_files, chunk_rows, progress, guides_path, series, readings):
     """Evaluate a member file (CSV or Parquet) into OUT, one row per member and clause."""
-    from actuarial.member_files import FirstPass  # Arrow only: no pandas yet
+    from actuarial.member_files import FirstPass, batch_inputs  # Arrow only: no pandas yet
 
     _keep_freed_memory()
     try:
         guides = _load(guides_path, series)
         law = load_law(*law_files)
+        check_output(Path(out_path), batch_inputs(members, guides, law))  # before any read
         # The first pass reads the member ids while pandas and the engine are imported.
         with FirstPass.start(members) as first_pass:
             from actuarial.batch import run_batch

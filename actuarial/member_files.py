@@ -25,6 +25,7 @@ from actuarial.shown_text import shortened
 __all__ = [
     "FORMATS",
     "FirstPass",
+    "batch_inputs",
     "check_readable",
     "duplicated_in_file",
     "file_format",
@@ -204,6 +205,12 @@ class FirstPass:
 
     def __exit__(self, *exception) -> None:
         self.end()
+
+
+def batch_inputs(members_path: Path, guides, law) -> list[Path]:
+    """Every file a batch reads: the member file, the guides' and the law's. Its output
+    must be none of them (:func:`~actuarial.output_files.check_output`)."""
+    return [Path(members_path), *guides.files, *law.paths]
 
 
 def check_readable(path: Path, fmt: str) -> None:

@@ -375,6 +375,17 @@ def test_batch_with_several_series_needs_series(make_guide, tmp_path):
     assert "guides: series 'guide-b' (guide-b)" in chosen.stdout.splitlines()
 
 
+def test_batch_refuses_its_input_as_output_before_reading_it(tmp_path):
+    """The refusal comes first, even for a member file it could not use (no columns)."""
+    members = tmp_path / "members.csv"
+    members.write_text("member_id\nM-1\n")
+    before = members.read_bytes()
+    result = invoke("batch", members, "--out", members)
+    assert result.exit_code == 1, result.output
+    assert result.stderr == refused_as_input(members)
+    assert members.read_bytes() == before
+
+
 def test_batch_never_overwrites_a_guide_of_another_series_read_beside_its_own(
     make_guide, tmp_path
 ):

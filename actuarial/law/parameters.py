@@ -453,6 +453,11 @@ class Law:
         """Every file of the law in force with its SHA-256, in the order applied."""
         return [{"file": f.name, "sha256": f.sha256} for f in self.files]
 
+    @property
+    def paths(self) -> tuple[Path, ...]:
+        """Every file of the law in force, in the order applied."""
+        return tuple(Path(f.name) for f in self.files)
+
     def label(self) -> str:
         """Short tag: the amendment files' names, or ``"shipped"``."""
         amendments = [Path(f.name).name for f in self.files[1:]]
