@@ -51,8 +51,6 @@ def file_format(path: Path, what: str) -> str:
 # Bytes of CSV parsed at a time. Arrow's streaming reader reads up to 32 blocks ahead of
 # the consumer whatever it does, so the block bounds that memory: 16 MB blocks held 600 MB
 # of a wide file while a chunk was computed; 1 MB blocks hold 40 MB, at the same speed.
-
-
 CSV_BLOCK_BYTES = 1 << 20
 
 

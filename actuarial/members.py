@@ -1133,7 +1133,8 @@ def warnings_and_where(
     members: MemberArrays, payment_date: dt.date | None = None
 ) -> tuple[np.ndarray, np.ndarray]:
     """Where a member has data-quality warnings (possible but suspicious facts), and the
-    warnings of each such member, in order (:func:`member_warnings`: one a member).
+    warnings of each such member, in order: ``(where, warnings)`` (:func:`member_warnings`:
+    one text a member).
 
     Each names the field, the rule and the value: entry into the System before age
     :attr:`Plausible.entry_age_warn_below`; credited service longer than the time from entry

@@ -99,6 +99,11 @@ def refused_as_input(path) -> str:
     )
 
 
+def holds_input(folder, source) -> str:
+    """What a command says when the output folder it would empty holds one of its inputs."""
+    return f"{folder}: the output folder holds the input {source}; refused: it would be replaced"
+
+
 def _edit(path: Path, change) -> None:
     if change is None:
         return

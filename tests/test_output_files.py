@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from conftest import refused_as_input
+from conftest import holds_input, refused_as_input
 
 from actuarial import output_files
 from actuarial.batch import run_batch
@@ -318,9 +318,7 @@ def test_an_output_folder_may_not_be_or_hold_an_input_at_any_depth(tmp_path):
     for source in (out, out / "members.csv", out / "a" / "b" / "t.csv", link / "t.csv"):
         with pytest.raises(OutputFileError) as raised:
             check_output_folder(out, [beside, source])
-        assert str(raised.value) == (
-            f"{out}: the output folder holds the input {source}; refused: it would be replaced"
-        )
+        assert str(raised.value) == holds_input(out, source)
 
 
 # --------------------------------------------------------- temporary files of dead runs

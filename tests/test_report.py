@@ -17,6 +17,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from click.testing import CliRunner
+from conftest import exactly, holds_input
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 import actuarial
@@ -170,7 +171,7 @@ def test_a_notebook_rewrite_that_fails_midway_leaves_the_notebook_as_it_was(
     before = path.read_bytes()
     fail_writing_midway(monkeypatch, path.name)
     message = f"{path}: cannot write (No space left on device)"
-    with pytest.raises(OutputFileError, match="^" + re.escape(message) + "$"):
+    with pytest.raises(OutputFileError, match=exactly(message)):
         execute_in_place(path)
     assert path.read_bytes() == before
     assert sorted(p.name for p in notebooks.iterdir()) == [
@@ -429,10 +430,7 @@ def test_report_refuses_a_previous_report_folder_holding_a_file_it_reads(
         cli, ["report", *map(str, args), "--out", str(out), "--no-progress"]
     )
     assert result.exit_code == 1, result.output
-    assert result.stderr == (
-        f"error: {out}: the output folder holds the input {victim}; refused: it would be "
-        "replaced\n"
-    )
+    assert result.stderr == f"error: {holds_input(out, victim)}\n"
     after = {path: path.read_bytes() for path in out.rglob("*") if path.is_file()}
     assert after == before
 

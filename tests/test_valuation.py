@@ -2,12 +2,14 @@
 
 import calendar
 import datetime as dt
+import shutil
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from conftest import SMALL_SCALE_CSV, refused_as_input
+from conftest import SMALL_SCALE_CSV, refused_as_input, write_sult_csv
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -412,11 +414,6 @@ def test_value_command_writes_parquet_recording_the_basis_and_never_overwrites_i
     ],
 )
 def test_value_command_never_overwrites_any_file_it_read(tmp_path, make_guide, monkeypatch, read):
-    import shutil
-    from pathlib import Path
-
-    from conftest import write_sult_csv
-
     from actuarial import valuation
 
     members = tmp_path / "members.csv"
