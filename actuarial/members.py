@@ -347,7 +347,7 @@ def _parse_dates(series: pd.Series) -> np.ndarray:
         return dates.to_numpy(zero_copy_only=False).astype("datetime64[D]")
     text = _arrow_text(series)
     if text is None:  # other values, text among them or not (a frame built in Python)
-        text_at = _map_unique(series, lambda value: isinstance(value, str)).astype(bool)
+        text_at = _text_at(series)
         days = _map_unique(series.where(~text_at, None), _day).astype("datetime64[D]")
         if text_at.any():  # the text read as any text column is: one rule for each value
             days[text_at] = _parse_dates(series[text_at].astype(object))
@@ -405,7 +405,7 @@ def _parse_numbers(series: pd.Series) -> np.ndarray:
     if text is not None:
         return _text_numbers(text)
     # Other values, text among them or not (a frame built in Python).
-    text_at = _map_unique(series, lambda value: isinstance(value, str)).astype(bool)
+    text_at = _text_at(series)
     others = series.where(~text_at, None) if text_at.any() else series
     numbers = pd.to_numeric(others, errors="coerce").to_numpy(float, na_value=np.nan, copy=True)
     if series.dtype == object:  # True and False among numbers: not 1 and 0 years or dollars
@@ -421,6 +421,11 @@ def _parse_numbers(series: pd.Series) -> np.ndarray:
 # cast at once, and named values (infinity, NaN), each distinct text cast alone.
 _DECIMAL_NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
 _NAMED_NUMBER = r"(?i)^[+-]?(inf|infinity|nan(\([0-9a-z_]*\))?)$"
+
+
+def _text_at(series: pd.Series) -> np.ndarray:
+    """Where a column that is not all text holds text: read as text columns are."""
+    return _map_unique(series, lambda value: isinstance(value, str)).astype(bool)
 
 
 def _text_numbers(text: pa.Array) -> np.ndarray:
