@@ -44,8 +44,8 @@ from actuarial.law.parameters import law_in_force, resolve_as_of
 from actuarial.member_files import (
     FirstPass,
     batch_inputs,
-    check_readable,
     file_format,
+    readable_member_file,
     reading,
     record_batches,
 )
@@ -235,8 +235,7 @@ def _typed(table: pa.Table) -> pa.Table:
 def read_members(path) -> pd.DataFrame:
     """A whole member file (required columns kept as read; extra columns dropped)."""
     path = Path(path)
-    fmt = file_format(path, "a member file")
-    check_readable(path, fmt)
+    fmt = readable_member_file(path)
     frames = list(reading(path, _batches(path, fmt, sys.maxsize)))  # in chunks of bytes
     if len(frames) > 1:
         return pd.concat(frames, ignore_index=True)

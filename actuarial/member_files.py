@@ -29,6 +29,7 @@ __all__ = [
     "check_readable",
     "duplicated_in_file",
     "file_format",
+    "readable_member_file",
     "reading",
     "record_batches",
 ]
@@ -186,8 +187,7 @@ class FirstPass:
         """The pass over a member file, started once the file is known to be readable (as
         :func:`~actuarial.batch.run_batch` checks it); end it with :meth:`end` or ``with``."""
         path = Path(path)
-        fmt = file_format(path, "a member file")
-        check_readable(path, fmt)
+        fmt = readable_member_file(path)
         return cls(path, fmt)
 
     def result(self) -> DuplicateIds:
@@ -225,3 +225,11 @@ def check_readable(path: Path, fmt: str) -> None:
     except (OSError, UnicodeDecodeError, pa.ArrowException, csv.Error) as error:
         raise _unreadable(path, str(error)) from error
     check_columns(columns, str(path))
+
+
+def readable_member_file(path: Path) -> str:
+    """The format of a member file (its suffix), once the file is found readable with its
+    required columns: :class:`MemberFileError` otherwise."""
+    fmt = file_format(path, "a member file")
+    check_readable(path, fmt)
+    return fmt

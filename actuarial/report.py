@@ -36,7 +36,7 @@ from actuarial.distribution import installed_version
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, GuideSet, file_sha256, load_guides
 from actuarial.interpretations import Readings
 from actuarial.law import load_law, resolve_as_of
-from actuarial.member_files import check_readable, file_format
+from actuarial.member_files import readable_member_file
 from actuarial.output_files import check_output_folder, writing
 from actuarial.review import guides_in
 
@@ -808,7 +808,7 @@ def build_report(
     guides_path = Path(guides_path).resolve()
     guides = load_guides(guides_path, series)
     members_path = Path(members_path or EXAMPLE_MEMBERS).resolve()
-    check_readable(members_path, file_format(members_path, "a member file"))
+    readable_member_file(members_path)
     paths = notebook_paths(notebooks_dir)
     if not paths:
         raise ReportError(f"{notebooks_dir}: no notebooks named {NOTEBOOK_PATTERN}")
