@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["DuplicateIds", "duplicated_ids", "find_duplicates"]
+__all__ = ["DuplicateIds", "duplicated_ids", "find_duplicates", "surely_distinct"]
 
 _HASH_ROWS = 16_384  # ids hashed at a time: 8 bytes a byte of text, so bounded memory
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -108,6 +108,22 @@ class DuplicateIds:
         return (first if limit is None else first[:limit]), len(rows) - 1
 
 
+def _shared(hashes: np.ndarray) -> np.ndarray:
+    """The hashes held by more than one id, distinct; ``hashes`` is sorted in place."""
+    hashes.sort()
+    return np.unique(hashes[1:][hashes[1:] == hashes[:-1]])
+
+
+def surely_distinct(ids: pa.StringArray) -> bool:
+    """Whether no two ids share a hash, which proves that no id is repeated (equal ids
+    share every hash). False says only that the ids must be compared as text: a repeated
+    id, or two ids that share a hash (two nulls do, and a null and "").
+
+    Half the time of one Arrow hash table over a million short ids.
+    """
+    return _shared(_hashes(ids)).size == 0
+
+
 def duplicated_ids(read_chunks: Callable[[], Iterable]) -> np.ndarray:
     """Rows (in reading order) whose id occurs more than once; missing ids never do."""
     return find_duplicates(read_chunks).mask
@@ -129,10 +145,7 @@ def find_duplicates(
         present_parts.append(ids.is_valid().to_numpy(zero_copy_only=False))
     hashes, present = np.concatenate(hash_parts), np.concatenate(present_parts)
     del hash_parts, present_parts
-    ordered = hashes[present]  # the one copy: sorted in place
-    ordered.sort()
-    shared = np.unique(ordered[1:][ordered[1:] == ordered[:-1]])
-    del ordered
+    shared = _shared(hashes[present])  # the one copy: sorted in place
     if shared.size == 0:  # the usual case: no array kept for the run
         return DuplicateIds.none(len(hashes))
     duplicated = np.zeros(len(hashes), bool)

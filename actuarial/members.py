@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from actuarial.dates import age_in_months
-from actuarial.duplicate_ids import DuplicateIds, find_duplicates
+from actuarial.duplicate_ids import DuplicateIds, find_duplicates, surely_distinct
 from actuarial.member_record import (
     DATE_FIELDS,
     DATE_RANGE,
@@ -545,16 +545,16 @@ def frame_id_text(ids: pd.Series) -> FrameIds:
 
 
 def code_frame_ids(ids: FrameIds) -> FrameIds:
-    """Code the ids of a whole frame once (one hash table, in C) and find the repeated ones.
+    """Code the ids of a whole frame once and find the repeated ones: when a 64-bit hash
+    of each id proves them distinct (the usual case), each id is its own code; otherwise
+    one hash table (in C) codes them.
 
     The same answer as :func:`~actuarial.duplicate_ids.find_duplicates`, which reads a
     file in bounded memory: missing ids, decimal numbers and ids longer than
     :data:`MEMBER_ID_MAX_LENGTH` are never repeated (each is an error of its own).
     """
     text = pc.fill_null(ids.text, "")  # a missing id is the text ""
-    every_id_once = len(pc.unique(text)) == len(text)
-    pa.default_memory_pool().release_unused()  # the hash table's pages, back to the system
-    if every_id_once:  # the usual case: the ids are the distinct texts, in order
+    if surely_distinct(text):  # the usual case: the ids are the distinct texts, in order
         codes = np.arange(len(text), dtype=np.int32 if len(text) < 2**31 else np.int64)
         texts = pd.Series(pd.arrays.ArrowStringArray(text))
         return replace(ids, duplicates=DuplicateIds.none(len(codes)), codes=codes, texts=texts)

@@ -93,6 +93,25 @@ def test_an_empty_input_has_no_duplicates():
     assert duplicated_ids(lambda: [pa.array([], type=pa.string())]).shape == (0,)
 
 
+@settings(max_examples=200, deadline=None)
+@given(values=ids)
+def test_ids_are_surely_distinct_only_when_no_id_is_repeated(values):
+    """False for any repeated id (two nulls included). True for ids that differ, except
+    where they share a hash: a null and "" do; other small texts never do."""
+    text = pa.array(values, type=pa.string())
+    distinct = len(set(values)) == len(values)
+    sharing = None in values and "" in values
+    assert duplicate_ids.surely_distinct(text) == (distinct and not sharing)
+
+
+def test_ids_sharing_a_hash_are_not_surely_distinct():
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(duplicate_ids, "_hashes", lambda ids: np.zeros(len(ids), np.uint64))
+        assert not duplicate_ids.surely_distinct(pa.array(["M-1", "M-2"]))
+    assert duplicate_ids.surely_distinct(pa.array(["M-1", "M-2"]))
+    assert duplicate_ids.surely_distinct(pa.array([], type=pa.string()))
+
+
 def test_different_ids_of_a_realistic_file_get_different_hashes():
     values = pa.array([f"{prefix}-{n:07d}" for prefix in ("M", "P") for n in range(50_000)])
     hashes = duplicate_ids._hashes(values)

@@ -14,6 +14,7 @@ from conftest import LONE_SURROGATE_PROBLEMS, VALID_MEMBER, exactly
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from actuarial import duplicate_ids
 from actuarial.duplicate_ids import find_duplicates
 from actuarial.engine import evaluate, evaluate_frame
 from actuarial.member_record import DATE_FIELDS, NUMBER_FIELDS
@@ -622,6 +623,21 @@ ID_TEXTS = st.one_of(
     st.integers(0, 3),
     st.floats(0, 3),
 )
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(ID_TEXTS, max_size=40))
+def test_frame_ids_are_the_same_when_every_id_shares_a_hash(values):
+    """The hash only spares the hash table when it proves every id distinct."""
+    column = pd.Series(values, dtype=object)
+    fast = frame_ids(column)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(duplicate_ids, "_hashes", lambda ids: np.zeros(len(ids), np.uint64))
+        exact = frame_ids(column)
+    assert fast.codes.tolist() == exact.codes.tolist()
+    assert fast.texts.tolist() == exact.texts.tolist()
+    assert fast.duplicates.mask.tolist() == exact.duplicates.mask.tolist()
+    assert fast.duplicates.group.tolist() == exact.duplicates.group.tolist()
 
 
 @settings(max_examples=200, deadline=None)
