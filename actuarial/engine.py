@@ -172,12 +172,23 @@ def failure_mask(outcome: ClauseOutcome) -> np.ndarray:
     return mask
 
 
+def _factorized(texts) -> tuple[np.ndarray, Sequence]:
+    """Each text's code into the distinct texts (first seen, first coded), and those texts;
+    none at all in the usual case of no text, without pandas' cost."""
+    if len(texts) == 0:
+        return np.zeros(0, np.intp), ()
+    return pd.factorize(pd.Series(texts, dtype=object))
+
+
+_CODE_TYPES = tuple((np.iinfo(kind).max, np.dtype(kind)) for kind in (np.int8, np.int16, np.int32))
+
+
 def _code_type(texts: int) -> np.dtype:
     """The integer type pandas keeps for codes into ``texts`` texts (its categories): the
     smallest signed type whose maximum exceeds the count, so that it never recodes."""
-    for kind in (np.int8, np.int16, np.int32):
-        if texts < np.iinfo(kind).max:
-            return np.dtype(kind)
+    for largest, kind in _CODE_TYPES:
+        if texts < largest:
+            return kind
     return np.dtype(np.int64)
 
 
@@ -443,13 +454,13 @@ class MemberResults:
             # An invalid member has one row, in order: its message, with no other error.
             error_at[invalid_rows[has_error]] = members.messages
         # Coded without a fixed-width array (rows x longest message would be gigabytes).
-        codes, error_texts = pd.factorize(pd.Series(error_at, dtype=object))
+        codes, error_texts = _factorized(error_at)
         error_codes = np.zeros(rows, dtype=_code_type(len(error_texts) + 1))
         error_codes[has_error] = codes + 1
         warned = self.warned
         warning_texts = []
         if warned.any():
-            warning_codes, warning_texts = pd.factorize(pd.Series(self.warning_texts, dtype=object))
+            warning_codes, warning_texts = _factorized(self.warning_texts)
             member_warning = np.zeros(count, dtype=_code_type(len(warning_texts) + 1))
             member_warning[warned] = warning_codes + 1
             warning_rows = member_warning[member_position]

@@ -79,7 +79,8 @@ NUMBER_FIELDS = tuple(name for name, kind in get_type_hints(Member).items() if k
 
 def check_columns(columns, source: str) -> None:
     """Raise :class:`MemberFileError` naming every required column that is missing."""
-    missing = [name for name in MEMBER_FIELDS if name not in set(columns)]
+    present = set(columns)
+    missing = [name for name in MEMBER_FIELDS if name not in present]
     if missing:
         raise MemberFileError(
             f"{source}: missing required column(s) {missing} (required: {list(MEMBER_FIELDS)})"
