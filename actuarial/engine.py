@@ -593,10 +593,13 @@ class TableWriter:
 
     def allocate(self) -> TableWriter:
         """Allocate every number column now (its pages populated), not at the first write:
-        called in a thread while the first chunks are computed."""
+        called in a thread while the first chunks are computed. Text codes start as int8
+        (grown when a column has more texts)."""
         for column in COLUMNS:
             if column.arrow_type in _NUMBER_TYPES or column.name == "member_id":
                 self._numbers(column.name)
+            elif column.coded and column.name not in self.codes:
+                self.codes[column.name] = _column(self.capacity, np.int8)
         return self
 
     def code_members(self, codes: np.ndarray, texts) -> None:
@@ -625,7 +628,7 @@ class TableWriter:
     def _code(self, name: str, values: CodedText, at: slice) -> None:
         """Codes into the texts of the whole table (first seen, first coded)."""
         known = self.texts.setdefault(name, {})
-        lookup = np.array([known.setdefault(str(t), len(known)) for t in values.texts], np.int64)
+        lookup = [known.setdefault(str(t), len(known)) for t in values.texts]
         kind = _code_type(len(known))
         codes = self.codes.get(name)
         if codes is None or codes.dtype.itemsize < kind.itemsize:  # first chunk, or grown
@@ -635,10 +638,10 @@ class TableWriter:
             self.codes[name] = codes = grown
         if not len(lookup):
             return
-        if np.array_equal(lookup, np.arange(len(lookup))):  # the texts coded as before
+        if lookup == list(range(len(lookup))):  # the texts coded as before
             codes[at] = values.codes
         else:
-            codes[at] = np.take(lookup.astype(codes.dtype), values.codes)
+            codes[at] = np.take(np.array(lookup, codes.dtype), values.codes)
 
     def write(self, columns: dict) -> None:
         """Append the rows of one chunk (:meth:`MemberResults.columns`)."""
@@ -685,7 +688,7 @@ class TableWriter:
             if name == "member_id":
                 columns[name] = self._member_ids()
             elif name in self.codes:
-                texts = list(self.texts[name])
+                texts = list(self.texts.get(name, ()))
                 codes = self.codes[name][:rows]
                 if name == "reason":  # the reasons sorted, as a reader scans them
                     order = np.argsort(np.array(texts, dtype=object), kind="stable")
