@@ -221,11 +221,13 @@ def _typed(table: pa.Table) -> pa.Table:
         column = table.column(position)
         if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)):
             continue  # typed already (Parquet)
-        trimmed = pc.utf8_trim_whitespace(column)
-        try:
-            values = cast_trimmed(trimmed, kind)
+        try:  # Arrow casts no text with white space around it: trimmed only when needed
+            values = cast_trimmed(column, kind)
         except pa.ArrowInvalid:
-            continue
+            try:
+                values = cast_trimmed(pc.utf8_trim_whitespace(column), kind)
+            except pa.ArrowInvalid:
+                continue
         if pa.types.is_floating(kind) and pc.any(pc.is_nan(values)).as_py():
             continue
         table = table.set_column(position, name, values)
