@@ -524,21 +524,39 @@ _MADVISE = _libc_madvise() if sys.platform == "linux" else None
 _MADV_POPULATE_WRITE = 23  # Linux 5.14: fault in every page of a range, writable
 
 
+def _columns(
+    count: int, kinds: dict[str, np.dtype], mapped: threading.Event | None = None
+) -> dict[str, np.ndarray]:
+    """Uninitialized columns of the table, ``count`` values of each kind. On Linux, columns
+    of 1 MiB or more in all share one mapping whose pages are all faulted in at once, the
+    GIL released: faulting in hundreds of megabytes a page at a time as the rows are
+    written costs more (about 12% of ``evaluate_frame`` at 10^6 members), and so does doing
+    it holding the GIL (``MAP_POPULATE`` does, inside ``mmap.mmap``). ``mapped`` is set
+    once the columns exist, before their pages are populated: from then on no Python runs
+    here, so a caller holding the GIL for long (a conversion in C) does not stop it."""
+    try:
+        offsets, size = {}, 0
+        for name, kind in kinds.items():
+            offsets[name] = size
+            size += -(-count * kind.itemsize // 64) * 64  # each column 64-byte aligned
+        if _MADVISE is None or size < 1 << 20:
+            return {name: np.empty(count, kind) for name, kind in kinds.items()}
+        memory = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+        columns = {
+            name: np.frombuffer(memory, kind, count, offsets[name]) for name, kind in kinds.items()
+        }
+        pages = np.frombuffer(memory, np.uint8)
+    finally:
+        if mapped is not None:
+            mapped.set()
+    if _MADVISE(pages.ctypes.data, size, _MADV_POPULATE_WRITE) != 0:  # an older kernel
+        pages[:: mmap.PAGESIZE] = 0  # a write to each page: numpy's loop
+    return columns
+
+
 def _column(count: int, kind) -> np.ndarray:
-    """An uninitialized column of the table. On Linux, a large one is its own mapping with
-    every page faulted in at once, the GIL released: faulting in hundreds of megabytes a
-    page at a time as the rows are written costs more (about 12% of ``evaluate_frame`` at
-    10^6 members), and so does doing it holding the GIL (``MAP_POPULATE`` does, inside
-    ``mmap.mmap``), which stops the threads computing the first chunks."""
-    kind = np.dtype(kind)
-    size = count * kind.itemsize
-    if _MADVISE is None or size < 1 << 20:
-        return np.empty(count, kind)
-    memory = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-    column = np.frombuffer(memory, dtype=kind, count=count)
-    if _MADVISE(column.ctypes.data, size, _MADV_POPULATE_WRITE) != 0:  # an older kernel
-        column.view(np.uint8)[:: mmap.PAGESIZE] = 0  # a write to each page: numpy's loop
-    return column
+    """One column of :func:`_columns`."""
+    return _columns(count, {"column": np.dtype(kind)})["column"]
 
 
 _ARROW_TYPES = {column.name: column.arrow_type for column in COLUMNS}
@@ -582,24 +600,30 @@ class TableWriter:
         self.schedule: list[pa.Array] = []
         self.member_chunks: list = []
 
+    def _number_type(self, name: str) -> np.dtype:
+        if name in ("row", "member_id"):  # a frame in memory: int32, half the bytes
+            return np.dtype(np.int32 if self.capacity < 2**31 - 1 else np.int64)
+        return _NUMBER_TYPES[_ARROW_TYPES[name]]
+
     def _numbers(self, name: str) -> np.ndarray:
         if name not in self.numbers:
-            if name in ("row", "member_id"):  # a frame in memory: int32, half the bytes
-                kind = np.dtype(np.int32 if self.capacity < 2**31 - 1 else np.int64)
-            else:
-                kind = _NUMBER_TYPES[_ARROW_TYPES[name]]
-            self.numbers[name] = _column(self.capacity, kind)
+            self.numbers[name] = _column(self.capacity, self._number_type(name))
         return self.numbers[name]
 
-    def allocate(self) -> TableWriter:
-        """Allocate every number column now (its pages populated), not at the first write:
-        called in a thread while the first chunks are computed. Text codes start as int8
-        (grown when a column has more texts)."""
+    def allocate(self, mapped: threading.Event | None = None) -> TableWriter:
+        """Allocate every column now (its pages populated), not at the first write: called
+        in a thread while the ids are read (``mapped``: see :func:`_columns`). Text codes
+        start as int8 (grown when a column has more texts)."""
+        numbers, codes = {}, {}
         for column in COLUMNS:
             if column.arrow_type in _NUMBER_TYPES or column.name == "member_id":
-                self._numbers(column.name)
+                if column.name not in self.numbers:
+                    numbers[column.name] = self._number_type(column.name)
             elif column.coded and column.name not in self.codes:
-                self.codes[column.name] = _column(self.capacity, np.int8)
+                codes[column.name] = np.dtype(np.int8)
+        allocated = _columns(self.capacity, numbers | codes, mapped)
+        self.numbers |= {name: allocated[name] for name in numbers}
+        self.codes |= {name: allocated[name] for name in codes}
         return self
 
     def code_members(self, codes: np.ndarray, texts) -> None:
@@ -970,7 +994,6 @@ def evaluate_frame(
     readings = readings or Readings()
     law = law_in_force(law)
     as_of = resolve_as_of(as_of)
-    read = frame_id_text(frame["member_id"])
     size = _chunk_size(len(frame))
 
     def chunk(start: int, ids: FrameIds) -> dict:
@@ -979,13 +1002,17 @@ def evaluate_frame(
         )
         return evaluate_members(members, guides, as_of, readings, law).columns()
 
-    # Beside the chunks: the table's columns allocated, and the ids coded (one hash table
-    # over the whole frame). Chunks are computed and written as if no id were repeated
-    # until the ids are coded; those holding a repeated id are then computed again.
+    # Beside the chunks: the table's columns allocated (from while the ids are read as
+    # text), and the ids coded once for the whole frame. Chunks are computed and written as
+    # if no id were repeated until the ids are coded; those holding a repeated id are then
+    # computed again.
     starts = range(0, max(len(frame), 1), size)
     writer = TableWriter(len(frame) * len(CLAUSES))
     with short_gil_turns(), ThreadPoolExecutor(2) as beside:
-        allocated = beside.submit(writer.allocate)
+        mapped = threading.Event()
+        allocated = beside.submit(writer.allocate, mapped)
+        mapped.wait()  # the columns' pages populated while the ids are read (holding the GIL)
+        read = frame_id_text(frame["member_id"])
         coded = beside.submit(code_frame_ids, read)
         ids = None
         written = []  # (start, mark) of the chunks written before the ids were coded

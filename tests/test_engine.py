@@ -10,6 +10,7 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import json
+import threading
 import warnings
 from decimal import Decimal
 
@@ -20,6 +21,7 @@ from conftest import FIXTURE_PROPERTY
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from actuarial import engine
 from actuarial.engine import (
     RESULT_COLUMNS,
     evaluate,
@@ -526,3 +528,32 @@ def test_an_empty_frame_gives_an_empty_table_with_every_column(half_percent_guid
     frame = generate_members(3, seed=1).iloc[:0]
     table = evaluate_frame(frame, half_percent_guides, as_of=AS_OF)
     assert list(table.columns) == list(RESULT_COLUMNS) and len(table) == 0
+
+
+@pytest.mark.parametrize("count", [0, 10, 300_000])
+def test_the_table_columns_are_apart_aligned_and_mapped_is_set_before_they_are_used(count):
+    """Small or sharing one mapping (at 300,000 rows), each column holds its own values."""
+    kinds = {"amount": np.dtype(np.float64), "flag": np.dtype(bool), "code": np.dtype(np.int8)}
+    mapped = threading.Event()
+    columns = engine._columns(count, kinds, mapped)
+    assert mapped.is_set()
+    assert {name: (len(c), c.dtype) for name, c in columns.items()} == {
+        name: (count, kind) for name, kind in kinds.items()
+    }
+    for value, column in enumerate(columns.values(), start=1):
+        column[:] = value
+        assert column.flags.writeable and (count < 1000 or column.ctypes.data % 64 == 0)
+    assert [int(c.astype(np.int64).sum()) for c in columns.values()] == [count, count, 3 * count]
+
+
+@pytest.mark.skipif(engine._MADVISE is None, reason="columns are mapped on Linux only")
+def test_mapped_is_set_when_the_columns_cannot_be_mapped(monkeypatch):
+    """The caller waits for ``mapped``: a failure must not leave it waiting."""
+    def no_memory(*_, **__):
+        raise OSError("no memory")
+
+    monkeypatch.setattr(engine.mmap, "mmap", no_memory)
+    mapped = threading.Event()
+    with pytest.raises(OSError, match="no memory"):
+        engine._columns(1_000_000, {"amount": np.dtype(np.float64)}, mapped)
+    assert mapped.is_set()
