@@ -564,10 +564,13 @@ _RECODED_ROWS = 1 << 20  # rows recoded at a time: the temporary stays small
 
 
 def _recode(codes: np.ndarray, lookup: np.ndarray) -> None:
-    """``codes`` replaced in place by ``lookup[codes]``, a slice at a time."""
+    """``codes`` replaced in place by ``lookup[codes]``, a slice at a time (``np.take``
+    into the slice itself, which it buffers: half the time of fancy indexing, which first
+    converts small codes to intp)."""
+    lookup = lookup.astype(codes.dtype, copy=False)
     for start in range(0, len(codes), _RECODED_ROWS):
         part = codes[start : start + _RECODED_ROWS]
-        part[:] = lookup[part]
+        np.take(lookup, part, out=part)
 
 
 _NUMBER_TYPES = {  # the table's dtype of each kind of number column (ResultColumn.arrow_type)
