@@ -218,16 +218,26 @@ def texts_at(shape, at, texts) -> np.ndarray:
 
 def _text(series: pd.Series, text_only: bool | None = None) -> pd.Series:
     """A column as pandas strings (missing kept), whatever it was read as. ``text_only``:
-    whether the column is known to hold text and missing values only (None: look)."""
+    False when the column is known to hold other values than text (None: look)."""
     if isinstance(series.dtype, pd.StringDtype):
         return series
-    if text_only is None:
-        text_only = series.dtype == object and _text_only(series)
-    if text_only:
-        # Text and missing values only: one Arrow conversion in C, no Python per value.
-        strings = pa.array(series.to_numpy(), type=pa.string(), from_pandas=True)
-        return pd.Series(pd.arrays.ArrowStringArray(strings), index=series.index)
+    if series.dtype == object and text_only is not False:
+        strings = _inferred_text(series)
+        if strings is not None:
+            return pd.Series(pd.arrays.ArrowStringArray(strings), index=series.index)
     return series.astype(object).where(series.notna(), None).astype("string")
+
+
+def _inferred_text(series: pd.Series) -> pa.StringArray | None:
+    """An object column as Arrow text when Arrow reads each value as text or missing (None,
+    NaN, NA, NaT): one conversion in C, no Python per value, which also tells the kind of
+    the values. None for any other column (numbers, bytes, no text at all). Text with a
+    lone surrogate raises UnicodeEncodeError."""
+    try:
+        strings = pa.array(series.to_numpy(), from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return None
+    return strings if strings.type == pa.string() else None
 
 
 def _has_lone_surrogate(value) -> bool:
@@ -503,18 +513,16 @@ def _id_text(series: pd.Series) -> tuple[pd.Series, np.ndarray]:
     if pd.api.types.is_bool_dtype(series.dtype):
         decimal = series.notna().to_numpy(dtype=bool)
         return pd.Series(pd.NA, index=series.index, dtype="string"), decimal
-    text_only = series.dtype == object and _text_only(series)
-    if series.dtype == object and len(series) and not text_only:
-        kinds = _map_unique(series, lambda v: isinstance(v, float | np.floating | bool | np.bool_))
-        decimal = kinds.astype(bool) & series.notna().to_numpy(dtype=bool)
-        if decimal.any():
-            series = series.where(~decimal, None)
-    return _text(series, text_only), decimal
-
-
-def _text_only(series: pd.Series) -> bool:
-    """Whether an object column holds text and missing values only (one pass in C)."""
-    return pd.api.types.infer_dtype(series, skipna=True) == "string"
+    if series.dtype != object or not len(series):
+        return _text(series), decimal
+    strings = _inferred_text(series)
+    if strings is not None:  # text and missing values only: the usual case
+        return pd.Series(pd.arrays.ArrowStringArray(strings), index=series.index), decimal
+    kinds = _map_unique(series, lambda v: isinstance(v, float | np.floating | bool | np.bool_))
+    decimal = kinds.astype(bool) & series.notna().to_numpy(dtype=bool)
+    if decimal.any():
+        series = series.where(~decimal, None)
+    return _text(series, text_only=False), decimal
 
 
 @dataclass(frozen=True, slots=True)

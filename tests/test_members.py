@@ -262,6 +262,18 @@ def test_a_row_without_member_id_is_invalid(half_percent_guides, member, missing
     assert table["error"].tolist() == ["members row 1 (no member_id): 'member_id' is required"]
 
 
+@pytest.mark.parametrize("missing_id", [None, math.nan, np.float32("nan"), pd.NA, pd.NaT], ids=repr)
+def test_any_missing_value_beside_text_ids_is_a_missing_id(half_percent_guides, member, missing_id):
+    """Each kind of missing value pandas knows, in an object column of text ids (a float32
+    NaN used to stop the whole call: Arrow refused it as text)."""
+    rows = [member(member_id="M-1"), member(member_id="M-2")]
+    frame = pd.DataFrame(rows).astype({"member_id": object})
+    frame.loc[1, "member_id"] = missing_id
+    table = evaluate_frame(frame, half_percent_guides)
+    assert table["error"].tolist()[-1] == "members row 2 (no member_id): 'member_id' is required"
+    assert (table["member_id"].iloc[:4] == "M-1").all() and (table["error"].iloc[:4] == "").all()
+
+
 def test_every_row_of_a_duplicated_member_id_is_invalid(half_percent_guides, member):
     frame = pd.DataFrame([member(), member(member_id="B-1"), member()])
     table = evaluate_frame(frame, half_percent_guides)
@@ -417,9 +429,7 @@ def test_an_id_is_text_kept_exactly_as_given(half_percent_guides, member, member
 
 def test_ids_differing_by_case_or_unicode_form_are_different_members(half_percent_guides, member):
     ids = ["M-1", "m-1", "\uff2d-1", "\u00e9", "e\u0301"]
-    table = evaluate_frame(
-        pd.DataFrame([member(member_id=i) for i in ids]), half_percent_guides
-    )
+    table = evaluate_frame(pd.DataFrame([member(member_id=i) for i in ids]), half_percent_guides)
     assert set(table["error"]) == {""}
     assert table.drop_duplicates("row")["member_id"].tolist() == ids
 
@@ -478,8 +488,8 @@ LONE_SURROGATES = [
 def without_row_numbers(table: pd.DataFrame) -> pd.DataFrame:
     """The table's values (categories as their values), rows counted from 0."""
     categorical = [name for name, kind in table.dtypes.items() if kind == "category"]
-    return table.drop(columns="row").astype(dict.fromkeys(categorical, object)).reset_index(
-        drop=True
+    return (
+        table.drop(columns="row").astype(dict.fromkeys(categorical, object)).reset_index(drop=True)
     )
 
 
