@@ -46,11 +46,28 @@ def _as_strings(chunk, max_length: int | None = None) -> pa.StringArray:
     if isinstance(chunk, pa.ChunkedArray):
         chunk = chunk.combine_chunks()
     chunk = chunk.cast(pa.string())
-    if max_length is not None and len(chunk):
+    # An id has at least as many bytes as characters: counted only when it may be too long.
+    if max_length is not None and len(chunk) and _byte_lengths(chunk).max() > max_length:
         too_long = pc.fill_null(pc.greater(pc.utf8_length(chunk), max_length), False)
         if pc.any(too_long).as_py():
             chunk = pc.if_else(too_long, pa.scalar(None, pa.string()), chunk)
     return chunk
+
+
+# The first pass reads a file beside the import of pandas, which it does not need: Arrow
+# imports pandas for a Python value given to a compute function, or a nullable array made
+# into numpy, so that the usual ids are read here from the array's buffers only.
+def _byte_lengths(ids: pa.StringArray) -> np.ndarray:
+    offsets = np.frombuffer(ids.buffers()[1], np.int32, len(ids) + 1, ids.offset * 4)
+    return np.diff(offsets)
+
+
+def _present(ids: pa.StringArray) -> np.ndarray:
+    """Where an id is not null (read from the validity bitmap)."""
+    if ids.null_count == 0:
+        return np.ones(len(ids), bool)
+    bits = np.unpackbits(np.frombuffer(ids.buffers()[0], np.uint8), bitorder="little")
+    return bits[ids.offset : ids.offset + len(ids)].astype(bool)
 
 
 def _hashes(ids: pa.StringArray) -> np.ndarray:
@@ -142,7 +159,7 @@ def find_duplicates(
     for chunk in read_chunks():
         ids = _as_strings(chunk, max_length)
         hash_parts.append(_hashes(ids))
-        present_parts.append(ids.is_valid().to_numpy(zero_copy_only=False))
+        present_parts.append(_present(ids))
     hashes, present = np.concatenate(hash_parts), np.concatenate(present_parts)
     del hash_parts, present_parts
     shared = _shared(hashes[present])  # the one copy: sorted in place
@@ -158,7 +175,8 @@ def find_duplicates(
     for chunk in read_chunks():  # the second pass: the ids of the candidate rows only
         ids = _as_strings(chunk, max_length)
         rows = np.flatnonzero(candidates[start : start + len(ids)])
-        for row, text in zip(rows, ids.take(rows).to_pylist(), strict=True):
+        at = pa.Array.from_buffers(pa.int64(), len(rows), [None, pa.py_buffer(rows)])
+        for row, text in zip(rows, ids.take(at).to_pylist(), strict=True):
             rows_by_id[text].append(start + int(row))
         start += len(ids)
     groups = []

@@ -811,3 +811,31 @@ def test_guides_derive_on_a_generational_basis_records_scale_and_cohort(tmp_path
     missing = invoke("guides", "derive", *args, "--interest", "0.045", "--out", tmp_path / "c")
     assert missing.exit_code == 2
     assert "--improvement needs --cohort (the year of birth) here" in missing.output
+
+
+FIRST_PASS_WITHOUT_PANDAS = """
+import sys
+from pathlib import Path
+from actuarial.member_files import duplicated_in_file
+
+found = duplicated_in_file(Path(sys.argv[1]), sys.argv[2])
+print(int(found.mask.sum()), "pandas" in sys.modules)
+"""
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_the_first_pass_never_waits_for_pandas(tmp_path, fmt):
+    """It reads the ids while the main thread imports pandas: needing pandas too, it would
+    wait for that import (Arrow imports pandas for a Python value given to a compute
+    function, or a nullable array made into numpy)."""
+    import subprocess
+    import sys
+
+    frame = pd.read_csv(SAMPLE, dtype=str, keep_default_na=False)
+    frame.loc[3, "member_id"] = frame.loc[2, "member_id"]  # a repeated id
+    frame.loc[5, "member_id"] = None  # a missing one
+    path = tmp_path / f"members.{fmt}"
+    frame.to_csv(path, index=False) if fmt == "csv" else frame.to_parquet(path)
+    command = [sys.executable, "-c", FIRST_PASS_WITHOUT_PANDAS, str(path), fmt]
+    printed = subprocess.run(command, capture_output=True, check=True, text=True).stdout
+    assert printed.split() == ["2", "False"]
