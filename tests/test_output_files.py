@@ -388,8 +388,20 @@ def test_two_runs_on_one_output_give_one_complete_run(large_members, tmp_path, o
     assert not temporary_files(out)
 
 
+def _ctrl_c_as_in_a_terminal():
+    """Ctrl-C's default action in the run, as in a terminal's foreground job: a parent that
+    ignores it (a shell's background job, a CI runner) would pass that on, and Python then
+    never raises KeyboardInterrupt."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start_and_wait_for_temporary(command, out, timeout=120):
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        command,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        preexec_fn=_ctrl_c_as_in_a_terminal,
+    )
     deadline = time.monotonic() + timeout
     while not temporary_files(out):
         if process.poll() is not None or time.monotonic() > deadline:
