@@ -175,7 +175,9 @@ def find_duplicates(
     for chunk in read_chunks():  # the second pass: the ids of the candidate rows only
         ids = _as_strings(chunk, max_length)
         rows = np.flatnonzero(candidates[start : start + len(ids)])
-        at = pa.Array.from_buffers(pa.int64(), len(rows), [None, pa.py_buffer(rows)])
+        at = pa.Array.from_buffers(
+            pa.int64(), len(rows), [None, pa.py_buffer(rows.astype(np.int64, copy=False))]
+        )
         for row, text in zip(rows, ids.take(at).to_pylist(), strict=True):
             rows_by_id[text].append(start + int(row))
         start += len(ids)
