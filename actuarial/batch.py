@@ -35,6 +35,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
+from actuarial import arrow_text
 from actuarial.duplicate_ids import DuplicateIds
 from actuarial.engine import COLUMNS, CodedText, MemberResults, evaluate_members
 from actuarial.guides import GuideSet
@@ -255,7 +256,7 @@ def _spreadsheet_safe(texts: pa.Array) -> pa.Array:
     are ASCII, and in UTF-8 no other character begins with their byte.
     """
     texts = texts.cast(pa.string()) if texts.type != pa.string() else texts
-    offsets = np.frombuffer(texts.buffers()[1], np.int32, len(texts) + 1, texts.offset * 4)
+    offsets = arrow_text.offsets(texts)
     data = texts.buffers()[2]
     data = np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8)
     starts = offsets[:-1]

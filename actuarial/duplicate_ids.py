@@ -23,6 +23,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from actuarial import arrow_text
+
 __all__ = ["DuplicateIds", "duplicated_ids", "find_duplicates", "surely_distinct"]
 
 _HASH_ROWS = 16_384  # ids hashed at a time: 8 bytes a byte of text, so bounded memory
@@ -46,28 +48,17 @@ def _as_strings(chunk, max_length: int | None = None) -> pa.StringArray:
     if isinstance(chunk, pa.ChunkedArray):
         chunk = chunk.combine_chunks()
     chunk = chunk.cast(pa.string())
-    # An id has at least as many bytes as characters: counted only when it may be too long.
-    if max_length is not None and len(chunk) and _byte_lengths(chunk).max() > max_length:
+    # An id has at least as many bytes as characters: counted only when it may be too long
+    # (and Arrow given no Python value unless then: see actuarial.arrow_text).
+    if (
+        max_length is not None
+        and len(chunk)
+        and np.diff(arrow_text.offsets(chunk)).max() > max_length
+    ):
         too_long = pc.fill_null(pc.greater(pc.utf8_length(chunk), max_length), False)
         if pc.any(too_long).as_py():
             chunk = pc.if_else(too_long, pa.scalar(None, pa.string()), chunk)
     return chunk
-
-
-# The first pass reads a file beside the import of pandas, which it does not need: Arrow
-# imports pandas for a Python value given to a compute function, or a nullable array made
-# into numpy, so that the usual ids are read here from the array's buffers only.
-def _byte_lengths(ids: pa.StringArray) -> np.ndarray:
-    offsets = np.frombuffer(ids.buffers()[1], np.int32, len(ids) + 1, ids.offset * 4)
-    return np.diff(offsets)
-
-
-def _present(ids: pa.StringArray) -> np.ndarray:
-    """Where an id is not null (read from the validity bitmap)."""
-    if ids.null_count == 0:
-        return np.ones(len(ids), bool)
-    bits = np.unpackbits(np.frombuffer(ids.buffers()[0], np.uint8), bitorder="little")
-    return bits[ids.offset : ids.offset + len(ids)].astype(bool)
 
 
 def _hashes(ids: pa.StringArray) -> np.ndarray:
@@ -84,7 +75,7 @@ def _hash_slice(ids: pa.StringArray) -> np.ndarray:
 
     Vectorized over the array's UTF-8 buffer; null ids get 0 (they are left out anyway).
     """
-    offsets = np.frombuffer(ids.buffers()[1], np.int32, len(ids) + 1, ids.offset * 4)
+    offsets = arrow_text.offsets(ids)
     first, lengths = offsets[0], np.diff(offsets)
     hashes = np.zeros(len(ids), np.uint64)
     if len(ids) == 0 or offsets[-1] == first:
@@ -159,7 +150,7 @@ def find_duplicates(
     for chunk in read_chunks():
         ids = _as_strings(chunk, max_length)
         hash_parts.append(_hashes(ids))
-        present_parts.append(_present(ids))
+        present_parts.append(arrow_text.present(ids))
     hashes, present = np.concatenate(hash_parts), np.concatenate(present_parts)
     del hash_parts, present_parts
     shared = _shared(hashes[present])  # the one copy: sorted in place

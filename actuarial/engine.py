@@ -989,8 +989,8 @@ def evaluate_frame(
     Every input row is in the output: invalid rows as one row with ``error`` set.
     ``as_of`` defaults to today; ``law``: a path, a list of paths or a loaded law.
     Members are parsed and evaluated at most :data:`FRAME_CHUNK` at a time (chunks of one
-    size, :func:`_chunk_size`), each chunk written
-    straight into the table's columns; ``member_id`` is categorical (codes into the ids).
+    size, :func:`_chunk_size`), each chunk written straight into the table's columns;
+    ``member_id`` is categorical (codes into the ids).
     """
     check_columns(members_df.columns, source)
     frame = members_df.reset_index(drop=True)

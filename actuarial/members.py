@@ -32,6 +32,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from actuarial import arrow_text
 from actuarial.dates import age_in_months
 from actuarial.duplicate_ids import DuplicateIds, find_duplicates, surely_distinct
 from actuarial.member_record import (
@@ -302,7 +303,7 @@ def _has_control(texts: pa.StringArray) -> np.ndarray:
     """Where a text holds a control character (:data:`_ID_CONTROL`): the regular expression
     runs only on the texts with a byte outside printable ASCII, found on the UTF-8 bytes."""
     found = np.zeros(len(texts), dtype=bool)
-    offsets = np.frombuffer(texts.buffers()[1], np.int32, len(texts) + 1, 4 * texts.offset)
+    offsets = arrow_text.offsets(texts)
     if len(texts) == 0 or offsets[-1] == offsets[0]:
         return found
     data = np.frombuffer(texts.buffers()[2], np.uint8)[offsets[0] : offsets[-1]]

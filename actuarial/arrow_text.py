@@ -1,0 +1,25 @@
+"""Arrow string arrays read from their buffers: no Python value per text, and no pandas
+(Arrow imports pandas when a compute function is given a Python value, or a nullable array
+is made into numpy, so the first pass over a member file, which runs beside the import of
+pandas, reads its ids through these)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+__all__ = ["offsets", "present"]
+
+
+def offsets(texts: pa.StringArray) -> np.ndarray:
+    """Where each text starts in the data buffer, and where the last one ends (int32; a
+    slice's own offsets, so ``offsets[0]`` need not be 0)."""
+    return np.frombuffer(texts.buffers()[1], np.int32, len(texts) + 1, texts.offset * 4)
+
+
+def present(texts: pa.StringArray) -> np.ndarray:
+    """Where a text is not null (read from the validity bitmap)."""
+    if texts.null_count == 0:
+        return np.ones(len(texts), bool)
+    bits = np.unpackbits(np.frombuffer(texts.buffers()[0], np.uint8), bitorder="little")
+    return bits[texts.offset : texts.offset + len(texts)].astype(bool)
