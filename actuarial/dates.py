@@ -31,6 +31,7 @@ _DAYS_PER_ERA = 146_097
 _EPOCH_FROM_0000_03_01 = 719_468  # days from 0000-03-01 to 1970-01-01 (datetime64's 0)
 # Day numbers whose calendar arithmetic stays within int32 (5 * day_of_year + 2, and the
 # era's days, are the largest terms: both far below 2**31 in this range).
+_INT32_FROM = 1_024  # fewer dates: checking their bounds costs more than int32 saves
 _INT32_DAYS = (-(2**31) + 2 * _DAYS_PER_ERA, 2**31 - 2 * _DAYS_PER_ERA - _EPOCH_FROM_0000_03_01)
 
 
@@ -48,10 +49,10 @@ def _parts(dates: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Year, month (1-12) and day (1-31) of ``datetime64[D]`` dates (``civil_from_days``).
 
     In int32 (twice as fast as int64) when every date is within about 5.8 million years
-    of 1970, as every member's date is; in int64 otherwise.
+    of 1970, as every member's date is, and there are many; in int64 otherwise.
     """
     days = dates.astype(np.int64)
-    if days.size and _INT32_DAYS[0] <= days.min() and days.max() <= _INT32_DAYS[1]:
+    if days.size >= _INT32_FROM and _INT32_DAYS[0] <= days.min() and days.max() <= _INT32_DAYS[1]:
         days = days.astype(np.int32)
     days += _EPOCH_FROM_0000_03_01
     era = days // _DAYS_PER_ERA

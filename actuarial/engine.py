@@ -793,8 +793,9 @@ def _reasons(outcomes, clauses, coverage, covered, period, law, periods, reading
         reason_codes[:, column] = index
     # Distinct texts that occur, plus "" (sorted first: the code of invalid rows), by their
     # ranks among the sorted texts (computed once per law): no string sorted here.
-    used = np.flatnonzero(np.bincount(reason_codes.ravel(), minlength=len(texts)))
-    used = np.union1d(used, [0])
+    counts = np.bincount(reason_codes.ravel(), minlength=len(texts))
+    counts[0] = 1  # "" is always among the texts
+    used = np.flatnonzero(counts)
     ranks = np.unique(rank[used])
     lookup = np.zeros(len(texts), dtype=_code_type(len(ranks)))
     lookup[used] = np.searchsorted(ranks, rank[used])

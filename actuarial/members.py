@@ -22,7 +22,6 @@ text, so it is looked for only in a column Arrow has refused.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
@@ -79,15 +78,10 @@ _TRUE = ("true", "1", "yes")
 _FALSE = ("false", "0", "no")
 _DAYS_PER_YEAR = 365.2425
 _DATE_BOUNDS = tuple(np.datetime64(day, "D") for day in DATE_RANGE)
-_DAY_BOUNDS = tuple(int(day.astype(np.int64)) for day in _DATE_BOUNDS)  # days since 1970
 # Characters an id must not hold (code points, both ends included): C0 and C1 controls, DEL,
-# the line and paragraph separators. The frame parser matches them with Arrow (RE2), the
-# one-member parser with Python's re: both patterns are written from these ranges.
+# the line and paragraph separators, matched by Arrow (RE2).
 _ID_CONTROL_RANGES = ((0x00, 0x1F), (0x7F, 0x9F), (0x2028, 0x2029))
 _ID_CONTROL = "[" + "".join(f"\\x{{{lo:x}}}-\\x{{{hi:x}}}" for lo, hi in _ID_CONTROL_RANGES) + "]"
-_ID_CONTROL_PYTHON = re.compile(
-    "[" + "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in _ID_CONTROL_RANGES) + "]"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,8 +133,8 @@ WARNING_SEPARATOR = "; "  # between the warnings of one member (no message holds
 # Columns of these kinds (pandas.api.types.infer_dtype) hold no text: no cell is blank text.
 _NOT_TEXT = ("date", "datetime", "datetime64", "integer", "floating", "boolean", "empty")
 
-# The rules of the member fields, declared once: parse_members checks them on a frame
-# (vectorized), parse_member on one member (in Python); each problem reads
+# The rules of the member fields, declared once and checked in one place (_validated), on
+# the fields of a frame (parse_members) or of one member (parse_member); each problem reads
 # "'<field>' <rule> (got <value>)" (see _problem).
 _ISO_DATE = "YYYY-MM-DD"  # the one form of a date in text
 _REQUIRED = "is required"
@@ -299,11 +293,13 @@ def _arrow_strings(series: pd.Series) -> pa.StringArray:
     return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
 
 
-def _has_control(texts: pa.StringArray) -> np.ndarray:
+def _has_control(texts: pa.StringArray, offsets: np.ndarray | None = None) -> np.ndarray:
     """Where a text holds a control character (:data:`_ID_CONTROL`): the regular expression
-    runs only on the texts with a byte outside printable ASCII, found on the UTF-8 bytes."""
+    runs only on the texts with a byte outside printable ASCII, found on the UTF-8 bytes.
+    ``offsets``: the texts' :func:`~actuarial.arrow_text.offsets`, when already read."""
     found = np.zeros(len(texts), dtype=bool)
-    offsets = arrow_text.offsets(texts)
+    if offsets is None:
+        offsets = arrow_text.offsets(texts)
     if len(texts) == 0 or offsets[-1] == offsets[0]:
         return found
     data = np.frombuffer(texts.buffers()[2], np.uint8)[offsets[0] : offsets[-1]]
@@ -632,13 +628,21 @@ class _Note(_Literal):
     """Text shown in parentheses after the rule, without "got"."""
 
 
+# The kinds of a column of values a message may quote.
+_COLUMNS = (pd.Series, np.ndarray, pa.Array)
+
+
 def _at(values, index):
+    if isinstance(values, pa.Array):
+        return values[index].as_py()
     value = values.iloc[index] if isinstance(values, pd.Series) else values[index]
     return None if value is pd.NA else value
 
 
 def _rows_of(values, rows: np.ndarray) -> list:
     """The values at ``rows`` as Python objects (pandas timestamps kept, NA as None)."""
+    if isinstance(values, pa.Array):
+        return values.take(pa.array(rows, pa.int64())).to_pylist()
     if isinstance(values, pd.Series):
         picked = values.iloc[rows]
         if picked.dtype == object or isinstance(picked.dtype, pd.DatetimeTZDtype):
@@ -672,7 +676,7 @@ def _value_note(values, index) -> str:
 class _Length:
     """The length of each text, shown with its first characters."""
 
-    def __init__(self, texts: pd.Series):
+    def __init__(self, texts: pa.StringArray):
         self.texts = texts
 
     def __getitem__(self, index):
@@ -733,78 +737,120 @@ def parse_members(
     check_columns(frame.columns, source)
     frame = frame.reset_index(drop=True)
     count = len(frame)
-    rows = np.arange(first_row, first_row + count)
-    problems: list[tuple[np.ndarray, str, object]] = []  # (mask, message template, values)
-
-    def flag(mask, field, rule, values=None):
-        problems.append((np.asarray(mask, dtype=bool), field, rule, values))
-
     if ids is None:
-        read = frame_id_text(frame["member_id"])  # once: the checks and messages reuse it
-        text, decimal, lone_surrogate = read.text, read.decimal, read.lone_surrogate
+        ids = frame_id_text(frame["member_id"])  # once: the checks and messages reuse it
+        first = 0
     else:
-        text = ids.text.slice(first_row - 1, count)
-        decimal = ids.decimal[first_row - 1 : first_row - 1 + count]
-        lone_surrogate = ids.lone_surrogate
-        if lone_surrogate is not None:
-            lone_surrogate = lone_surrogate[first_row - 1 : first_row - 1 + count]
+        first = first_row - 1
         duplicates = ids.duplicates
-    not_text = decimal if lone_surrogate is None else decimal | lone_surrogate  # text is null
-    arrow_ids = pc.fill_null(text, "")
-    ids = pd.Series(pd.arrays.ArrowStringArray(text))
-    id_text = pd.Series(pd.arrays.ArrowStringArray(arrow_ids), name="member_id")
-    trimmed = pc.utf8_trim_whitespace(arrow_ids)
-    # Only an empty cell (or white space alone) is a missing id: no token ("NA") is one.
-    id_blank = pc.equal(trimmed, "").to_numpy(zero_copy_only=False) & ~not_text
-    flag(id_blank, "member_id", _REQUIRED)
-    flag(decimal, "member_id", _ID_NOT_TEXT, frame["member_id"])
+    text = ids.text.slice(first, count)
+    lone_surrogate = ids.lone_surrogate
     if lone_surrogate is not None:
-        flag(lone_surrogate, "member_id", _ID_LONE_SURROGATE, frame["member_id"])
-    too_long = pc.greater(pc.utf8_length(arrow_ids), MEMBER_ID_MAX_LENGTH).to_numpy(
-        zero_copy_only=False
-    )
-    flag(too_long, "member_id", _ID_TOO_LONG, _Length(ids))
-    spaced = pc.not_equal(arrow_ids, trimmed)
-    flag(
-        spaced.to_numpy(zero_copy_only=False) & ~id_blank & ~too_long,
-        "member_id",
-        _ID_SPACED,
-        id_text,
-    )
-    control = _has_control(arrow_ids)
-    flag(control & ~too_long, "member_id", _ID_CONTROL_CHARACTERS, id_text)
-    if duplicates is None:
-        duplicates = find_duplicates(lambda: [ids], MEMBER_ID_MAX_LENGTH)
-        offset = 0
+        lone_surrogate = lone_surrogate[first : first + count]
+    if duplicates is None:  # the frame is the whole input
+        duplicates, offset = find_duplicates(lambda: [text], MEMBER_ID_MAX_LENGTH), 0
     else:
         offset = first_row - 1
-    duplicated = duplicates.mask[offset : offset + count]
-    # A blank id is "required"; several blank ids are not also "not unique".
-    flag(
-        duplicated & ~id_blank,
-        "member_id",
-        _ID_NOT_UNIQUE,
-        _OtherRows(duplicates, offset, first_row),
+    fields = _Fields(
+        given={name: frame[name] for name in MEMBER_FIELDS},
+        id_text=text,
+        decimal=ids.decimal[first : first + count],
+        lone_surrogate=lone_surrogate,
+        duplicated=duplicates.mask[offset : offset + count],
+        other_rows=_OtherRows(duplicates, offset, first_row),
     )
-
-    dates = {}
     for name in DATE_FIELDS:
-        dates[name], blank, timestamp_problems = _dates(frame[name])
-        flag(blank, name, _REQUIRED)
-        not_date = ~blank & np.isnat(dates[name])
-        for mask, rule in timestamp_problems:
-            flag(mask & ~blank, name, rule, frame[name])
-            not_date &= ~mask
-        flag(not_date, name, _NOT_A_DATE, frame[name])
-        outside = (dates[name] < _DATE_BOUNDS[0]) | (dates[name] > _DATE_BOUNDS[1])
-        flag(outside, name, _DATE_OUTSIDE, dates[name])
-    numbers = {}
+        fields.values[name], fields.blank[name], fields.timestamps[name] = _dates(frame[name])
     for name in NUMBER_FIELDS:
-        blank = blank_mask(frame[name])
-        numbers[name] = _parse_numbers(frame[name])
+        fields.blank[name] = blank_mask(frame[name])
+        fields.values[name] = _parse_numbers(frame[name])
+    for name, code in (("group", _group_code), ("refunded", _refund_code)):
+        fields.values[name], fields.blank[name] = _map_unique_blank(frame[name], code)
+    return _validated(fields, source, first_row)
+
+
+@dataclass(slots=True)
+class _Fields:
+    """The member fields as read, from a frame's columns (:func:`parse_members`) or from one
+    member's values (:func:`parse_member`), before any rule is checked (:func:`_validated`).
+
+    ``values``: the dates (datetime64[D], NaT where not a date), the numbers (NaN where not
+    a number), the group and the answer to refunded (codes, -1 where unknown); ``blank``:
+    where each is missing or blank text; ``timestamps``: per date field, the timestamps that
+    are not dates and the rule each breaks. ``given``: each field's values as given, which
+    messages quote (a pandas Series, or an array of objects).
+    """
+
+    given: dict[str, object]  # a column each, or one member's values
+    id_text: pa.Array  # null where the id is not text: missing, a decimal number, ...
+    decimal: np.ndarray  # where the id is a decimal number
+    lone_surrogate: np.ndarray | None  # where the id holds one; None: nowhere
+    duplicated: np.ndarray  # where the id is repeated in the whole input
+    other_rows: object  # the other rows of a repeated id, shown in its message
+    values: dict[str, np.ndarray] = field(default_factory=dict)
+    blank: dict[str, np.ndarray] = field(default_factory=dict)
+    timestamps: dict[str, list] = field(default_factory=dict)
+
+
+_GIVEN = object()  # a problem shows the field's value as given (_Fields.given)
+_STACKED_ROWS = 64  # up to this many rows, the masks are stacked to find the invalid rows
+
+
+def _validated(fields: _Fields, source: str, first_row: int) -> MemberArrays:
+    """The rules of the member fields, checked on ``fields`` read from ``source``: every
+    row kept, each invalid one with a message naming the row, the member, and each field,
+    rule and value (the one implementation, for a frame and for one member)."""
+    count = len(fields.decimal)
+    rows = np.arange(first_row, first_row + count)
+    problems: list[tuple[np.ndarray, str, str, object]] = []  # (mask, field, rule, values)
+
+    def flag(mask, field, rule, values=None):  # mask: a boolean array
+        problems.append((mask, field, rule, values))
+
+    decimal, lone_surrogate = fields.decimal, fields.lone_surrogate
+    not_text = decimal if lone_surrogate is None else decimal | lone_surrogate  # text is null
+    arrow_ids = fields.id_text
+    if arrow_ids.null_count:
+        arrow_ids = pc.fill_null(arrow_ids, "")
+    # Trimming only removes characters: an id is blank or spaced by its length in bytes.
+    offsets = arrow_text.offsets(arrow_ids)
+    length = offsets[1:] - offsets[:-1]
+    trimmed = arrow_text.offsets(pc.utf8_trim_whitespace(arrow_ids))
+    trimmed_length = trimmed[1:] - trimmed[:-1]
+    # Only an empty cell (or white space alone) is a missing id: no token ("NA") is one.
+    id_blank = (trimmed_length == 0) & ~not_text
+    flag(id_blank, "member_id", _REQUIRED)
+    flag(decimal, "member_id", _ID_NOT_TEXT, _GIVEN)
+    if lone_surrogate is not None:
+        flag(lone_surrogate, "member_id", _ID_LONE_SURROGATE, _GIVEN)
+    too_long = length > MEMBER_ID_MAX_LENGTH  # in bytes: then counted in characters
+    if too_long.any():
+        characters = pc.utf8_length(arrow_ids.filter(too_long)).to_numpy(zero_copy_only=False)
+        too_long[too_long] = characters > MEMBER_ID_MAX_LENGTH
+    flag(too_long, "member_id", _ID_TOO_LONG, _Length(arrow_ids))
+    spaced = trimmed_length != length
+    flag(spaced & ~id_blank & ~too_long, "member_id", _ID_SPACED, arrow_ids)
+    control = _has_control(arrow_ids, offsets)
+    flag(control & ~too_long, "member_id", _ID_CONTROL_CHARACTERS, arrow_ids)
+    # A blank id is "required"; several blank ids are not also "not unique".
+    flag(fields.duplicated & ~id_blank, "member_id", _ID_NOT_UNIQUE, fields.other_rows)
+
+    for name in DATE_FIELDS:
+        dates, blank = fields.values[name], fields.blank[name]
         flag(blank, name, _REQUIRED)
-        flag(~blank & np.isnan(numbers[name]), name, _NOT_A_NUMBER, frame[name])
-    service, compensation = numbers["credited_service"], numbers["average_compensation"]
+        not_date = ~blank & np.isnat(dates)
+        for mask, rule in fields.timestamps[name]:
+            flag(mask & ~blank, name, rule, _GIVEN)
+            not_date &= ~mask
+        flag(not_date, name, _NOT_A_DATE, _GIVEN)
+        outside = (dates < _DATE_BOUNDS[0]) | (dates > _DATE_BOUNDS[1])
+        flag(outside, name, _DATE_OUTSIDE, dates)
+    for name in NUMBER_FIELDS:
+        blank = fields.blank[name]
+        flag(blank, name, _REQUIRED)
+        flag(~blank & np.isnan(fields.values[name]), name, _NOT_A_NUMBER, _GIVEN)
+    service = fields.values["credited_service"]
+    compensation = fields.values["average_compensation"]
     flag(np.isinf(service), "credited_service", _NOT_FINITE, service)
     flag(service < 0, "credited_service", _NEGATIVE, service)
     flag(
@@ -821,19 +867,9 @@ def parse_members(
         compensation,
     )
 
-    birth, entry, separation = dates["birth_date"], dates["entry_date"], dates["separation_date"]
-    flag(
-        birth > entry,
-        "birth_date",
-        _AFTER_ENTRY,
-        _Pair(birth, entry),
-    )
-    flag(
-        entry > separation,
-        "entry_date",
-        _AFTER_SEPARATION,
-        _Pair(entry, separation),
-    )
+    birth, entry, separation = (fields.values[name] for name in DATE_FIELDS)
+    flag(birth > entry, "birth_date", _AFTER_ENTRY, _Pair(birth, entry))
+    flag(entry > separation, "entry_date", _AFTER_SEPARATION, _Pair(entry, separation))
     life_years = (separation - birth).astype("timedelta64[D]").astype(float) / _DAYS_PER_YEAR
     flag(
         np.isfinite(service) & (service > life_years) & ~np.isnat(separation) & ~np.isnat(birth),
@@ -842,16 +878,20 @@ def parse_members(
         service,
     )
 
-    group, blank = _map_unique_blank(frame["group"], _group_code)
-    flag((group < 0) & ~blank, "group", _GROUP_UNKNOWN, frame["group"])
-    flag(blank, "group", _REQUIRED)
-    refunded, blank = _map_unique_blank(frame["refunded"], _refund_code)
-    flag((refunded < 0) & ~blank, "refunded", _REFUND_UNKNOWN, frame["refunded"])
-    flag(blank, "refunded", _REQUIRED)
+    group, refunded = fields.values["group"], fields.values["refunded"]
+    flag((group < 0) & ~fields.blank["group"], "group", _GROUP_UNKNOWN, _GIVEN)
+    flag(fields.blank["group"], "group", _REQUIRED)
+    flag((refunded < 0) & ~fields.blank["refunded"], "refunded", _REFUND_UNKNOWN,
+         _GIVEN)
+    flag(fields.blank["refunded"], "refunded", _REQUIRED)
 
-    bad = np.zeros(count, dtype=bool)
-    for mask, *_ in problems:
-        bad |= mask
+    masks = [problem[0] for problem in problems]
+    if count <= _STACKED_ROWS:  # few rows: fewer numpy calls
+        bad = np.logical_or.reduce(np.concatenate(masks).reshape(len(masks), count))
+    else:  # many: no copy of every mask
+        bad = np.zeros(count, dtype=bool)
+        for mask in masks:
+            bad |= mask
     bad_rows = np.flatnonzero(bad)
     errors = np.empty(len(bad_rows), dtype=object)
     if bad_rows.size:
@@ -859,20 +899,24 @@ def parse_members(
         # (one conversion per column, not one pandas lookup per cell).
         hits = np.array([mask[bad_rows] for mask, *_ in problems], dtype=bool).T
         shown_values = [
-            _rows_of(values, bad_rows) if isinstance(values, pd.Series | np.ndarray) else values
-            for *_, values in problems
+            _column(fields.given[name]) if values is _GIVEN else values
+            for _, name, _, values in problems
         ]
-        ids = id_text.to_numpy(dtype=object)[bad_rows]
-        raw_ids = _rows_of(frame["member_id"], bad_rows)
+        shown_values = [
+            _rows_of(values, bad_rows) if isinstance(values, _COLUMNS) else values
+            for values in shown_values
+        ]
+        ids = _rows_of(arrow_ids, bad_rows)
+        raw_ids = _rows_of(_column(fields.given["member_id"]), bad_rows)
         for position, index in enumerate(bad_rows):
             messages = []
             for number in np.flatnonzero(hits[position]):
-                _, field, rule, values = problems[number]
-                if isinstance(values, pd.Series | np.ndarray):
+                _, field_name, rule, values = problems[number]
+                if values is _GIVEN or isinstance(values, _COLUMNS):
                     note = _value_note(shown_values[number], position)
                 else:
                     note = _value_note(values, index)
-                messages.append(_problem(field, rule, note))
+                messages.append(_problem(field_name, rule, note))
             who = _who(id_blank[index], not_text[index], raw_ids[position], ids[position])
             errors[position] = _row_error(source, rows[index], who, messages)
     return MemberArrays(
@@ -892,16 +936,22 @@ def parse_members(
 
 # ------------------------------------------------------------------------ one member
 # The one-member parser reads the values people pass in Python (text, numbers, booleans,
-# dates, timestamps, None and NaN) field by field, with the rules declared above, and gives
-# what parse_members gives on the member's one-row frame. Anything else (pandas' NA and NaT,
-# numpy dates, Decimal, a number in text that Arrow cannot read, ...) is left to
-# parse_members on that frame: the same answer, at a frame's cost.
+# dates, timestamps, None and NaN) field by field, as parse_members reads a column of them,
+# into arrays of one; _validated then checks the rules, as it does for a frame. Anything
+# else (pandas' NA and NaT, numpy dates, Decimal, a number in text that Arrow cannot read,
+# ...) is left to parse_members on the member's one-row frame: the same answer, at a
+# frame's cost.
 _ASCII_SPACE = "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f "  # the ASCII characters Arrow trims
 _ISO_PART_LENGTHS = tuple(len(part) for part in _ISO_DATE.split("-"))
 _EPOCH_ORDINAL = dt.date(1970, 1, 1).toordinal()  # datetime64's day 0
 _DAYS_PER_400_YEARS = 146_097
 _EXACT_INTEGERS = 2**53  # an integer beyond this is left to parse_members
 _NUMBER_CHARACTERS = frozenset("0123456789+-.eE")
+_NOT_A_DAY = np.iinfo(np.int64).min  # NaT as a day number
+_TIMESTAMP_RULES = {1: _NO_TIME_ZONE, 2: _NO_TIME_OF_DAY}  # by _timestamp_kind
+_BLANK_FIELDS = (*DATE_FIELDS, *NUMBER_FIELDS, "group", "refunded")  # _Fields.blank
+_TRUE_ONE = np.ones(1, dtype=bool)
+_TRUE_ONE.flags.writeable = False
 
 
 class _IsoDate:
@@ -995,11 +1045,12 @@ def _number(value) -> float:
 
 
 def parse_member(member, source: str = "member", first_row: int = 1) -> MemberArrays:
-    """Parse and validate one member (a :class:`Member` or a mapping) in plain Python.
+    """Parse and validate one member (a :class:`Member` or a mapping), without a frame.
 
-    The same rules, messages and :class:`MemberArrays` (of length 1) as
-    :func:`parse_members` on the member's one-row frame (:func:`member_frame`), without
-    building the frame; a member is unique in its own input.
+    Its values are read in Python, then checked by the rules :func:`parse_members` checks
+    (:func:`_validated`): the same messages and :class:`MemberArrays` (of length 1) as
+    :func:`parse_members` on the member's one-row frame (:func:`member_frame`); a member is
+    unique in its own input.
     """
     values = _member_values(member)
     try:
@@ -1009,51 +1060,37 @@ def parse_member(member, source: str = "member", first_row: int = 1) -> MemberAr
 
 
 def _parse_one(values: list, source: str, row: int) -> MemberArrays:
-    member_id, birth, entry, separation, service, compensation, group, refunded = map(
-        _checked, values
-    )
-    # A date where no date is expected is its ISO text.
-    member_id, service, compensation, group, refunded = (
-        str(value) if type(value) is _IsoDate else value
-        for value in (member_id, service, compensation, group, refunded)
-    )
-    problems: list[str] = []
-
-    def flag(field, rule, value=None, shown=False):
-        problems.append(_problem(field, rule, _value_note([value], 0) if shown else ""))
-
+    """One member's fields read in Python (:data:`MEMBER_FIELDS`' values, in order), then
+    :func:`_validated`."""
+    read = dict(zip(MEMBER_FIELDS, map(_checked, values), strict=True))
+    # A date is given as its ISO text, as a file holds it (and as member_frame gives it).
+    given = {name: value.text if type(value) is _IsoDate else value for name, value in read.items()}
     # member_id: text kept exactly as given; a whole number as its digits.
+    member_id = given["member_id"]
     decimal_id = isinstance(member_id, float | np.floating | bool | np.bool_) and not _missing(
         member_id
     )
     if decimal_id or _missing(member_id):
-        id_text = ""
+        id_text = None
     elif isinstance(member_id, str):
         id_text = member_id
     elif isinstance(member_id, int | np.integer):
         id_text = str(member_id)
     else:
         raise _LeftToFrame
-    trimmed_id = _trimmed(id_text)
-    blank_id = trimmed_id == "" and not decimal_id
-    too_long = len(id_text) > MEMBER_ID_MAX_LENGTH
-    if blank_id:
-        flag("member_id", _REQUIRED)
-    if decimal_id:
-        flag("member_id", _ID_NOT_TEXT, member_id, shown=True)
-    if too_long:
-        flag("member_id", _ID_TOO_LONG, _Length([id_text])[0], shown=True)
-    if id_text != trimmed_id and not blank_id and not too_long:
-        flag("member_id", _ID_SPACED, id_text, shown=True)
-    if not too_long and _ID_CONTROL_PYTHON.search(id_text):
-        flag("member_id", _ID_CONTROL_CHARACTERS, id_text, shown=True)
-
-    days = {}  # day numbers, None where not a date
-    dated = (("birth_date", birth), ("entry_date", entry), ("separation_date", separation))
-    for name, value in dated:
-        day = None
+    fields = _Fields(
+        given=given,
+        id_text=pa.array([id_text], type=pa.string()),
+        decimal=np.array([decimal_id]),
+        lone_surrogate=None,  # left to the frame parser (_checked)
+        duplicated=np.zeros(1, dtype=bool),  # a member is unique in its own input
+        other_rows=None,
+    )
+    days = []
+    for name in DATE_FIELDS:
+        value, day, kind = read[name], None, 0
         if type(value) is _IsoDate:  # a date given as a date: its ISO text is exact
-            day, value = value.day_number, value.text
+            day = value.day_number
         elif isinstance(value, str):
             day = _iso_day(_trimmed(value))
         elif isinstance(value, dt.datetime):
@@ -1062,79 +1099,30 @@ def _parse_one(values: list, source: str, row: int) -> MemberArrays:
                 day = value.date().toordinal() - _EPOCH_ORDINAL
         elif not _missing(value):
             raise _LeftToFrame
-        blank = _blank(value)
-        if blank:
-            flag(name, _REQUIRED)
-        elif isinstance(value, dt.datetime) and kind:
-            flag(name, _NO_TIME_ZONE if kind == 1 else _NO_TIME_OF_DAY, value, shown=True)
-        elif day is None:
-            flag(name, _NOT_A_DATE, value, shown=True)
-        days[name] = day
-        if day is not None and not _DAY_BOUNDS[0] <= day <= _DAY_BOUNDS[1]:
-            flag(name, _DATE_OUTSIDE, np.datetime64(day, "D"), shown=True)
-
-    numbers = {}
-    for name, value in (("credited_service", service), ("average_compensation", compensation)):
-        numbers[name] = _number(value)
-        if _blank(value):
-            flag(name, _REQUIRED)
-        elif numbers[name] != numbers[name]:
-            flag(name, _NOT_A_NUMBER, value, shown=True)
-    service, compensation = numbers["credited_service"], numbers["average_compensation"]
-    if service in (np.inf, -np.inf):
-        flag("credited_service", _NOT_FINITE, service, shown=True)
-    if service < 0:
-        flag("credited_service", _NEGATIVE, service, shown=True)
-    if not compensation > 0 and compensation == compensation:
-        flag("average_compensation", _NOT_POSITIVE, compensation, shown=True)
-    if compensation in (np.inf, -np.inf):
-        flag("average_compensation", _NOT_FINITE, compensation, shown=True)
-    if abs(compensation) != np.inf and compensation > PLAUSIBLE.compensation_max:
-        flag("average_compensation", _IMPLAUSIBLE, compensation, shown=True)
-
-    birth_day, entry_day, separation_day = days.values()
-    birth, entry, separation = (
-        np.array([day], dtype="datetime64[D]") for day in (birth_day, entry_day, separation_day)
-    )
-    if None not in (birth_day, entry_day) and birth_day > entry_day:
-        flag("birth_date", _AFTER_ENTRY, _Pair(birth, entry)[0], shown=True)
-    if None not in (entry_day, separation_day) and entry_day > separation_day:
-        flag("entry_date", _AFTER_SEPARATION, _Pair(entry, separation)[0], shown=True)
-    if (
-        None not in (birth_day, separation_day)
-        and abs(service) != np.inf
-        and service > (separation_day - birth_day) / _DAYS_PER_YEAR
+        days.append(_NOT_A_DAY if day is None else day)
+        fields.timestamps[name] = [(_TRUE_ONE, _TIMESTAMP_RULES[kind])] if kind else []
+    group, refunded = given["group"], given["refunded"]
+    codes = (_group_code(group), -1 if _missing(refunded) else _refund_code(refunded))
+    # Each field's value an array of one (a row of an array of all: fewer numpy calls).
+    for names, values in (
+        (DATE_FIELDS, np.array(days, "datetime64[D]")),
+        (NUMBER_FIELDS, np.array([_number(given[name]) for name in NUMBER_FIELDS])),
+        (("group", "refunded"), np.array(codes)),
     ):
-        flag("credited_service", _LONGER_THAN_LIFE, service, shown=True)
+        fields.values.update(zip(names, values.reshape(-1, 1), strict=True))
+    blank = [_blank(given[name]) for name in _BLANK_FIELDS]
+    fields.blank.update(zip(_BLANK_FIELDS, np.array(blank).reshape(-1, 1), strict=True))
+    return _validated(fields, source, row)
 
-    group_code = _group_code(group)
-    if group_code < 0 and not _blank(group):
-        flag("group", _GROUP_UNKNOWN, group, shown=True)
-    if _blank(group):
-        flag("group", _REQUIRED)
-    refund_code = -1 if _missing(refunded) else _refund_code(refunded)
-    if refund_code < 0 and not _blank(refunded):
-        flag("refunded", _REFUND_UNKNOWN, refunded, shown=True)
-    if _blank(refunded):
-        flag("refunded", _REQUIRED)
 
-    error = ""
-    if problems:
-        who = _who(blank_id, decimal_id, member_id, id_text)
-        error = _row_error(source, row, who, problems)
-    return MemberArrays(
-        row=np.array([row]),
-        member_id=pa.array([id_text], type=pa.string()),
-        birth_date=birth,
-        entry_date=entry,
-        separation_date=separation,
-        credited_service=np.array([service]),
-        average_compensation=np.array([compensation]),
-        group=np.array([group_code], dtype=np.int64),
-        refunded=np.array([refund_code == 1]),
-        invalid=np.flatnonzero([bool(error)]),
-        messages=np.array([error] if error else [], dtype=object),
-    )
+def _column(values) -> object:
+    """A field's values as given (:attr:`_Fields.given`) as a column: one member's value
+    alone in an array of objects (as given: a list or a tuple is not unpacked)."""
+    if isinstance(values, _COLUMNS):
+        return values
+    array = np.empty(1, dtype=object)
+    array[0] = values
+    return array
 
 
 def member_warnings(members: MemberArrays, payment_date: dt.date | None = None) -> np.ndarray:
@@ -1195,7 +1183,8 @@ def warnings_and_where(
         )
     any_warning = np.zeros(len(members), dtype=bool)
     for _, mask, _ in found:
-        any_warning |= mask & valid
+        any_warning |= mask
+    any_warning &= valid
     warned = np.flatnonzero(any_warning)
     texts = np.empty(len(warned), dtype=object)
     for position, index in enumerate(warned):
