@@ -796,9 +796,11 @@ def _reasons(outcomes, clauses, coverage, covered, period, law, periods, reading
     counts = np.bincount(reason_codes.ravel(), minlength=len(texts))
     counts[0] = 1  # "" is always among the texts
     used = np.flatnonzero(counts)
-    ranks = np.unique(rank[used])
+    occurs = np.zeros(len(sorted_texts), dtype=bool)
+    occurs[rank[used]] = True
+    ranks = np.flatnonzero(occurs)  # the ranks that occur, ascending
     lookup = np.zeros(len(texts), dtype=_code_type(len(ranks)))
-    lookup[used] = np.searchsorted(ranks, rank[used])
+    lookup[used] = (np.cumsum(occurs) - 1)[rank[used]]  # each rank's place among them
     return np.take(lookup, reason_codes), sorted_texts[ranks]
 
 
