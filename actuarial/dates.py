@@ -88,26 +88,30 @@ def _days_in_month(year: np.ndarray, month: np.ndarray) -> np.ndarray:
     return _DAYS_IN_MONTH[month - 1] + ((month == 2) & leap_year)
 
 
-def _only_where(where, test, *arrays) -> np.ndarray:
-    """``test(*arrays)`` where ``where`` holds, False elsewhere, in the shape of ``where``:
-    a test only a few dates need is computed on those alone."""
-    shape = np.shape(where)
-    result = np.zeros(shape, dtype=bool).reshape(-1)
-    at = np.flatnonzero(where)
-    if len(at):
-        result[at] = test(*(np.broadcast_to(a, shape).reshape(-1)[at] for a in arrays))
-    return result.reshape(shape)
-
-
 def _anniversary_day(birth_day, on_year, birth_month, on_month, leap_day_birthday):
-    """Day of the month ``on_year``-``on_month`` on which the monthly anniversary falls."""
-    last_day = _days_in_month(on_year, on_month)
-    day = np.minimum(birth_day, last_day)
+    """Day of the month ``on_year``-``on_month`` on which an anniversary of a birth on
+    ``birth_day`` of ``birth_month`` falls (I-6): the birth day, or the month's last day
+    when the month is shorter; under the "mar1" reading, February 29 in a common year is
+    day 29 of February (March 1), so in such a February the anniversary is not reached.
+
+    Every month has 28 days and every month but February 30: only births after the 28th
+    in a February, and births on the 31st, are looked at.
+    """
+    birth_day, on_year, birth_month, on_month = np.broadcast_arrays(
+        birth_day, on_year, birth_month, on_month
+    )
+    may_be_short = (birth_day > 28) & ((on_month == 2) | (birth_day == 31))
+    at = np.flatnonzero(may_be_short.reshape(-1))
+    if not len(at):
+        return birth_day
+    day = np.array(birth_day)
+    birth, year, month = (a.reshape(-1)[at] for a in (birth_day, on_year, on_month))
+    last_day = _days_in_month(year, month)
+    moved = np.minimum(birth, last_day)
     if leap_day_birthday == "mar1":
-        # Born Feb 29, common year: the birthday moves to March 1 (day 1 of the next month),
-        # so in February of a common year the anniversary is not yet reached.
-        shifted = (birth_month == 2) & (birth_day == 29) & (on_month == 2) & (last_day == 28)
-        day = np.where(shifted, 29, day)
+        leap_day = (birth_month.reshape(-1)[at] == 2) & (birth == 29)
+        moved = np.where(leap_day & (month == 2) & (last_day == 28), 29, moved)
+    day.reshape(-1)[at] = moved
     return day
 
 
@@ -135,22 +139,9 @@ def age_in_months(birth, on, leap_day_birthday: str = "feb28", parts=None) -> np
     birth_year, birth_month, birth_day = _parts(birth) if parts is None else parts
     on_year, on_month, on_day = _parts(on)
     months = (on_year - birth_year) * 12 + (on_month - birth_month)
-    if leap_day_birthday == "feb28":
-        # The anniversary min(birth day, last day of the month) is not reached when the day
-        # is before both; it is before the birth day only, on the month's last day.
-        early = on_day < birth_day
-        last = _only_where(  # a day from the 28th on may be the last of its month
-            early & (on_day >= 28),
-            lambda year, month, day: day == _days_in_month(year, month),
-            on_year,
-            on_month,
-            on_day,
-        )
-        months = months - (early & ~last)
-    else:
-        months -= on_day < _anniversary_day(
-            birth_day, on_year, birth_month, on_month, leap_day_birthday
-        )
+    months -= on_day < _anniversary_day(
+        birth_day, on_year, birth_month, on_month, leap_day_birthday
+    )
     return np.where(missing, -1, months)
 
 
@@ -161,16 +152,9 @@ def add_years(birth, years: int, leap_day_birthday: str = "feb28", parts=None) -
     missing = np.isnat(birth)
     birth_year, birth_month, birth_day = birth_parts(birth) if parts is None else parts
     year = birth_year + years
-    day = birth_day
-    if leap_day_birthday == "feb28":  # February 29 in a common year: February 28
-        common = _only_where(
-            (birth_month == 2) & (birth_day == 29),
-            lambda year: _days_in_month(year, 2) < 29,
-            year,
-        )
-        day = birth_day - common
-    # Every other birthday exists in its year; day 29 of a common February runs on into
-    # March 1 (the "mar1" reading).
+    # The birthday is the anniversary in the birth month; day 29 of a common February
+    # (the "mar1" reading) runs on into March 1.
+    day = _anniversary_day(birth_day, year, birth_month, birth_month, leap_day_birthday)
     result = _date(year, birth_month, day)
     return np.where(missing, np.datetime64("NaT"), result)
 
