@@ -28,6 +28,7 @@ __all__ = [
     "batch_inputs",
     "check_readable",
     "duplicated_in_file",
+    "file_columns",
     "file_format",
     "readable_member_file",
     "reading",
@@ -68,7 +69,8 @@ def _csv_reader(path: Path, columns, block_size=CSV_BLOCK_BYTES):
     )
 
 
-def _file_columns(path: Path, fmt: str) -> list[str]:
+def file_columns(path: Path, fmt: str) -> list[str]:
+    """The names of a member file's columns, as written in its header (or schema)."""
     if fmt == "parquet":
         return list(pq.read_schema(path).names)
     # The header line alone (bounded), then csv.reader: header names may be quoted;
@@ -221,7 +223,7 @@ def check_readable(path: Path, fmt: str) -> None:
             reason = "no such file"
         raise _unreadable(path, reason)
     try:
-        columns = _file_columns(path, fmt)
+        columns = file_columns(path, fmt)
     except (OSError, UnicodeDecodeError, pa.ArrowException, csv.Error) as error:
         raise _unreadable(path, str(error)) from error
     check_columns(columns, str(path))

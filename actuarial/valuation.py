@@ -39,8 +39,8 @@ from actuarial.guides import GuideSet
 from actuarial.law import law_provenance
 from actuarial.law.clauses import CLAUSES, situation
 from actuarial.law.readings import Readings
-from actuarial.member_files import file_format
-from actuarial.members import MemberFileError, parse_members
+from actuarial.member_files import file_columns, file_format, reading, record_batches
+from actuarial.members import parse_members
 from actuarial.output_files import check_output, writing
 
 __all__ = [
@@ -633,28 +633,15 @@ def run_valuation(
 
 
 def _read_sex(path: Path):
-    """The optional ``sex`` column of a member file, or None."""
+    """The optional ``sex`` column of a member file, read as its member columns are (text,
+    an empty cell missing), or None."""
     import pyarrow as pa
-    import pyarrow.csv as pa_csv
-    import pyarrow.parquet as pq
 
-    try:
-        if file_format(path, "a member file") == "parquet":
-            if "sex" not in pq.read_schema(path).names:
-                return None
-            return pq.read_table(path, columns=["sex"]).column(0).to_pandas()
-        header = path.open(encoding="utf-8-sig").readline()
-        if "sex" not in [name.strip().strip('"') for name in header.strip().split(",")]:
-            return None
-        table = pa_csv.read_csv(
-            path,
-            convert_options=pa_csv.ConvertOptions(
-                include_columns=["sex"], column_types={"sex": pa.string()}
-            ),
-        )
-        return table.column(0).to_pandas()
-    except (OSError, pa.ArrowException) as error:
-        raise MemberFileError(f"{path}: cannot read the column 'sex' ({error})") from error
+    fmt = file_format(path, "a member file")
+    if "sex" not in file_columns(path, fmt):
+        return None
+    chunks = [batch.column(0) for batch in reading(path, record_batches(path, fmt, ["sex"]))]
+    return pa.chunked_array(chunks, chunks[0].type if chunks else pa.string()).to_pandas()
 
 
 # --------------------------------------------------------------------- tables to show

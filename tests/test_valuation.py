@@ -21,6 +21,7 @@ from actuarial.mortality import MortalityError, sult
 from actuarial.valuation import (
     Basis,
     ValuationError,
+    run_valuation,
     schedule_steps,
     sensitivities,
     value_frame,
@@ -507,3 +508,32 @@ def test_high_risk_under_i9_switched_is_deferred_to_the_55th_birthday():
     birth, separation = date("1962-01-20"), date("2014-02-28")
     expected = plain_present_value(sult().qx, 20, birth, separation, start, [(start, 2812.5)], 0.05)
     assert row["pv_at_separation"] == pytest.approx(expected, rel=1e-12)
+
+
+def test_sex_is_read_from_any_member_file_as_its_member_columns_are(tmp_path):
+    """The column ``sex`` is found by the member files' own header reading (quoted names,
+    a byte order mark) and read by their reader, in CSV and Parquet (dictionary-coded)."""
+    rows = [{**row, "sex": sex} for row, sex in zip(ROWS, ["F", "M", "", "F"], strict=True)]
+    frame = pd.DataFrame(rows)
+    basis, as_of = Basis(PUB_JOINED, 0.045, improvement="mp-2020"), dt.date(2026, 7, 1)
+    plain = tmp_path / "plain.csv"
+    frame.to_csv(plain, index=False)
+    quoted = tmp_path / "quoted.csv"  # every name quoted, one holding a comma, then a BOM
+    text = frame.assign(**{"note, kept apart": "x"}).to_csv(index=False, quoting=1)
+    quoted.write_text("\ufeff" + text, encoding="utf-8")
+    parquet = tmp_path / "coded.parquet"
+    frame.assign(sex=frame["sex"].astype("category")).to_parquet(parquet, index=False)
+    outputs = []
+    for members in (plain, quoted, parquet):
+        out = tmp_path / f"{members.stem}-values.csv"
+        run_valuation(members, GUIDES, basis, out, as_of=as_of, with_sensitivities=False)
+        outputs.append(pd.read_csv(out, keep_default_na=False))
+    assert (outputs[0]["error"] == "").all()
+    for other in outputs[1:]:
+        pd.testing.assert_frame_equal(other, outputs[0])
+    # Each member valued on its own side, as from the frame itself, not on the blend.
+    read = pd.to_numeric(outputs[0]["pv_at_separation"]).to_numpy(float)
+    expected = value_frame(frame, GUIDES, basis, as_of=as_of)["pv_at_separation"]
+    np.testing.assert_allclose(read, expected.to_numpy(float), rtol=1e-12)
+    blended = value_frame(frame.assign(sex=""), GUIDES, basis, as_of=as_of)["pv_at_separation"]
+    assert not np.allclose(read, blended.to_numpy(float), equal_nan=True)
