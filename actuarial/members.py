@@ -468,11 +468,17 @@ def _text_number(text: str) -> float:
         return np.nan
 
 
+def _distinct(series: pd.Series) -> tuple[np.ndarray, object]:
+    """The distinct values of a column, and each row's index into them followed by None
+    (a missing value's index is ``len(uniques)``)."""
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    return np.where(codes >= 0, codes, len(uniques)), uniques
+
+
 def _map_unique(series: pd.Series, mapping) -> np.ndarray:
     """Apply ``mapping`` to each distinct value once (fast on large columns)."""
-    codes, uniques = pd.factorize(series, use_na_sentinel=True)
-    mapped = np.array([mapping(value) for value in uniques] + [mapping(None)])
-    return mapped[np.where(codes >= 0, codes, len(uniques))]
+    index, uniques = _distinct(series)
+    return np.array([mapping(value) for value in uniques] + [mapping(None)])[index]
 
 
 def _map_unique_blank(series: pd.Series, mapping) -> tuple[np.ndarray, np.ndarray]:
@@ -490,10 +496,9 @@ def _map_unique_blank(series: pd.Series, mapping) -> tuple[np.ndarray, np.ndarra
         blank = np.append(blank, True)
         index = pc.fill_null(coded.indices, len(texts)).to_numpy(zero_copy_only=False)
         return mapped[index], blank[index]
-    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    index, uniques = _distinct(series)
     mapped = np.array([mapping(value) for value in uniques] + [mapping(None)], dtype=np.int64)
     blank = np.append(blank_mask(pd.Series(uniques, dtype=series.dtype)), True)
-    index = np.where(codes >= 0, codes, len(uniques))
     return mapped[index], blank[index]
 
 
