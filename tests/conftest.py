@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
 
 from actuarial.guides import SHIPPED_GUIDES, load_guides
 from actuarial.members import MEMBER_FIELDS
@@ -83,6 +84,9 @@ LONE_SURROGATE_PROBLEMS = {
 
 
 # An improvement scale in CSV (age by calendar year): 2% in 2011, 1% from 2012 on, ages 20-21.
+# Python text's characters: Unicode, or not (a lone surrogate, "\ud800", which a frame or a
+# value built in Python may hold, and no file does).
+PYTHON_CHARACTERS = st.characters() | st.characters(categories=["Cs"])
 SMALL_SCALE_CSV = "age,2011,2012\n20,0.02,0.01\n21,0.02,0.01\n"
 
 

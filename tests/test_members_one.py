@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
-from conftest import FIXTURE_PROPERTY, LONE_SURROGATE_PROBLEMS, VALID_MEMBER
+from conftest import FIXTURE_PROPERTY, LONE_SURROGATE_PROBLEMS, PYTHON_CHARACTERS, VALID_MEMBER
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from test_members import INVALID_ROWS, KEPT_IDS
@@ -141,10 +141,8 @@ def texts(alphabet: str, max_size: int = 12):
     return st.text(st.sampled_from(alphabet), max_size=max_size)
 
 
-# Python text: Unicode, or not (a lone surrogate, which a frame built in Python may hold).
-python_texts = st.characters() | st.characters(categories=["Cs"])
 lone_surrogate_texts = st.tuples(
-    st.text(max_size=4), st.characters(categories=["Cs"]), st.text(python_texts, max_size=4)
+    st.text(max_size=4), st.characters(categories=["Cs"]), st.text(PYTHON_CHARACTERS, max_size=4)
 ).map("".join)
 SPACES = " \t\n\x0b\x0c\r\x1c\x1f\u00a0\u3000\u2028\x85"
 missing = st.sampled_from([None, math.nan, np.float64("nan")])
@@ -192,7 +190,7 @@ number_values = st.one_of(
 group_values = st.one_of(
     missing,
     padded(st.sampled_from(GROUPS).flatmap(lambda g: st.sampled_from([g, g.upper(), g.title()]))),
-    st.text(python_texts, max_size=8),
+    st.text(PYTHON_CHARACTERS, max_size=8),
     st.integers(-3, 3),
     st.booleans(),
     st.floats(),
@@ -202,11 +200,11 @@ refund_values = st.one_of(
     st.booleans(),
     st.sampled_from([np.True_, np.False_, 0, 1, 2, -1, 0.0, 1.0, 0.5, np.int64(1)]),
     padded(st.sampled_from(["true", "false", "1", "0", "yes", "no", "TRUE", "No", "maybe", "NA"])),
-    st.text(python_texts, max_size=6),
+    st.text(PYTHON_CHARACTERS, max_size=6),
 )
 id_values = st.one_of(
     missing,
-    st.text(python_texts, max_size=12),
+    st.text(PYTHON_CHARACTERS, max_size=12),
     padded(texts("AM-19x", 6)),
     padded(lone_surrogate_texts),
     st.integers(-(10**20), 10**20),

@@ -6,6 +6,7 @@ import re
 import unicodedata
 
 import pytest
+from conftest import PYTHON_CHARACTERS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -34,7 +35,7 @@ def test_quoted_shows_text_in_quotes_with_escapes(value, expected):
 
 
 @settings(max_examples=500)
-@given(st.text(st.characters() | st.characters(categories=["Cs"]), max_size=400))
+@given(st.text(PYTHON_CHARACTERS, max_size=400))
 def test_a_quote_is_bounded_and_printable(text):
     """Lone surrogates included ("\\ud800", Python text a frame built in Python may hold):
     shown escaped, so the quote is Unicode text any file or terminal takes."""
