@@ -8,13 +8,19 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["offsets", "present"]
+__all__ = ["byte_lengths", "offsets", "present"]
 
 
 def offsets(texts: pa.StringArray) -> np.ndarray:
     """Where each text starts in the data buffer, and where the last one ends (int32; a
     slice's own offsets, so ``offsets[0]`` need not be 0)."""
     return np.frombuffer(texts.buffers()[1], np.int32, len(texts) + 1, texts.offset * 4)
+
+
+def byte_lengths(texts: pa.StringArray) -> np.ndarray:
+    """Each text's length in UTF-8 bytes (0 for a null), from its offsets."""
+    bounds = offsets(texts)
+    return bounds[1:] - bounds[:-1]
 
 
 def present(texts: pa.StringArray) -> np.ndarray:

@@ -53,7 +53,7 @@ def _as_strings(chunk, max_length: int | None = None) -> pa.StringArray:
     if (
         max_length is not None
         and len(chunk)
-        and np.diff(arrow_text.offsets(chunk)).max() > max_length
+        and arrow_text.byte_lengths(chunk).max() > max_length
     ):
         too_long = pc.fill_null(pc.greater(pc.utf8_length(chunk), max_length), False)
         if pc.any(too_long).as_py():

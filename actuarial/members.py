@@ -293,13 +293,11 @@ def _arrow_strings(series: pd.Series) -> pa.StringArray:
     return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
 
 
-def _has_control(texts: pa.StringArray, offsets: np.ndarray | None = None) -> np.ndarray:
+def _has_control(texts: pa.StringArray) -> np.ndarray:
     """Where a text holds a control character (:data:`_ID_CONTROL`): the regular expression
-    runs only on the texts with a byte outside printable ASCII, found on the UTF-8 bytes.
-    ``offsets``: the texts' :func:`~actuarial.arrow_text.offsets`, when already read."""
+    runs only on the texts with a byte outside printable ASCII, found on the UTF-8 bytes."""
     found = np.zeros(len(texts), dtype=bool)
-    if offsets is None:
-        offsets = arrow_text.offsets(texts)
+    offsets = arrow_text.offsets(texts)
     if len(texts) == 0 or offsets[-1] == offsets[0]:
         return found
     data = np.frombuffer(texts.buffers()[2], np.uint8)[offsets[0] : offsets[-1]]
@@ -818,10 +816,8 @@ def _validated(fields: _Fields, source: str, first_row: int) -> MemberArrays:
     if arrow_ids.null_count:
         arrow_ids = pc.fill_null(arrow_ids, "")
     # Trimming only removes characters: an id is blank or spaced by its length in bytes.
-    offsets = arrow_text.offsets(arrow_ids)
-    length = offsets[1:] - offsets[:-1]
-    trimmed = arrow_text.offsets(pc.utf8_trim_whitespace(arrow_ids))
-    trimmed_length = trimmed[1:] - trimmed[:-1]
+    length = arrow_text.byte_lengths(arrow_ids)
+    trimmed_length = arrow_text.byte_lengths(pc.utf8_trim_whitespace(arrow_ids))
     # Only an empty cell (or white space alone) is a missing id: no token ("NA") is one.
     id_blank = (trimmed_length == 0) & ~not_text
     flag(id_blank, "member_id", _REQUIRED)
@@ -835,7 +831,7 @@ def _validated(fields: _Fields, source: str, first_row: int) -> MemberArrays:
     flag(too_long, "member_id", _ID_TOO_LONG, _Length(arrow_ids))
     spaced = trimmed_length != length
     flag(spaced & ~id_blank & ~too_long, "member_id", _ID_SPACED, arrow_ids)
-    control = _has_control(arrow_ids, offsets)
+    control = _has_control(arrow_ids)
     flag(control & ~too_long, "member_id", _ID_CONTROL_CHARACTERS, arrow_ids)
     # A blank id is "required"; several blank ids are not also "not unique".
     flag(fields.duplicated & ~id_blank, "member_id", _ID_NOT_UNIQUE, fields.other_rows)
@@ -903,14 +899,13 @@ def _validated(fields: _Fields, source: str, first_row: int) -> MemberArrays:
         # Per invalid row, the problems it has; the values of those rows as Python objects
         # (one conversion per column, not one pandas lookup per cell).
         hits = np.array([mask[bad_rows] for mask, *_ in problems], dtype=bool).T
-        shown_values = [
-            _column(fields.given[name]) if values is _GIVEN else values
-            for _, name, _, values in problems
-        ]
-        shown_values = [
-            _rows_of(values, bad_rows) if isinstance(values, _COLUMNS) else values
-            for values in shown_values
-        ]
+        shown_values = []
+        for _, name, _, values in problems:
+            if values is _GIVEN:
+                values = _column(fields.given[name])
+            if isinstance(values, _COLUMNS):
+                values = _rows_of(values, bad_rows)
+            shown_values.append(values)
         ids = _rows_of(arrow_ids, bad_rows)
         raw_ids = _rows_of(_column(fields.given["member_id"]), bad_rows)
         for position, index in enumerate(bad_rows):
