@@ -33,7 +33,6 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
-import pyarrow.parquet as pq
 
 from actuarial import arrow_text
 from actuarial.duplicate_ids import DuplicateIds
@@ -378,6 +377,8 @@ class _ParquetOutput(_Output):
     """Parquet: row groups of at least ``group_members`` members (the last: the rest)."""
 
     def __init__(self, sink: pa.NativeFile, metadata: dict, group_members: int):
+        import pyarrow.parquet as pq  # Parquet only: 30 ms of CPU to import
+
         super().__init__(sink, for_spreadsheets=False)
         # The Arrow schema (dictionaries) is not stored: the file's types are OUTPUT_SCHEMA's.
         self.writer = pq.ParquetWriter(sink, WRITE_SCHEMA, store_schema=False)
@@ -472,6 +473,23 @@ def _read_ahead(chunks: Iterator, thread: ThreadPoolExecutor) -> Iterator:
         yield chunk
 
 
+class _NoBar:
+    """The progress bar not shown."""
+
+    def update(self, members: int) -> None:
+        pass
+
+
+def _progress_bar(total: int, shown: bool):
+    """A progress bar over ``total`` members on stderr; tqdm imported only to show one (50 ms
+    of CPU, a batch's startup)."""
+    if not shown:
+        return contextlib.nullcontext(_NoBar())
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit=" members", desc="members", leave=False)
+
+
 def run_batch(
     members_path,
     guides: GuideSet,
@@ -494,8 +512,6 @@ def run_batch(
     :class:`~actuarial.output_files.OutputFileError` when the output is the input (or a
     link to it) or cannot be written. The output is replaced only by a complete run.
     """
-    from tqdm import tqdm
-
     try:  # a first pass given is ended if the run stops before it is read
         readings = readings or Readings()
         law = law_in_force(law)
@@ -592,13 +608,7 @@ def run_batch(
             else:
                 output = _CsvOutput(sink)
             try:
-                with tqdm(
-                    total=total,
-                    unit=" members",
-                    disable=not progress or total < PROGRESS_FROM_ROWS,
-                    desc="members",
-                    leave=False,
-                ) as bar:
+                with _progress_bar(total, progress and total >= PROGRESS_FROM_ROWS) as bar:
                     for members, results in computed():  # the next computed while written
                         summary.add(results)
                         output.write(results)  # once the previous chunk is written

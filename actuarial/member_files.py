@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.csv as pa_csv
-import pyarrow.parquet as pq
 
 from actuarial.duplicate_ids import DuplicateIds, find_duplicates
 from actuarial.member_record import MEMBER_ID_MAX_LENGTH, MemberFileError, check_columns
@@ -72,6 +71,8 @@ def _csv_reader(path: Path, columns, block_size=CSV_BLOCK_BYTES):
 def file_columns(path: Path, fmt: str) -> list[str]:
     """The names of a member file's columns, as written in its header (or schema)."""
     if fmt == "parquet":
+        import pyarrow.parquet as pq  # a Parquet file only: 30 ms of CPU to import
+
         return list(pq.read_schema(path).names)
     # The header line alone (bounded), then csv.reader: header names may be quoted;
     # utf-8-sig: a spreadsheet's byte order mark.
@@ -84,7 +85,9 @@ def file_columns(path: Path, fmt: str) -> list[str]:
     return [name.strip() for name in next(csv.reader([text]), [])]
 
 
-def _parquet_reader(path: Path) -> pq.ParquetFile:
+def _parquet_reader(path: Path):
+    import pyarrow.parquet as pq  # a Parquet file only: 30 ms of CPU to import
+
     # pre_buffer=False: pre-buffering keeps every row group's bytes until the reader is
     # closed, so memory grew with the file (by its size on disk); reading is as fast.
     return pq.ParquetFile(path, pre_buffer=False)

@@ -315,13 +315,13 @@ def test_batch_fails_with_exit_1_on_an_unreadable_file(tmp_path):
 # An output that cannot be written is one line worded alike by every command, whether the
 # failure comes inside output_files.writing (batch) or outside it (report's MathJax copy).
 def test_batch_names_an_output_it_cannot_write_with_the_reason(tmp_path, monkeypatch):
-    from actuarial import batch
+    import pyarrow.parquet as pq
 
-    class FullDisk(batch.pq.ParquetWriter):
+    class FullDisk(pq.ParquetWriter):
         def write_table(self, table, *args, **kwargs):
             raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(batch.pq, "ParquetWriter", FullDisk)
+    monkeypatch.setattr(pq, "ParquetWriter", FullDisk)
     out = tmp_path / "out.parquet"
     result = invoke("batch", SAMPLE, "--out", out, "--no-progress")
     assert result.exit_code == 1

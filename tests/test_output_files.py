@@ -212,7 +212,7 @@ def test_a_full_disk_while_writing_keeps_the_previous_output(
         def close(self):
             pass
 
-    monkeypatch.setattr(batch.pq, "ParquetWriter", Full)
+    monkeypatch.setattr(pq, "ParquetWriter", Full)
     monkeypatch.setattr(batch.pa_csv, "CSVWriter", Full)
     with pytest.raises(OutputFileError, match=r"cannot write \(No space left on device\)$"):
         run(SAMPLE, half_percent_guides, out)
