@@ -145,6 +145,9 @@ def main() -> int:
         default=None,
         help="write RESULTS.md (default: yes for a full run of every benchmark)",
     )
+    parser.add_argument(
+        "--strict", action="store_true", help="exit with status 1 when a target is not met"
+    )
     arguments = parser.parse_args()
     chosen = arguments.only or list(BENCHMARKS_BY_NAME)
     sizes = QUICK if arguments.quick else FULL
@@ -171,7 +174,10 @@ def main() -> int:
         results = BENCHMARKS / "RESULTS.md"
         results.write_text(results_markdown(sections, about, command.strip(), minutes))
         say(f"written: {results}")
-    return 0
+    missed = [target for section in sections for target in section.targets if target.met is False]
+    for target in missed:  # last, where it is seen: a target lost is never silent
+        print(f"target NOT met: {target.goal} ({target.measured})", file=sys.stderr)
+    return 1 if missed and arguments.strict else 0
 
 
 if __name__ == "__main__":
