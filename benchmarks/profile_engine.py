@@ -2,19 +2,23 @@
 
     python benchmarks/profile_engine.py                   # 1,000,000 members, 300 one-member calls
     python benchmarks/profile_engine.py --members 100000 --top 15
+    python benchmarks/profile_engine.py --workers 1          # each stage without the others
 
-Prints Markdown: the stages of ``evaluate_frame`` (parse and validate, the clauses, the
-result columns, the pandas table) with the wall time and the memory each adds at its peak
-(resident memory, after handing freed memory back to the system before each stage), then
-cProfile's heaviest functions for the frame call and for ``evaluate``. What the figures
-mean and what to change: README.md, "Where the time and memory go".
+Prints Markdown: the CPU time of each stage of one real ``evaluate_frame`` call (the ids,
+the table's columns, per chunk the parse, the clauses, the result columns and the write,
+then the pandas table; each timed in the thread that runs it), the call's wall and CPU
+time and the memory it adds; the floor of the result table; then cProfile's heaviest
+functions for the frame call and for ``evaluate``, and ``evaluate``'s stages per call.
+What the figures mean: README.md, "Where the time and memory go".
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
 import datetime as dt
+import functools
 import io
 import pstats
 import time
@@ -24,13 +28,10 @@ import pandas as pd
 from child import own_peak_rss, own_rss, settle_memory
 from support import default_guides, generated_members, markdown_table
 
-from actuarial import engine, evaluate
-from actuarial.engine import evaluate_members, member_clauses
+from actuarial import engine, evaluate, evaluate_frame
+from actuarial.engine import MemberResults, evaluate_members, member_clauses
 from actuarial.explain import explain
-from actuarial.law.clauses import CLAUSES
 from actuarial.members import (
-    code_frame_ids,
-    frame_id_text,
     member_frame,
     parse_member,
     parse_members,
@@ -39,49 +40,65 @@ from actuarial.members import (
 AS_OF = dt.date(2026, 7, 1)
 
 
+# The stages of evaluate_frame: the name it looks each up by (in the engine module or a
+# class of it), and what the stage does.
+STAGES = (
+    ("engine", "frame_id_text", "ids as text (frame_id_text)"),
+    ("engine", "code_frame_ids", "ids coded, repeated ids found (code_frame_ids; a thread)"),
+    ("TableWriter", "allocate", "the table's columns allocated (TableWriter.allocate; a thread)"),
+    ("engine", "parse_members", "per chunk: parse and validate (parse_members)"),
+    ("engine", "evaluate_members", "per chunk: clauses, guide, minimum (evaluate_members)"),
+    ("MemberResults", "columns", "per chunk: result columns, schedule text"),
+    ("TableWriter", "write", "per chunk: written into the table (TableWriter.write)"),
+    ("TableWriter", "table", "the pandas table (TableWriter.table)"),
+)
+
+
+@contextlib.contextmanager
+def timed_stages(spent: dict[str, float]):
+    """Within the block, each of :data:`STAGES` adds the CPU time of the thread that runs it
+    to ``spent``: the real ``evaluate_frame`` timed, not a copy of its steps."""
+    owners = {"engine": engine, "TableWriter": engine.TableWriter, "MemberResults": MemberResults}
+    originals = []
+    for owner_name, attribute, label in STAGES:
+        owner = owners[owner_name]
+        original = getattr(owner, attribute)
+
+        @functools.wraps(original)
+        def stage(*arguments, _original=original, _label=label, **options):
+            cpu = time.thread_time()
+            try:
+                return _original(*arguments, **options)
+            finally:
+                spent[_label] = spent.get(_label, 0.0) + time.thread_time() - cpu
+
+        originals.append((owner, attribute, original))
+        setattr(owner, attribute, stage)
+    try:
+        yield spent
+    finally:
+        for owner, attribute, original in originals:
+            setattr(owner, attribute, original)
+
+
 def staged(members_count: int, guides) -> list[list[str]]:
-    """The stages of evaluate_frame as it runs them (one thread here, so that each is
-    timed alone): the ids as text, the ids coded, then per chunk of FRAME_CHUNK members the
-    parse, the clauses, the result columns and the write into the table, then the table.
-    CPU seconds of each summed over the chunks, and the memory the whole call adds."""
+    """The CPU time of each stage of ``evaluate_frame`` (:data:`STAGES`) over one call on
+    ``members_count`` members, its threads included, and the call's wall and CPU time and
+    the memory it adds."""
     frame = generated_members(members_count)
-    spent: dict[str, float] = {}
-
-    def timed(name, call, *arguments):
-        cpu = time.process_time()
-        result = call(*arguments)
-        spent[name] = spent.get(name, 0.0) + time.process_time() - cpu
-        return result
-
+    evaluate_frame(frame.head(1000), guides, AS_OF)  # the first call's imports and caches
     settle_memory()
     before = own_rss()
-    wall = time.perf_counter()
-    read = timed("ids as text (frame_id_text)", frame_id_text, frame["member_id"])
-    ids = timed("ids coded, repeated ids found (code_frame_ids; a thread)", code_frame_ids, read)
-    writer = engine.TableWriter(len(frame) * len(CLAUSES))
-    timed("the table's columns allocated (TableWriter.allocate; a thread)", writer.allocate)
-    writer.code_members(ids.codes, ids.texts)
-    chunk = engine._chunk_size(len(frame))  # as evaluate_frame chunks it
-    for start in range(0, len(frame), chunk):
-        part = frame.iloc[start : start + chunk]
-        members = timed(
-            "per chunk: parse and validate (parse_members)",
-            parse_members, part, "members", start + 1, None, ids,
-        )  # fmt: skip
-        results = timed(
-            "per chunk: clauses, guide, minimum (evaluate_members)",
-            evaluate_members, members, guides, AS_OF,
-        )  # fmt: skip
-        columns = timed("per chunk: result columns, schedule text", results.columns)
-        timed("per chunk: written into the table (TableWriter.write)", writer.write, columns)
-    timed("the pandas table (TableWriter.table)", writer.table)
-    wall = time.perf_counter() - wall
-    rows = [[name, f"{cpu:.3f}"] for name, cpu in spent.items()]
+    with timed_stages({}) as spent:
+        wall, cpu = time.perf_counter(), time.process_time()
+        evaluate_frame(frame, guides, AS_OF)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    rows = [[label, f"{spent.get(label, 0.0):.3f}"] for *_, label in STAGES]
     rows.append(
         [
-            f"all, in one thread ({wall:.3f} s wall; {(own_peak_rss() - before) / 2**20:,.0f} MiB "
-            "added at the peak)",
-            f"{sum(spent.values()):.3f}",
+            f"the whole call ({wall:.3f} s wall; chunks on {engine.WORKERS} thread(s); "
+            f"{(own_peak_rss() - before) / 2**20:,.0f} MiB added at the peak)",
+            f"{cpu:.3f}",
         ]
     )
     return rows
@@ -152,7 +169,14 @@ def main() -> None:
     parser.add_argument("--members", type=int, default=1_000_000)
     parser.add_argument("--calls", type=int, default=300)
     parser.add_argument("--top", type=int, default=20)
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=engine.WORKERS,
+        help="threads evaluating chunks (1: each stage's CPU time without the other's)",
+    )
     arguments = parser.parse_args()
+    engine.WORKERS, engine.AHEAD = arguments.workers, arguments.workers + 1
     guides = default_guides()
 
     print(f"## evaluate_frame stages, {arguments.members:,} members\n")
