@@ -17,7 +17,6 @@ a CSV scale (``age,<year>,<year>,...``) holds one scale for both sexes.
 
 from __future__ import annotations
 
-import csv
 import functools
 import math
 import re
@@ -32,6 +31,7 @@ from actuarial.mortality import (
     MortalityError,
     age_rows,
     blend,
+    csv_rows,
     scale_rates,
     table_from_spec,
 )
@@ -143,41 +143,34 @@ def _csv_scale(path: Path) -> ImprovementScale:
     """A scale from ``age,<year>,<year>,...`` with consecutive ages and years; every bad
     cell is reported at once with file and line."""
     problems: list[str] = []
-    try:
-        handle = path.open(newline="", encoding="utf-8")
-    except OSError as error:
+    reader = csv_rows(path, "improvement scale")
+    header = [cell.strip() for cell in next(reader, [])]
+    if (
+        len(header) < 2
+        or header[0] != "age"
+        or not all(re.fullmatch(r"\d{4}", h) for h in header[1:])
+    ):
         raise MortalityError(
-            f"{path}: cannot read the improvement scale ({error.strerror})"
-        ) from None
-    with handle:
-        reader = csv.reader(handle)
-        header = [cell.strip() for cell in next(reader, [])]
-        if (
-            len(header) < 2
-            or header[0] != "age"
-            or not all(re.fullmatch(r"\d{4}", h) for h in header[1:])
-        ):
-            raise MortalityError(
-                f"{path} line 1: header must be age,<year>,<year>,... (got {','.join(header)!r})"
-            )
-        years = [int(h) for h in header[1:]]
-        if years != list(range(years[0], years[0] + len(years))):
-            raise MortalityError(f"{path} line 1: years must be consecutive (got {header[1:]})")
-        ages, rows = [], []
-        for where, age, cells in age_rows(path, reader, len(header), problems):
-            row = []
-            for year, cell in zip(years, cells, strict=True):
-                try:
-                    rate = float(cell)
-                except ValueError:
-                    rate = math.nan
-                if not (math.isfinite(rate) and -1 < rate < 1):
-                    problems.append(
-                        f"{where}: improvement in {year} must be in (-1, 1) (got {cell.strip()!r})"
-                    )
-                row.append(rate)
-            ages.append(age)
-            rows.append(row)
+            f"{path} line 1: header must be age,<year>,<year>,... (got {','.join(header)!r})"
+        )
+    years = [int(h) for h in header[1:]]
+    if years != list(range(years[0], years[0] + len(years))):
+        raise MortalityError(f"{path} line 1: years must be consecutive (got {header[1:]})")
+    ages, rows = [], []
+    for where, age, cells in age_rows(path, reader, len(header), problems):
+        row = []
+        for year, cell in zip(years, cells, strict=True):
+            try:
+                rate = float(cell)
+            except ValueError:
+                rate = math.nan
+            if not (math.isfinite(rate) and -1 < rate < 1):
+                problems.append(
+                    f"{where}: improvement in {year} must be in (-1, 1) (got {cell.strip()!r})"
+                )
+            row.append(rate)
+        ages.append(age)
+        rows.append(row)
     return ImprovementScale(
         name=path.stem,
         min_age=ages[0],

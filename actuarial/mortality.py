@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import io
 import math
 import re
 import warnings
@@ -31,13 +32,14 @@ from pathlib import Path
 
 import numpy as np
 
-from actuarial.text_files import unique_files
+from actuarial.text_files import read_text, unique_files
 
 __all__ = [
     "FRACTIONAL_AGE_ASSUMPTIONS",
     "LifeTable",
     "MortalityError",
     "age_rows",
+    "csv_rows",
     "blend",
     "from_csv",
     "ilt",
@@ -50,6 +52,9 @@ __all__ = [
 
 FRACTIONAL_AGE_ASSUMPTIONS = ("udd", "constant-force")
 RADIX = 100_000.0
+# A user's CSV of rates (a life table, an improvement scale by age and year) is kilobytes:
+# a larger file is refused before it is read whole.
+CSV_RATES_LIMIT = 16 * 2**20  # bytes
 
 
 class MortalityError(ValueError):
@@ -433,6 +438,19 @@ def _soa_cached(table_id: int) -> LifeTable:
     return soa(table_id)
 
 
+def csv_rows(path: Path, kind: str):
+    """A ``csv.reader`` over the file at ``path``, a user's ``kind`` ("life table",
+    "improvement scale"): at most :data:`CSV_RATES_LIMIT` bytes, UTF-8 (a byte order mark
+    accepted, as spreadsheets write one). A file that cannot be read, is larger or is not
+    UTF-8 is one :class:`MortalityError` naming it (and the line of the first bad byte)."""
+    text, problems = read_text(path, CSV_RATES_LIMIT, f"a {kind}")
+    if text is None:
+        problem = problems[0]
+        where = str(path) if problem.line is None else f"{path} line {problem.line}"
+        raise MortalityError(f"{where}: {kind}: {problem.message}")
+    return csv.reader(io.StringIO(text, newline=""))
+
+
 def age_rows(path: Path, reader, width: int, problems: list[str]):
     """The data rows of a CSV by consecutive integer age: (where, age, cells after the age).
 
@@ -473,22 +491,21 @@ def from_csv(path) -> LifeTable:
     problems: list[str] = []
     ages: list[int] = []
     rates: list[float] = []
-    with path.open(newline="", encoding="utf-8") as handle:
-        reader = csv.reader(handle)
-        header = [cell.strip() for cell in next(reader, [])]
-        if header != ["age", "qx"]:
-            raise MortalityError(f"{path} line 1: header must be age,qx (got {','.join(header)!r})")
-        for where, age, (cell,) in age_rows(path, reader, 2, problems):
-            try:
-                rate = float(cell)
-            except ValueError:
-                problems.append(f"{where}: 'qx' must be a number (got {cell!r})")
-                rate = math.nan
-            else:
-                if not (math.isfinite(rate) and 0 <= rate <= 1):
-                    problems.append(f"{where}: 'qx' must be in [0, 1] (got {cell.strip()})")
-            ages.append(age)
-            rates.append(rate)
+    reader = csv_rows(path, "life table")
+    header = [cell.strip() for cell in next(reader, [])]
+    if header != ["age", "qx"]:
+        raise MortalityError(f"{path} line 1: header must be age,qx (got {','.join(header)!r})")
+    for where, age, (cell,) in age_rows(path, reader, 2, problems):
+        try:
+            rate = float(cell)
+        except ValueError:
+            problems.append(f"{where}: 'qx' must be a number (got {cell!r})")
+            rate = math.nan
+        else:
+            if not (math.isfinite(rate) and 0 <= rate <= 1):
+                problems.append(f"{where}: 'qx' must be in [0, 1] (got {cell.strip()})")
+        ages.append(age)
+        rates.append(rate)
     return LifeTable(
         name=path.stem, min_age=ages[0], qx=np.array(rates), source=str(path), files=(path,)
     )

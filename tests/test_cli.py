@@ -574,6 +574,27 @@ def test_guides_review_refuses_a_table_without_the_ages_in_one_line(command, tmp
     assert result.stderr == "error: 'age' must be in [60, 160) for table 'old' (got 55)\n"
 
 
+@pytest.mark.parametrize(
+    ("options", "kind"),
+    [
+        (["--mortality", "csv:{folder}"], "life table"),
+        (["--mortality", "sult", "--improvement", "csv:{folder}"], "improvement scale"),
+    ],
+)
+def test_a_table_or_scale_file_that_cannot_be_read_is_one_line_naming_it(options, kind, tmp_path):
+    folder = tmp_path / "rates.csv"
+    folder.mkdir()  # a folder where a CSV file of rates is expected: no traceback
+    out = tmp_path / "values.csv"
+    options = [option.format(folder=folder) for option in options]
+    result = invoke("value", SAMPLE, "--out", out, "--interest", "0.05", *options)
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == (
+        f"Error: Invalid value for --mortality: {folder}: {kind}: cannot read (Is a directory)"
+    )
+    assert "Traceback" not in result.output
+    assert not out.exists()
+
+
 def test_guides_compare_puts_the_largest_difference_first():
     result = invoke("guides", "compare", HALF_PERCENT_SERIES, "sult-5pct-monthly", "--top", "2")
     assert result.exit_code == 0, result.output

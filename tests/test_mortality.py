@@ -4,10 +4,12 @@ import re
 
 import numpy as np
 import pytest
-from conftest import write_sult_csv
+from conftest import SMALL_SCALE_CSV, exactly, write_sult_csv
 from hypothesis import given
 from hypothesis import strategies as st
 
+from actuarial import mortality
+from actuarial.generational import improvement_scale
 from actuarial.mortality import (
     LifeTable,
     MortalityError,
@@ -338,6 +340,62 @@ def test_csv_table_needs_the_header_age_qx(tmp_path):
     path.write_text("x,q\n60,0.1\n")
     with pytest.raises(MortalityError, match=r"line 1: header must be age,qx \(got 'x,q'\)$"):
         from_csv(path)
+
+
+# Both CSV files of rates a user gives are read by mortality.csv_rows: (read, kind, a good file).
+CSV_RATE_FILES = [
+    pytest.param(from_csv, "life table", "age,qx\n60,0.1\n61,1\n", id="life-table"),
+    pytest.param(
+        lambda path: improvement_scale(f"csv:{path}"),
+        "improvement scale",
+        SMALL_SCALE_CSV,
+        id="improvement-scale",
+    ),
+]
+
+
+@pytest.mark.parametrize(("read", "kind", "good"), CSV_RATE_FILES)
+def test_a_csv_of_rates_that_cannot_be_read_is_one_error_naming_the_file(
+    read, kind, good, tmp_path
+):
+    folder, missing = tmp_path / "folder.csv", tmp_path / "missing.csv"
+    folder.mkdir()
+    unreadable = f"{folder}: {kind}: cannot read (Is a directory)"
+    with pytest.raises(MortalityError, match=exactly(unreadable)):
+        read(folder)
+    with pytest.raises(
+        MortalityError, match=exactly(f"{missing}: {kind}: cannot read (No such file or directory)")
+    ):
+        read(missing)
+
+
+@pytest.mark.parametrize(("read", "kind", "good"), CSV_RATE_FILES)
+def test_a_csv_of_rates_is_utf8_with_or_without_a_byte_order_mark_and_bounded(
+    read, kind, good, tmp_path, monkeypatch
+):
+    plain, marked, latin = (tmp_path / name for name in ("plain.csv", "marked.csv", "latin.csv"))
+    plain.write_bytes(good.encode())
+    marked.write_bytes(b"\xef\xbb\xbf" + good.encode())  # as a spreadsheet saves it
+    first, second = read(plain), read(marked)
+    assert np.array_equal(getattr(first, "qx", None), getattr(second, "qx", None))
+    assert np.array_equal(getattr(first, "rates", None), getattr(second, "rates", None))
+    text = good.replace("0.1", "0.1\xe9", 1).replace("0.01", "0.01\xe9", 1)
+    latin.write_bytes(text.encode("latin-1"))
+    offset = text.encode("latin-1").index(b"\xe9")
+    line = text[:offset].count("\n") + 1
+    with pytest.raises(
+        MortalityError,
+        match=exactly(
+            f"{latin} line {line}: {kind}: not UTF-8 text (byte 0xe9 at offset {offset}); "
+            "save the file as UTF-8"
+        ),
+    ):
+        read(latin)
+    limit = len(good) - 1  # one byte too few
+    monkeypatch.setattr(mortality, "CSV_RATES_LIMIT", limit)
+    larger = f"{plain}: {kind}: larger than the limit of {limit:,} bytes for a {kind}"
+    with pytest.raises(MortalityError, match=exactly(larger)):
+        read(plain)
 
 
 def test_unisex_blend_averages_q_on_the_common_ages_and_names_the_weights():
