@@ -78,10 +78,16 @@ NUMBER_FIELDS = tuple(name for name, kind in get_type_hints(Member).items() if k
 
 
 def check_columns(columns, source: str) -> None:
-    """Raise :class:`MemberFileError` naming every required column that is missing."""
-    present = set(columns)
-    missing = [name for name in MEMBER_FIELDS if name not in present]
+    """Raise :class:`MemberFileError` naming every required column that is missing, and
+    every one given more than once (which of them holds the member's value is not for us
+    to guess)."""
+    names = [str(name) for name in columns]
+    missing = [name for name in MEMBER_FIELDS if name not in names]
+    repeated = [name for name in MEMBER_FIELDS if names.count(name) > 1]
+    problems = []
     if missing:
-        raise MemberFileError(
-            f"{source}: missing required column(s) {missing} (required: {list(MEMBER_FIELDS)})"
-        )
+        problems.append(f"missing required column(s) {missing} (required: {list(MEMBER_FIELDS)})")
+    if repeated:
+        problems.append(f"required column(s) {repeated} given more than once")
+    if problems:
+        raise MemberFileError(f"{source}: " + "; ".join(problems))

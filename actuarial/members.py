@@ -22,6 +22,7 @@ text, so it is looked for only in a column Arrow has refused.
 from __future__ import annotations
 
 import datetime as dt
+import decimal
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
@@ -223,6 +224,11 @@ def _text(series: pd.Series, text_only: bool | None = None) -> pd.Series:
     return series.astype(object).where(series.notna(), None).astype("string")
 
 
+# What Arrow raises for a column it cannot read as text: values of another kind (numbers,
+# dates), or of a kind it has no text for (periods, intervals, lists, a nested Arrow type).
+_NOT_ARROW_TEXT = (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError)
+
+
 def _inferred_text(series: pd.Series) -> pa.StringArray | None:
     """An object column as Arrow text when Arrow reads each value as text or missing (None,
     NaN, NA, NaT): one conversion in C, no Python per value, which also tells the kind of
@@ -230,7 +236,7 @@ def _inferred_text(series: pd.Series) -> pa.StringArray | None:
     lone surrogate raises UnicodeEncodeError."""
     try:
         strings = pa.array(series.to_numpy(), from_pandas=True)
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
+    except _NOT_ARROW_TEXT:
         return None
     return strings if strings.type == pa.string() else None
 
@@ -276,7 +282,7 @@ def _arrow_text(series: pd.Series):
         array = pa.array(series, type=pa.string(), from_pandas=True)
     except UnicodeEncodeError:  # text with a lone surrogate, refused by Arrow: not a value
         return _arrow_text(_lone_surrogates_replaced(series, None))
-    except (pa.ArrowInvalid, pa.ArrowTypeError):
+    except _NOT_ARROW_TEXT:
         return None
     return pc.utf8_trim_whitespace(array)
 
@@ -372,8 +378,12 @@ def _parse_dates(series: pd.Series) -> np.ndarray:
 
 
 def _day(value) -> np.datetime64:
-    """A date or a timestamp at midnight without a time zone as its day; NaT for any other
-    value that is not text."""
+    """A date, a timestamp at midnight without a time zone, or a period of one day, as its
+    day; NaT for any other value that is not text."""
+    if isinstance(value, pd.Period):
+        if value.freqstr != "D":  # a month, a year, an hour: not one day
+            return np.datetime64("NaT", "D")
+        return np.datetime64(value.start_time.date(), "D")
     if isinstance(value, dt.datetime | pd.Timestamp):
         if value.tzinfo is not None or value.time() != dt.time(0):
             return np.datetime64("NaT", "D")
@@ -401,26 +411,36 @@ def _dates(series: pd.Series):
 
 
 def _parse_numbers(series: pd.Series) -> np.ndarray:
-    """Decimal numbers as float64; NaN where missing or unparseable."""
-    if pd.api.types.is_bool_dtype(series.dtype):
+    """Decimal numbers as float64; NaN where missing or unparseable. Only real numbers are
+    numbers: not True and False (1 and 0 years or dollars), durations, dates or complex
+    numbers (which pandas would turn into their ticks or their real part)."""
+    if pd.api.types.is_bool_dtype(series.dtype) or getattr(series.dtype, "kind", "O") in "mMc":
         return np.full(len(series), np.nan)
     if pd.api.types.is_numeric_dtype(series.dtype):
         return series.to_numpy(dtype=float, na_value=np.nan)
     text = _arrow_text(series)
     if text is not None:
         return _text_numbers(text)
-    # Other values, text among them or not (a frame built in Python).
+    # Other values, text among them or not (a frame built in Python), each read as itself
+    # (pandas would read a period as its ordinal).
     text_at = _text_at(series)
-    others = series.where(~text_at, None) if text_at.any() else series
+    others = series.astype(object)
+    # Only real numbers among the values (see above), one by one: True == 1 and
+    # hash(True) == hash(1), so grouping equal values would not do.
+    not_real = [
+        isinstance(value, bool | np.bool_) or not isinstance(value, _REAL_NUMBERS)
+        for value in others.to_numpy()
+    ]
+    others = others.where(~np.array(not_real, dtype=bool), None)  # text among them too
     numbers = pd.to_numeric(others, errors="coerce").to_numpy(float, na_value=np.nan, copy=True)
-    if series.dtype == object:  # True and False among numbers: not 1 and 0 years or dollars
-        # One by one: True == 1 and hash(True) == hash(1), so grouping equal values would not do.
-        boolean = [isinstance(value, bool | np.bool_) for value in series.to_numpy()]
-        numbers[np.array(boolean, dtype=bool)] = np.nan
     if text_at.any():  # the text read as any text column is: one rule for each value
         numbers[text_at] = _text_numbers(_arrow_text(series[text_at].astype(object)))
     return numbers
 
+
+# The values of a column of Python objects read as numbers (text is read as text; the
+# booleans, which are ints, are not numbers).
+_REAL_NUMBERS = (int, float, decimal.Decimal, np.integer, np.floating)
 
 # The text Arrow casts to float64 (fast_float's grammar), in two kinds: decimal numbers,
 # cast at once, and named values (infinity, NaN), each distinct text cast alone.
@@ -466,10 +486,34 @@ def _text_number(text: str) -> float:
         return np.nan
 
 
+class _Unhashable:
+    """A value that cannot be hashed (a list, a dict): of no kind a member field holds, so
+    every rule reads it as such; each one distinct."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value):
+        self.value = value
+
+
+def _hashable(value) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
 def _distinct(series: pd.Series) -> tuple[np.ndarray, object]:
     """The distinct values of a column, and each row's index into them followed by None
-    (a missing value's index is ``len(uniques)``)."""
-    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    (a missing value's index is ``len(uniques)``); a value that cannot be hashed stands for
+    itself as an :class:`_Unhashable`."""
+    try:
+        codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    except (TypeError, pa.ArrowNotImplementedError):  # unhashable values, or nested Arrow ones
+        values = series.to_numpy(dtype=object)
+        stand_ins = [value if _hashable(value) else _Unhashable(value) for value in values]
+        codes, uniques = pd.factorize(pd.Series(stand_ins, dtype=object), use_na_sentinel=True)
     return np.where(codes >= 0, codes, len(uniques)), uniques
 
 
@@ -496,7 +540,11 @@ def _map_unique_blank(series: pd.Series, mapping) -> tuple[np.ndarray, np.ndarra
         return mapped[index], blank[index]
     index, uniques = _distinct(series)
     mapped = np.array([mapping(value) for value in uniques] + [mapping(None)], dtype=np.int64)
-    blank = np.append(blank_mask(pd.Series(uniques, dtype=series.dtype)), True)
+    try:
+        uniques = pd.Series(uniques, dtype=series.dtype)
+    except (pa.ArrowInvalid, TypeError):  # _Unhashable stand-ins: not of the column's type
+        uniques = pd.Series(uniques, dtype=object)
+    blank = np.append(blank_mask(uniques), True)
     return mapped[index], blank[index]
 
 

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from actuarial import duplicate_ids
 from actuarial.duplicate_ids import find_duplicates
 from actuarial.engine import evaluate, evaluate_frame
+from actuarial.member_files import readable_member_file
 from actuarial.member_record import DATE_FIELDS, NUMBER_FIELDS
 from actuarial.members import (
     _ID_CONTROL,
@@ -358,6 +359,82 @@ def test_a_missing_required_column_raises_member_file_error_naming_it(half_perce
         ),
     ):
         evaluate_frame(frame, half_percent_guides)
+
+
+def test_a_required_column_given_twice_is_refused_not_one_of_them_chosen(member, tmp_path):
+    frame = pd.DataFrame([member(group="general")])
+    twice = pd.concat([frame, pd.DataFrame({"group": ["police"]})], axis=1)
+    message = "members: required column(s) ['group'] given more than once"
+    with pytest.raises(MemberFileError, match=exactly(message)):
+        parse_members(twice)
+    path = tmp_path / "twice.csv"  # a file's header alike (pandas would rename one group.1)
+    path.write_text(",".join(twice.columns) + "\n" + ",".join(map(str, twice.iloc[0])) + "\n")
+    with pytest.raises(MemberFileError, match=exactly(message.replace("members", str(path)))):
+        readable_member_file(path)
+
+
+_arrow = pd.ArrowDtype
+
+# Columns of values no member field holds, as a frame built in Python or read with other
+# tools may have them: every row is read, as an error naming its field (ids aside: any
+# value is read as its text).
+EXOTIC_COLUMNS = {
+    "lists": lambda n: pd.Series([[1, 2]] * n, dtype=object),
+    "dicts": lambda n: pd.Series([{"a": 1}] * n, dtype=object),
+    "intervals": lambda n: pd.Series(pd.interval_range(0, n)),
+    "interval objects": lambda n: pd.Series(list(pd.interval_range(0, n)), dtype=object),
+    "month periods": lambda n: pd.Series(pd.period_range("2000-01", periods=n, freq="M")),
+    "durations": lambda n: pd.Series(pd.to_timedelta(np.arange(1, n + 1), unit="D")),
+    "duration objects": lambda n: pd.Series([pd.Timedelta(1, "D")] * n, dtype=object),
+    "complex numbers": lambda n: pd.Series(np.arange(n) + 1j),
+    "Arrow lists": lambda n: pd.Series(pd.array([[1]] * n, dtype=_arrow(pa.list_(pa.int64())))),
+    "Arrow durations": lambda n: pd.Series(pd.array([1] * n, dtype=_arrow(pa.duration("s")))),
+}
+
+
+@pytest.mark.parametrize("kind", EXOTIC_COLUMNS)
+@pytest.mark.parametrize("field", MEMBER_FIELDS)
+def test_a_column_of_values_no_field_holds_is_read_as_errors_naming_the_field(
+    member, field, kind
+):
+    frame = pd.DataFrame([member(member_id="A"), member(member_id="B")])
+    frame[field] = EXOTIC_COLUMNS[kind](len(frame)).array
+    parsed = parse_members(frame)  # never an exception
+    if field == "member_id":
+        assert len(parsed) == 2
+        return
+    for message in parsed.error.tolist():
+        assert f"'{field}' " in message, message
+
+
+def test_a_period_of_one_day_is_that_date(member):
+    text = pd.DataFrame([member(birth_date="1960-06-15")])
+    period = text.assign(birth_date=pd.Series(pd.period_range("1960-06-15", periods=1, freq="D")))
+    parsed = parse_members(period)
+    assert parsed.error.tolist() == [""]
+    assert parsed.birth_date.tolist() == parse_members(text).birth_date.tolist()
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (pd.Timedelta(days=20), "20 days 00:00:00"),
+        (np.timedelta64(20, "D"), "20 days"),
+        (complex(20, 0), "(20+0j)"),
+        (dt.datetime(2000, 1, 1), "2000-01-01 00:00:00"),
+    ],
+)
+def test_a_duration_a_date_or_a_complex_number_is_not_a_number_of_years(member, value, shown):
+    rows = [member(member_id="A"), member(member_id="B", credited_service=value)]
+    parsed = parse_members(pd.DataFrame(rows, dtype=object))
+    assert parsed.error.tolist()[0] == ""
+    assert parsed.error.tolist()[1] == (
+        f"members row 2 (member 'B'): 'credited_service' must be a number (got {shown})"
+    )
+    typed = pd.DataFrame([member(member_id="B")]).assign(
+        credited_service=pd.Series([value]).astype(pd.Series([value]).dtype)
+    )
+    assert "'credited_service' must be a number" in parse_members(typed).error.tolist()[0]
 
 
 def test_check_columns_names_the_source():
