@@ -42,6 +42,7 @@ from actuarial.law.readings import Readings
 from actuarial.member_files import file_columns, file_format, reading, record_batches
 from actuarial.members import parse_members
 from actuarial.output_files import check_output, writing
+from actuarial.shown_text import quoted
 
 __all__ = [
     "SEX_CODES",
@@ -227,8 +228,12 @@ def _grid(mortality: Mortality, keys: list[tuple[str | None, int | None]], rates
 
 
 # --------------------------------------------------------------------- present values
-def sex_codes(frame: pd.DataFrame, source: str = "members") -> tuple[np.ndarray, np.ndarray]:
-    """The optional column ``sex`` as codes into :data:`SEX_CODES`, and an error per row."""
+def sex_codes(
+    frame: pd.DataFrame, source: str = "members", members=None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The optional column ``sex`` as codes into :data:`SEX_CODES`, and an error per row
+    naming the row, the member (its id in ``members``, the frame parsed, when given) and
+    the value as given."""
     count = len(frame)
     if "sex" not in frame.columns:
         return np.full(count, 2), np.full(count, "", dtype=object)
@@ -237,10 +242,13 @@ def sex_codes(frame: pd.DataFrame, source: str = "members") -> tuple[np.ndarray,
     for code, name in enumerate(SEX_CODES):
         codes[text == name] = code
     error = np.full(count, "", dtype=object)
-    for row in np.flatnonzero(codes < 0):
+    bad = np.flatnonzero(codes < 0)
+    given = frame["sex"].iloc[bad].astype(object).tolist()  # Python values (1, not np.int64(1))
+    for row, value in zip(bad, given, strict=True):
+        member_id = None if members is None else members.member_id[row].as_py()
+        who = f" (member {quoted(member_id)})" if member_id and member_id.strip() else ""
         error[row] = (
-            f"{source} row {row + 1}: 'sex' must be in ['F', 'M', ''] "
-            f"(got {frame['sex'].iloc[row]!r})"
+            f"{source} row {row + 1}{who}: 'sex' must be in ['F', 'M', ''] (got {quoted(value)})"
         )
     return np.where(codes < 0, 2, codes), error
 
@@ -400,7 +408,7 @@ def _evaluated(members_df, guides, as_of, readings, source, law):
     # The frame is the whole input: parse_members finds its duplicate ids itself.
     members = parse_members(members_df, source=source)
     results = evaluate_members(members, guides, as_of, readings, law)
-    sex, sex_error = sex_codes(members_df, source)
+    sex, sex_error = sex_codes(members_df, source, members)
     return results, sex, sex_error
 
 

@@ -24,6 +24,7 @@ from actuarial.valuation import (
     run_valuation,
     schedule_steps,
     sensitivities,
+    sex_codes,
     value_frame,
 )
 
@@ -216,10 +217,19 @@ def test_a_bad_sex_is_an_error_on_that_member_only():
     frame = valued(rows, Basis(PUB_JOINED, 0.045))
     assert (
         frame.loc[("D-1125", "d")]["error"]
-        == "members row 1: 'sex' must be in ['F', 'M', ''] (got 'X')"
+        == "members row 1 (member 'D-1125'): 'sex' must be in ['F', 'M', ''] (got 'X')"
     )
     assert np.isnan(frame.loc[("D-1125", "d")]["pv_at_separation"])
     assert frame.loc[("A-270", "a")]["pv_at_separation"] > 0
+
+
+@pytest.mark.parametrize(
+    ("sex", "shown"), [(1, "1"), (True, "True"), (2.5, "2.5"), ([1], "[1]"), ("é\x1b", "'é\\x1b'")]
+)
+def test_a_sex_that_is_not_text_is_shown_as_given(sex, shown):
+    frame = pd.DataFrame([{**DEFERRED_FLAT}]).assign(sex=pd.Series([sex]))
+    _, errors = sex_codes(frame)
+    assert errors.tolist() == [f"members row 1: 'sex' must be in ['F', 'M', ''] (got {shown})"]
 
 
 def test_a_table_that_does_not_run_out_is_refused_unless_closed():
