@@ -164,7 +164,11 @@ def reading(path: Path, chunks: Iterator) -> Iterator:
     try:
         yield from chunks
     except (OSError, pa.ArrowException, UnicodeDecodeError) as error:
-        where = _first_non_utf8(path) if "UTF8" in str(error) else None
+        not_utf8 = "UTF8" in str(error)
+        if not_utf8 and FORMATS.get(path.suffix.lower()) == "parquet":  # binary: no lines
+            reason = f"a text column holds bytes that are not UTF-8: {error}"
+            raise _unreadable(path, reason) from error
+        where = _first_non_utf8(path) if not_utf8 else None  # CSV: the line of the byte
         if where is not None:
             raise _not_utf8(path, *where) from error
         raise _unreadable(path, str(error)) from error

@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 import pytest
@@ -520,8 +521,6 @@ def test_ids_come_back_exactly_as_read_and_no_token_is_missing(
 
 
 def test_parquet_integer_ids_with_nulls_stay_whole_numbers(half_percent_guides, member, tmp_path):
-    import pyarrow as pa
-
     ids = [7, None, 2**53, 2**53 + 1, -3, 0]
     frame = pd.DataFrame([member(member_id="placeholder") for _ in ids])
     table = pa.Table.from_pandas(frame.drop(columns="member_id"), preserve_index=False)
@@ -571,8 +570,6 @@ def test_parquet_integer_ids_with_nulls_stay_whole_numbers(half_percent_guides, 
 def test_parquet_dates_are_calendar_dates_never_converted(
     half_percent_guides, member, tmp_path, kind, value, problem
 ):
-    import pyarrow as pa
-
     frame = pd.DataFrame([member()]).drop(columns="separation_date")
     table = pa.Table.from_pandas(frame, preserve_index=False)
     types = {
@@ -815,6 +812,25 @@ def test_an_unreadable_member_file_is_one_error_naming_file_and_line(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["members.csv"]
 
 
+@pytest.mark.parametrize("column", ["member_id", "group"])
+def test_parquet_bytes_that_are_not_utf8_are_one_error_without_a_line(
+    half_percent_guides, sample_members, tmp_path, column
+):
+    """A Parquet file has no lines: its own bytes are binary, so no byte of it is named."""
+    table = pa.Table.from_pandas(read_members(sample_members), preserve_index=False)
+    values = [b"\xff" if row == 1 else str(v).encode() for row, v in enumerate(table[column])]
+    table = table.set_column(table.schema.get_field_index(column), column, pa.array(values))
+    source = tmp_path / "members.parquet"
+    pq.write_table(table, source)
+    message = (
+        f"{source}: cannot read the member file "
+        "(a text column holds bytes that are not UTF-8: Invalid UTF8 payload)"
+    )
+    with pytest.raises(MemberFileError, match=exactly(message)):
+        run(source, half_percent_guides, tmp_path / "out.csv")
+    assert not (tmp_path / "out.csv").exists()
+
+
 def test_a_member_file_that_is_a_folder_is_one_error(half_percent_guides, tmp_path):
     source = tmp_path / "members.csv"
     source.mkdir()
@@ -838,8 +854,6 @@ def test_a_member_file_that_is_a_folder_is_one_error(half_percent_guides, tmp_pa
 def test_parquet_ids_of_every_type_are_read_as_their_text(
     half_percent_guides, member, tmp_path, kind, ids, expected
 ):
-    import pyarrow as pa
-
     frame = pd.DataFrame([member() for _ in ids]).drop(columns="member_id")
     table = pa.Table.from_pandas(frame, preserve_index=False)
     types = {
@@ -872,7 +886,6 @@ def test_a_member_file_that_is_a_pipe_is_refused_without_waiting(half_percent_gu
 # ------------------------------------------------------------------ Arrow conversion
 def _from_pandas(values, kind):
     """What the batch's conversion must equal: pyarrow's own, NaN and NaT as missing."""
-    import pyarrow as pa
 
     return pa.array(values, type=kind, from_pandas=True)
 
@@ -884,7 +897,6 @@ def _from_pandas(values, kind):
 )
 def test_amounts_reach_arrow_as_pyarrow_converts_them(values, skip):
     import numpy as np
-    import pyarrow as pa
 
     array = np.array([np.nan if v is None else v for v in values], dtype=float)[skip:]
     converted = batch._arrow_numbers(array, pa.float64())
@@ -898,7 +910,6 @@ def test_amounts_reach_arrow_as_pyarrow_converts_them(values, skip):
 )
 def test_dates_and_flags_reach_arrow_as_pyarrow_converts_them(dates, flags):
     import numpy as np
-    import pyarrow as pa
 
     days = np.array([np.datetime64("NaT") if d is None else d for d in dates], "datetime64[D]")
     assert batch._arrow_numbers(days, pa.date32()).equals(_from_pandas(days, pa.date32()))
@@ -913,7 +924,6 @@ def test_dates_and_flags_reach_arrow_as_pyarrow_converts_them(dates, flags):
 @settings(deadline=None)  # Arrow's first conversions may take longer
 @given(st.lists(st.one_of(st.none(), st.text(max_size=6)), max_size=50), st.integers(0, 5))
 def test_defused_cells_are_those_the_formula_characters_begin(texts, skip):
-    import pyarrow as pa
     import pyarrow.compute as pc
 
     array = pa.array(texts, type=pa.string()).slice(skip)  # a slice: offsets not from 0
