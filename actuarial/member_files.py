@@ -165,7 +165,7 @@ def reading(path: Path, chunks: Iterator) -> Iterator:
         yield from chunks
     except (OSError, pa.ArrowException, UnicodeDecodeError) as error:
         not_utf8 = "UTF8" in str(error)
-        if not_utf8 and FORMATS.get(path.suffix.lower()) == "parquet":  # binary: no lines
+        if not_utf8 and file_format(path, "a member file") == "parquet":  # binary: no lines
             reason = f"a text column holds bytes that are not UTF-8: {error}"
             raise _unreadable(path, reason) from error
         where = _first_non_utf8(path) if not_utf8 else None  # CSV: the line of the byte

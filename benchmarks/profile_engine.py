@@ -21,6 +21,7 @@ import datetime as dt
 import functools
 import io
 import pstats
+import threading
 import time
 
 import numpy as np
@@ -40,17 +41,18 @@ from actuarial.members import (
 AS_OF = dt.date(2026, 7, 1)
 
 
-# The stages of evaluate_frame: the name it looks each up by (in the engine module or a
-# class of it), and what the stage does.
+# The stages of evaluate_frame: where it looks each up (the engine module or a class of it),
+# the name, and what the stage does.
+_WRITER = engine.TableWriter
 STAGES = (
-    ("engine", "frame_id_text", "ids as text (frame_id_text)"),
-    ("engine", "code_frame_ids", "ids coded, repeated ids found (code_frame_ids; a thread)"),
-    ("TableWriter", "allocate", "the table's columns allocated (TableWriter.allocate; a thread)"),
-    ("engine", "parse_members", "per chunk: parse and validate (parse_members)"),
-    ("engine", "evaluate_members", "per chunk: clauses, guide, minimum (evaluate_members)"),
-    ("MemberResults", "columns", "per chunk: result columns, schedule text"),
-    ("TableWriter", "write", "per chunk: written into the table (TableWriter.write)"),
-    ("TableWriter", "table", "the pandas table (TableWriter.table)"),
+    (engine, "frame_id_text", "ids as text (frame_id_text)"),
+    (engine, "code_frame_ids", "ids coded, repeated ids found (code_frame_ids; a thread)"),
+    (_WRITER, "allocate", "the table's columns allocated (TableWriter.allocate; a thread)"),
+    (engine, "parse_members", "per chunk: parse and validate (parse_members)"),
+    (engine, "evaluate_members", "per chunk: clauses, guide, minimum (evaluate_members)"),
+    (MemberResults, "columns", "per chunk: result columns, schedule text"),
+    (_WRITER, "write", "per chunk: written into the table (TableWriter.write)"),
+    (_WRITER, "table", "the pandas table (TableWriter.table)"),
 )
 
 
@@ -58,10 +60,9 @@ STAGES = (
 def timed_stages(spent: dict[str, float]):
     """Within the block, each of :data:`STAGES` adds the CPU time of the thread that runs it
     to ``spent``: the real ``evaluate_frame`` timed, not a copy of its steps."""
-    owners = {"engine": engine, "TableWriter": engine.TableWriter, "MemberResults": MemberResults}
+    adding = threading.Lock()  # two chunk threads may end the same stage at once
     originals = []
-    for owner_name, attribute, label in STAGES:
-        owner = owners[owner_name]
+    for owner, attribute, label in STAGES:
         original = getattr(owner, attribute)
 
         @functools.wraps(original)
@@ -70,7 +71,9 @@ def timed_stages(spent: dict[str, float]):
             try:
                 return _original(*arguments, **options)
             finally:
-                spent[_label] = spent.get(_label, 0.0) + time.thread_time() - cpu
+                used = time.thread_time() - cpu
+                with adding:
+                    spent[_label] = spent.get(_label, 0.0) + used
 
         originals.append((owner, attribute, original))
         setattr(owner, attribute, stage)
