@@ -265,6 +265,36 @@ def test_batch_reads_the_ids_while_pandas_loads_and_the_cli_starts_without_it(tm
     assert len(pd.read_csv(out)) == 4 * 307 + 6
 
 
+# What the command line's process leaves of OpenBLAS: the setting, and its own threads.
+OPENBLAS_SEEN = """
+import os, sys
+{first}import actuarial.cli
+print(os.environ.get("OPENBLAS_NUM_THREADS"), len(os.listdir("/proc/self/task")))
+"""
+
+
+@pytest.mark.parametrize(
+    ("first", "user_value", "seen"),
+    [
+        ("", None, "1 1"),  # OpenBLAS starts no thread: one thread in all, the main one
+        ("", "3", "3 "),  # the user's value is kept
+        ("import numpy\n", None, "None "),  # numpy already loaded: too late, nothing set
+    ],
+)
+def test_the_command_line_starts_no_openblas_threads_unless_asked(first, user_value, seen):
+    import os
+    import subprocess
+    import sys
+
+    environment = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if user_value is not None:
+        environment["OPENBLAS_NUM_THREADS"] = user_value
+    script = OPENBLAS_SEEN.format(first=first)
+    command = [sys.executable, "-c", script]
+    printed = subprocess.run(command, capture_output=True, check=True, text=True, env=environment)
+    assert printed.stdout.strip().startswith(seen), printed.stdout
+
+
 def test_batch_passes_reading_switches_and_chunk_size(tmp_path):
     out = tmp_path / "out.parquet"
     result = invoke(
