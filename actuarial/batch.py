@@ -45,6 +45,7 @@ from actuarial.member_files import (
     FirstPass,
     batch_inputs,
     file_format,
+    parquet,
     readable_member_file,
     reading,
     record_batches,
@@ -377,11 +378,9 @@ class _ParquetOutput(_Output):
     """Parquet: row groups of at least ``group_members`` members (the last: the rest)."""
 
     def __init__(self, sink: pa.NativeFile, metadata: dict, group_members: int):
-        import pyarrow.parquet as pq  # Parquet only: 30 ms of CPU to import
-
         super().__init__(sink, for_spreadsheets=False)
         # The Arrow schema (dictionaries) is not stored: the file's types are OUTPUT_SCHEMA's.
-        self.writer = pq.ParquetWriter(sink, WRITE_SCHEMA, store_schema=False)
+        self.writer = parquet().ParquetWriter(sink, WRITE_SCHEMA, store_schema=False)
         self.writer.add_key_value_metadata(metadata)
         self.group_members = group_members
         self.group: list[pa.Table] = []

@@ -976,7 +976,6 @@ def short_gil_turns():
 
 FRAME_CHUNK = 65_536  # members parsed and evaluated at a time: the work arrays stay small
 WORKERS = min(2, os.cpu_count() or 1)  # threads evaluating chunks side by side
-AHEAD = WORKERS + 1  # chunks computed ahead of the one being written
 
 
 def evaluate_frame(
@@ -1036,7 +1035,7 @@ def evaluate_frame(
             writer.code_members(ids.codes, ids.texts)
             return ids
 
-        evaluated = _in_order(lambda s: chunk(s, read), starts, AHEAD)
+        evaluated = _in_order(lambda s: chunk(s, read), starts)
         for start, columns in zip(starts, evaluated, strict=True):
             allocated.result()
             if ids is None and coded.done():
@@ -1061,10 +1060,11 @@ def _chunk_size(members: int) -> int:
     return -(-members // chunks)
 
 
-def _in_order(work, items, ahead: int):
+def _in_order(work, items):
     """``work(item)`` for each item, in order, on :data:`WORKERS` threads (numpy and Arrow
-    release the GIL in their loops), with at most ``ahead`` results computed ahead."""
-    items = deque(items)
+    release the GIL in their loops), with at most one result more than the threads computed
+    ahead of the one being used."""
+    items, ahead = deque(items), WORKERS + 1
     if len(items) == 1 or WORKERS == 1:
         yield from map(work, items)
         return

@@ -39,7 +39,7 @@ from actuarial.guides import GuideSet
 from actuarial.law import law_provenance
 from actuarial.law.clauses import CLAUSES, situation
 from actuarial.law.readings import Readings
-from actuarial.member_files import file_columns, file_format, reading, record_batches
+from actuarial.member_files import file_columns, file_format, parquet, reading, record_batches
 from actuarial.members import parse_members
 from actuarial.output_files import check_output, writing
 from actuarial.shown_text import quoted
@@ -626,7 +626,6 @@ def run_valuation(
             import json
 
             import pyarrow as pa
-            import pyarrow.parquet as pq
 
             arrow = pa.Table.from_pandas(table, preserve_index=False)
             metadata = {
@@ -636,7 +635,7 @@ def run_valuation(
                 b"actuarial.law": json.dumps(law_files).encode(),
                 b"actuarial.readings": json.dumps(results.readings.as_dict()).encode(),
             }
-            pq.write_table(arrow.replace_schema_metadata(metadata), partial)
+            parquet().write_table(arrow.replace_schema_metadata(metadata), partial)
     return summary
 
 

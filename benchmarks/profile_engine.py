@@ -179,7 +179,7 @@ def main() -> None:
         help="threads evaluating chunks (1: each stage's CPU time without the other's)",
     )
     arguments = parser.parse_args()
-    engine.WORKERS, engine.AHEAD = arguments.workers, arguments.workers + 1
+    engine.WORKERS = arguments.workers
     guides = default_guides()
 
     print(f"## evaluate_frame stages, {arguments.members:,} members\n")
