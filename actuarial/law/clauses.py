@@ -65,14 +65,7 @@ def _finite_or_zero(values: np.ndarray) -> np.ndarray:
 
 def _outcome(clause, conditions, annual, start, variant=None) -> ClauseOutcome:
     eligible = np.logical_and.reduce([passes for _, passes in conditions])
-    return ClauseOutcome(
-        clause,
-        tuple(conditions),
-        eligible,
-        np.where(eligible, annual, np.nan),
-        np.where(eligible, start, np.datetime64("NaT")),
-        variant,
-    )
+    return ClauseOutcome(clause, tuple(conditions), eligible, annual, start, variant)
 
 
 def _refund(clause: str) -> Condition:

@@ -104,7 +104,9 @@ class ClauseOutcome:
     clause: str
     conditions: tuple[tuple[Condition, np.ndarray], ...]
     eligible: np.ndarray
-    annual_amount: np.ndarray  # before any reduction for (c); NaN where not eligible
+    # Where eligible: the amount before any reduction for (c), and the start date; elsewhere
+    # whatever the rule computed (evaluate_members keeps them only where eligible).
+    annual_amount: np.ndarray
     start_date: np.ndarray
     variant: np.ndarray | None = None
 
