@@ -505,9 +505,9 @@ def _hashable(value) -> bool:
 
 
 def _distinct(series: pd.Series) -> tuple[np.ndarray, object]:
-    """The distinct values of a column, and each row's index into them followed by None
-    (a missing value's index is ``len(uniques)``); a value that cannot be hashed stands for
-    itself as an :class:`_Unhashable`."""
+    """The distinct values of a column (an index in its dtype), and each row's index into
+    them followed by None (a missing value's index is ``len(uniques)``); a value that cannot
+    be hashed stands for itself as an :class:`_Unhashable` (the index is then of objects)."""
     try:
         codes, uniques = pd.factorize(series, use_na_sentinel=True)
     except (TypeError, pa.ArrowNotImplementedError):  # unhashable values, or nested Arrow ones
@@ -540,11 +540,8 @@ def _map_unique_blank(series: pd.Series, mapping) -> tuple[np.ndarray, np.ndarra
         return mapped[index], blank[index]
     index, uniques = _distinct(series)
     mapped = np.array([mapping(value) for value in uniques] + [mapping(None)], dtype=np.int64)
-    try:
-        uniques = pd.Series(uniques, dtype=series.dtype)
-    except (pa.ArrowInvalid, TypeError):  # _Unhashable stand-ins: not of the column's type
-        uniques = pd.Series(uniques, dtype=object)
-    blank = np.append(blank_mask(uniques), True)
+    # In the column's dtype (object when unhashable values stand for themselves).
+    blank = np.append(blank_mask(pd.Series(uniques)), True)
     return mapped[index], blank[index]
 
 
