@@ -723,7 +723,8 @@ class TableWriter:
             elif name in self.codes:
                 texts = list(self.texts.get(name, ()))
                 codes = self.codes[name][:rows]
-                if name == "reason":  # the reasons sorted, as a reader scans them
+                if name == "reason" and texts != sorted(texts):  # sorted, as a reader scans
+                    # them (each chunk's are: recoded only when a later chunk added some)
                     order = np.argsort(np.array(texts, dtype=object), kind="stable")
                     lookup = np.empty(len(texts), dtype=codes.dtype)
                     lookup[order] = np.arange(len(texts), dtype=codes.dtype)
