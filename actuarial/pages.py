@@ -133,8 +133,10 @@ def _blank(value) -> bool:
 
 
 def format_money(value) -> str:
-    """An amount in USD: thousands separators and cents (``48,000.00``); blank when missing."""
-    return "" if _blank(value) else f"{float(value):,.2f}"
+    """An amount in USD: thousands separators and cents (``48,000.00``); blank when missing.
+    An amount that rounds to no cents is ``0.00``, never ``-0.00`` (a difference of equal
+    sums can come out a hair below zero, by how the processor's numpy adds them)."""
+    return "" if _blank(value) else f"{float(value):z,.2f}"
 
 
 def format_date(value) -> str:
@@ -152,9 +154,9 @@ def _format_value(value, kind: str, decimals: int, percent_decimals: int = 2) ->
     if kind == "money":
         return format_money(value)
     if kind == "factor":
-        return f"{float(value):.{decimals}f}"
+        return f"{float(value):z.{decimals}f}"
     if kind == "percent":
-        return f"{float(value):.{percent_decimals}%}"
+        return f"{float(value):z.{percent_decimals}%}"
     if kind == "date":
         return format_date(value)
     if isinstance(value, bool | np.bool_):
@@ -162,7 +164,7 @@ def _format_value(value, kind: str, decimals: int, percent_decimals: int = 2) ->
     if isinstance(value, int | np.integer):
         return f"{int(value):,}"
     if isinstance(value, float | np.floating):
-        return f"{float(value):,.2f}"
+        return f"{float(value):z,.2f}"
     if isinstance(value, dt.date | pd.Timestamp):
         return format_date(value)
     return str(value)

@@ -488,13 +488,13 @@ class ValuationSummary:
 
     def lines(self) -> list[str]:
         totals = "; ".join(
-            f"({c}) ${self.totals[c]:,.2f} ({self.valued_rows[c]:,} rows)" for c in CLAUSE_IDS
+            f"({c}) ${self.totals[c]:z,.2f} ({self.valued_rows[c]:,} rows)" for c in CLAUSE_IDS
         )
         lines = [
             f"members: {self.members:,} (invalid rows: {self.invalid:,}; not valued, the basis "
             f"does not cover them: {self.not_valued:,})",
             f"present value at separation by clause: {totals}",
-            f"total subsidy, (b) and (c) over (d): ${self.total_subsidy:,.2f} "
+            f"total subsidy, (b) and (c) over (d): ${self.total_subsidy:z,.2f} "
             f"({self.subsidy_rows:,} rows)",
         ]
         if self.sensitivities is not None:

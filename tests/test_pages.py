@@ -89,6 +89,18 @@ def test_a_table_formats_each_column_for_people_and_drops_the_index():
     assert "nan" not in repr(table).lower() and "NaT" not in repr(table)
 
 
+def test_a_value_that_rounds_to_zero_is_never_shown_negative():
+    """A difference of equal sums can come out a hair below zero, by how the processor's
+    numpy adds them: it shows as 0, the same on every machine."""
+    import pandas as pd
+
+    tiny = -1e-9
+    frame = pd.DataFrame({"amount": [tiny], "factor": [tiny], "share": [tiny], "other": [tiny]})
+    table = pages.table(frame, "c", money=["amount"], factors=["factor"], percent=["share"])
+    assert table.rows == (("0.00", "0.0000", "0.00%", "0.00"),)
+    assert pages.format_money(-0.004) == "0.00" and pages.format_money(-0.005) == "-0.01"
+
+
 def test_a_table_in_html_escapes_data_aligns_and_has_its_caption():
     page = a_table()._repr_html_()
     assert "Caption &lt;i&gt;</caption>" in page
