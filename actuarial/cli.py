@@ -248,9 +248,12 @@ def _keep_freed_memory() -> None:
     by the kernel when first touched, which took a fifth of a batch's CPU time. At 10^6
     members: 0.3-0.5 s less system time for the arrays (half the page faults), and 0.3 s
     less again with Arrow's buffers from malloc rather than mimalloc (which hands freed
-    pages back). One arena for all threads, so that memory freed by one thread is reused
-    by the others: the peak about the same as before (0.57-0.60 GB; 0.73-0.77 GB with an
-    arena per thread), the time the same. This process only; not glibc: left as it is."""
+    pages back). No new arena for each thread, so that memory freed by one thread is
+    reused by the others: the peak about the same as before (0.57-0.60 GB; 0.73-0.77 GB
+    with an arena per thread), the time the same. Two arenas, in fact, not one: importing
+    pyarrow already made a second (``malloc_info`` counts 2 before this call), and the
+    batch's threads share those two (at 10^5 members, 104 and 61 MiB at the end). This
+    process only; not glibc: left as it is."""
     import ctypes
 
     import pyarrow as pa
@@ -261,7 +264,7 @@ def _keep_freed_memory() -> None:
         return  # not glibc: its own allocator, left as it is
     mallopt(_M_MMAP_THRESHOLD, _MMAP_THRESHOLD_MAX)
     mallopt(_M_TRIM_THRESHOLD, 2**31 - 1)
-    mallopt(_M_ARENA_MAX, 1)  # one pool for every thread: what one frees, another reuses
+    mallopt(_M_ARENA_MAX, 1)  # no more pools: what one thread frees, another reuses
     pa.set_memory_pool(pa.system_memory_pool())
 
 
