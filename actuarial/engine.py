@@ -579,6 +579,19 @@ def _recode(codes: np.ndarray, lookup: np.ndarray) -> None:
         np.take(lookup, part, out=part)
 
 
+def _sorted_in_place(codes: np.ndarray, texts: list[str]) -> list[str]:
+    """``texts`` sorted, ``codes`` recoded in place to match; not recoded when the texts
+    are sorted already (each chunk's reasons come sorted: only a reason first seen in a
+    later chunk puts them out of order)."""
+    order = np.argsort(np.array(texts, dtype=object), kind="stable")
+    if (order == np.arange(len(texts))).all():
+        return texts
+    lookup = np.empty(len(texts), dtype=codes.dtype)
+    lookup[order] = np.arange(len(texts), dtype=codes.dtype)
+    _recode(codes, lookup)
+    return [texts[i] for i in order]
+
+
 _NUMBER_TYPES = {  # the table's dtype of each kind of number column (ResultColumn.arrow_type)
     pa.float64(): np.dtype(np.float64),
     pa.bool_(): np.dtype(bool),
@@ -723,13 +736,8 @@ class TableWriter:
             elif name in self.codes:
                 texts = list(self.texts.get(name, ()))
                 codes = self.codes[name][:rows]
-                if name == "reason" and texts != sorted(texts):  # sorted, as a reader scans
-                    # them (each chunk's are: recoded only when a later chunk added some)
-                    order = np.argsort(np.array(texts, dtype=object), kind="stable")
-                    lookup = np.empty(len(texts), dtype=codes.dtype)
-                    lookup[order] = np.arange(len(texts), dtype=codes.dtype)
-                    _recode(codes, lookup)
-                    texts = [texts[i] for i in order]
+                if name == "reason":  # sorted, as a reader scans them
+                    texts = _sorted_in_place(codes, texts)
                 kind = _code_type(len(texts))
                 columns[name] = pd.Categorical.from_codes(
                     codes.astype(kind, copy=False),

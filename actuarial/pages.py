@@ -164,7 +164,7 @@ def _format_value(value, kind: str, decimals: int, percent_decimals: int = 2) ->
     if isinstance(value, int | np.integer):
         return f"{int(value):,}"
     if isinstance(value, float | np.floating):
-        return f"{float(value):z,.2f}"
+        return format_money(value)  # two decimals, as an amount
     if isinstance(value, dt.date | pd.Timestamp):
         return format_date(value)
     return str(value)

@@ -42,6 +42,7 @@ from actuarial.law.readings import Readings
 from actuarial.member_files import file_columns, file_format, parquet, reading, record_batches
 from actuarial.members import parse_members
 from actuarial.output_files import check_output, writing
+from actuarial.pages import format_money
 from actuarial.shown_text import quoted
 
 __all__ = [
@@ -488,13 +489,14 @@ class ValuationSummary:
 
     def lines(self) -> list[str]:
         totals = "; ".join(
-            f"({c}) ${self.totals[c]:z,.2f} ({self.valued_rows[c]:,} rows)" for c in CLAUSE_IDS
+            f"({c}) ${format_money(self.totals[c])} ({self.valued_rows[c]:,} rows)"
+            for c in CLAUSE_IDS
         )
         lines = [
             f"members: {self.members:,} (invalid rows: {self.invalid:,}; not valued, the basis "
             f"does not cover them: {self.not_valued:,})",
             f"present value at separation by clause: {totals}",
-            f"total subsidy, (b) and (c) over (d): ${self.total_subsidy:z,.2f} "
+            f"total subsidy, (b) and (c) over (d): ${format_money(self.total_subsidy)} "
             f"({self.subsidy_rows:,} rows)",
         ]
         if self.sensitivities is not None:
