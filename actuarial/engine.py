@@ -650,9 +650,13 @@ class TableWriter:
 
     def code_members(self, codes: np.ndarray, texts) -> None:
         """Every member's code into the distinct ids ``texts`` (the whole input's, in
-        reading order): the rows written so far recoded in place, the next written so."""
-        _recode(self._numbers("member_id")[: self.rows], codes)
-        self.member_codes, self.member_texts = codes, texts
+        reading order): the rows written so far recoded in place, the next written so.
+        Codes count up as ids are first seen, so a last code of ``len(codes) - 1`` means
+        every id is distinct and each member's code is its position: nothing to recode."""
+        if len(codes) and codes[-1] != len(codes) - 1:
+            _recode(self._numbers("member_id")[: self.rows], codes)
+            self.member_codes = codes
+        self.member_texts = texts
         self.member_chunks = []
 
     def mark(self) -> tuple:
@@ -695,12 +699,12 @@ class TableWriter:
         at = slice(self.rows, self.rows + count)
         for name, values in columns.items():
             if name == "member_id":
-                members = values.codes + self.members  # each row's member in reading order
-                if self.member_codes is None:
+                if self.member_texts is None:
                     self.member_chunks.append(values)
-                    self._numbers(name)[at] = members
-                else:
-                    self._numbers(name)[at] = np.take(self.member_codes, members)
+                members = self._numbers(name)[at]
+                np.add(values.codes, self.members, out=members)  # the member in reading order
+                if self.member_codes is not None:
+                    np.take(self.member_codes, members, out=members)
                 self.members += len(values.texts)
             elif isinstance(values, CodedText):
                 self._code(name, values, at)
@@ -712,7 +716,7 @@ class TableWriter:
 
     def _member_ids(self) -> pd.Categorical:
         positions = self.numbers["member_id"][: self.rows]
-        if self.member_codes is None:  # the ids of every chunk, coded here
+        if self.member_texts is None:  # the ids of every chunk, coded here
             texts = pa.concat_arrays([chunk.texts for chunk in self.member_chunks])
             coded = texts.dictionary_encode()
             positions = coded.indices.to_numpy(zero_copy_only=False)[positions]

@@ -425,19 +425,13 @@ def test_the_table_is_the_same_whatever_the_chunks_and_threads(
     assert len(whole) == 4 * 300 - 3 * (whole["clause"] == "").sum()
 
 
-def test_chunks_written_before_the_ids_are_coded_are_written_again_from_a_repeated_id(
-    half_percent_guides, monkeypatch
-):
-    """The ids coded only once 40 chunks are written (the repeated id is in the first and in
-    the 36th): those chunks are written again from the first, and the table is that of
-    one chunk, categories (first seen, first coded) included."""
+def _late_coded(frame, guides, monkeypatch, chunks_first: int):
+    """``evaluate_frame`` in chunks of 7 members, the ids coded only once ``chunks_first``
+    chunks are written: the table, the rows of each write, the marks rewound to."""
     import threading
 
     import actuarial.engine as engine
 
-    frame = generate_members(300, seed=7, invalid_fraction=0.1)
-    frame.loc[250, "member_id"] = frame.loc[3, "member_id"]
-    whole = evaluate_frame(frame, half_percent_guides, as_of=AS_OF)
     monkeypatch.setattr(engine, "FRAME_CHUNK", 7)
     code, write, rewind = engine.code_frame_ids, engine.TableWriter.write, engine.TableWriter.rewind
     written, writes, rewinds = threading.Event(), [], []
@@ -445,7 +439,7 @@ def test_chunks_written_before_the_ids_are_coded_are_written_again_from_a_repeat
     def counted_write(writer, columns):
         write(writer, columns)
         writes.append(len(columns["row"]))
-        if len(writes) == 40:
+        if len(writes) == chunks_first:
             written.set()
 
     def late_code(ids):
@@ -456,10 +450,39 @@ def test_chunks_written_before_the_ids_are_coded_are_written_again_from_a_repeat
     monkeypatch.setattr(engine.TableWriter, "write", counted_write)
     spied_rewind = lambda writer, mark: [rewinds.append(mark), rewind(writer, mark)]  # noqa: E731
     monkeypatch.setattr(engine.TableWriter, "rewind", spied_rewind)
-    chunked = evaluate_frame(frame, half_percent_guides, as_of=AS_OF)
+    return evaluate_frame(frame, guides, as_of=AS_OF), writes, rewinds
+
+
+def test_chunks_written_before_the_ids_are_coded_are_written_again_from_a_repeated_id(
+    half_percent_guides, monkeypatch
+):
+    """The ids coded only once 40 chunks are written (the repeated id is in the first and in
+    the 36th): those chunks are written again from the first, and the table is that of
+    one chunk, categories (first seen, first coded) included."""
+    frame = generate_members(300, seed=7, invalid_fraction=0.1)
+    frame.loc[250, "member_id"] = frame.loc[3, "member_id"]
+    whole = evaluate_frame(frame, half_percent_guides, as_of=AS_OF)
+    chunked, writes, rewinds = _late_coded(frame, half_percent_guides, monkeypatch, 40)
     pd.testing.assert_frame_equal(chunked, whole, check_exact=True)
     assert [mark[:2] for mark in rewinds] == [(0, 0)]  # from the first chunk
     assert len(writes) >= 43 + 40  # the (at least 40) written before the ids were coded, again
+
+
+@pytest.mark.parametrize("missing_ids", [(), (5, 200)])
+def test_chunks_written_before_distinct_ids_are_coded_are_not_written_again(
+    half_percent_guides, monkeypatch, missing_ids
+):
+    """No id repeated, the ids coded once 30 chunks are written: none is written again, and
+    the table is that of one chunk, whether every id is its own code (distinct ids) or two
+    rows share one (two missing ids: each an error, never a repeated id)."""
+    frame = generate_members(300, seed=7)
+    frame.loc[list(missing_ids), "member_id"] = None
+    whole = evaluate_frame(frame, half_percent_guides, as_of=AS_OF)
+    chunked, writes, rewinds = _late_coded(frame, half_percent_guides, monkeypatch, 30)
+    pd.testing.assert_frame_equal(chunked, whole, check_exact=True)
+    assert rewinds == [] and len(writes) == 43
+    assert whole["member_id"].cat.categories.is_unique
+    assert (whole["error"] != "").sum() == len(missing_ids)
 
 
 @settings(deadline=None)
