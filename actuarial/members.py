@@ -299,6 +299,30 @@ def _arrow_strings(series: pd.Series) -> pa.StringArray:
     return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
 
 
+# Bytes that may begin or end white space in UTF-8: ASCII space and controls, and the bytes
+# of multi-byte characters (and DEL).
+_MAY_BE_SPACE = np.zeros(256, dtype=bool)
+_MAY_BE_SPACE[:0x21] = _MAY_BE_SPACE[0x7F:] = True
+
+
+def _trimmed_byte_lengths(texts: pa.StringArray, lengths: np.ndarray) -> np.ndarray:
+    """Each text's length in UTF-8 bytes once white space is trimmed from both ends
+    (``lengths``: before). Trimmed by Arrow only where the first or the last byte may be
+    white space (:data:`_MAY_BE_SPACE`; an empty text's neighbours' bytes may send it too)."""
+    trimmed = lengths.copy()
+    data = texts.buffers()[2]
+    if data is None or data.size == 0:
+        return trimmed
+    data, bounds = np.frombuffer(data, np.uint8), arrow_text.offsets(texts)
+    first = data.take(bounds[:-1], mode="clip")
+    last = data.take(bounds[1:] - 1, mode="clip")
+    edge = np.flatnonzero(_MAY_BE_SPACE.take(first) | _MAY_BE_SPACE.take(last))
+    if len(edge):
+        spaced = pc.utf8_trim_whitespace(texts.take(pa.array(edge)))
+        trimmed[edge] = arrow_text.byte_lengths(spaced)
+    return trimmed
+
+
 def _has_control(texts: pa.StringArray) -> np.ndarray:
     """Where a text holds a control character (:data:`_ID_CONTROL`): the regular expression
     runs only on the texts with a byte outside printable ASCII, found on the UTF-8 bytes."""
@@ -862,7 +886,7 @@ def _validated(fields: _Fields, source: str, first_row: int) -> MemberArrays:
         arrow_ids = pc.fill_null(arrow_ids, "")
     # Trimming only removes characters: an id is blank or spaced by its length in bytes.
     length = arrow_text.byte_lengths(arrow_ids)
-    trimmed_length = arrow_text.byte_lengths(pc.utf8_trim_whitespace(arrow_ids))
+    trimmed_length = _trimmed_byte_lengths(arrow_ids, length)
     # Only an empty cell (or white space alone) is a missing id: no token ("NA") is one.
     id_blank = (trimmed_length == 0) & ~not_text
     flag(id_blank, "member_id", _REQUIRED)

@@ -14,7 +14,7 @@ from conftest import LONE_SURROGATE_PROBLEMS, PYTHON_CHARACTERS, VALID_MEMBER, e
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from actuarial import duplicate_ids
+from actuarial import arrow_text, duplicate_ids
 from actuarial.duplicate_ids import find_duplicates
 from actuarial.engine import evaluate, evaluate_frame
 from actuarial.member_files import readable_member_file
@@ -29,6 +29,7 @@ from actuarial.members import (
     _has_control,
     _id_text,
     _text_numbers,
+    _trimmed_byte_lengths,
     check_columns,
     frame_ids,
     parse_members,
@@ -756,6 +757,18 @@ def test_control_characters_are_found_as_the_regular_expression_finds_them(texts
     array = pa.array(texts, type=pa.string()).slice(1)  # an offset too
     expected = pc.match_substring_regex(array, _ID_CONTROL).to_numpy(zero_copy_only=False)
     assert _has_control(array).tolist() == expected.tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(max_size=8) | st.sampled_from(["\x85a", "a\u2028", " ", "\u3000b\t", ""]),
+                min_size=1, max_size=30))  # fmt: skip
+def test_trimmed_lengths_are_arrows_whatever_is_trimmed_first(texts):
+    """Only the texts whose first or last byte may be white space are trimmed: the lengths
+    are those of Arrow's trim of every text (a slice too)."""
+    array = pa.array(texts, type=pa.string()).slice(1)
+    expected = arrow_text.byte_lengths(pc.utf8_trim_whitespace(array))
+    lengths = arrow_text.byte_lengths(array)
+    assert _trimmed_byte_lengths(array, lengths).tolist() == expected.tolist()
 
 
 NUMBER_LIKE = st.text(alphabet="0123456789+-.eEinfatyINFATY() _\xa0", max_size=12)
