@@ -49,10 +49,20 @@ def _parts(dates: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Year, month (1-12) and day (1-31) of ``datetime64[D]`` dates (``civil_from_days``).
 
     In int32 (twice as fast as int64) when every date is within about 5.8 million years
-    of 1970, as every member's date is, and there are many; in int64 otherwise.
+    of 1970, as every member's date is, and there are many; in int64 otherwise. Fewer than
+    :data:`_INT32_FROM` dates are read by numpy's own calendar (its casts to months and
+    years): 3 calls instead of 20, a quarter of the time for one member's dates, and
+    slower than the arithmetic from about a thousand dates on.
     """
+    if dates.size < _INT32_FROM:
+        months = dates.astype("datetime64[M]")
+        return (
+            dates.astype("datetime64[Y]").astype(np.int64) + 1970,
+            months.astype(np.int64) % 12 + 1,
+            (dates - months).astype(np.int64) + 1,
+        )
     days = dates.astype(np.int64)
-    if days.size >= _INT32_FROM and _INT32_DAYS[0] <= days.min() and days.max() <= _INT32_DAYS[1]:
+    if _INT32_DAYS[0] <= days.min() and days.max() <= _INT32_DAYS[1]:
         days = days.astype(np.int32)
     days += _EPOCH_FROM_0000_03_01
     era = days // _DAYS_PER_ERA

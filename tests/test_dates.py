@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from actuarial.dates import (
+    _INT32_FROM,
     add_years,
     age_in_months,
     as_dates,
@@ -187,10 +188,25 @@ def test_age_on_every_last_day_of_a_month_for_births_on_the_28th_to_31st(rule):
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.dates(dt.date(1, 1, 1), dt.date(9999, 12, 31)), min_size=1, max_size=50))
 def test_year_month_day_agrees_with_datetime(days):
-    year, month, day = year_month_day(np.array(days, dtype="datetime64[D]"))
-    assert list(zip(year.tolist(), month.tolist(), day.tolist(), strict=True)) == [
-        (d.year, d.month, d.day) for d in days
-    ]
+    """Whether read by numpy's calendar (a few dates) or by the arithmetic (many)."""
+    expected = [(d.year, d.month, d.day) for d in days]
+    for times in (1, -(-_INT32_FROM // len(days))):
+        year, month, day = year_month_day(np.array(days * times, dtype="datetime64[D]"))
+        assert list(zip(year.tolist(), month.tolist(), day.tolist(), strict=True)) == (
+            expected * times
+        )
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(-(10**12), 10**12), min_size=1, max_size=20))
+def test_year_month_day_of_far_dates_is_the_same_however_many_are_read(days):
+    """Far outside int32's range: numpy's calendar (a few dates) and the int64 arithmetic
+    (many) agree."""
+    dates = np.array(days, dtype="datetime64[D]")
+    many = np.resize(dates, max(_INT32_FROM, len(days)))
+    few_parts = [part.tolist() for part in year_month_day(dates)]
+    many_parts = [part[: len(days)].tolist() for part in year_month_day(many)]
+    assert few_parts == many_parts
 
 
 def _calendar_birthday(birth: dt.date, years: int, rule: str) -> dt.date:
