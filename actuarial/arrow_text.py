@@ -8,13 +8,19 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["byte_lengths", "offsets", "present"]
+__all__ = ["byte_lengths", "data", "offsets", "present"]
 
 
 def offsets(texts: pa.StringArray) -> np.ndarray:
     """Where each text starts in the data buffer, and where the last one ends (int32; a
     slice's own offsets, so ``offsets[0]`` need not be 0)."""
     return np.frombuffer(texts.buffers()[1], np.int32, len(texts) + 1, texts.offset * 4)
+
+
+def data(texts: pa.StringArray) -> np.ndarray:
+    """The UTF-8 bytes of every text, as :func:`offsets` index them (empty when none)."""
+    buffer = texts.buffers()[2]
+    return np.zeros(0, np.uint8) if buffer is None else np.frombuffer(buffer, np.uint8)
 
 
 def byte_lengths(texts: pa.StringArray) -> np.ndarray:

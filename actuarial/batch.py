@@ -257,8 +257,7 @@ def _spreadsheet_safe(texts: pa.Array) -> pa.Array:
     """
     texts = texts.cast(pa.string()) if texts.type != pa.string() else texts
     offsets = arrow_text.offsets(texts)
-    data = texts.buffers()[2]
-    data = np.frombuffer(data, np.uint8) if data is not None else np.zeros(0, np.uint8)
+    data = arrow_text.data(texts)
     starts = offsets[:-1]
     filled = np.flatnonzero(offsets[1:] > starts)  # an empty text (or a null) has no byte
     risky = np.zeros(len(texts), dtype=bool)

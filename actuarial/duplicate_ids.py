@@ -80,7 +80,7 @@ def _hash_slice(ids: pa.StringArray) -> np.ndarray:
     hashes = np.zeros(len(ids), np.uint64)
     if len(ids) == 0 or offsets[-1] == first:
         return hashes
-    data = np.frombuffer(ids.buffers()[2], np.uint8)[first : offsets[-1]]
+    data = arrow_text.data(ids)[first : offsets[-1]]
     starts = offsets[:-1] - first
     position = np.arange(len(data)) - np.repeat(starts, lengths)
     terms = (data + np.uint64(1)) * _position_keys(int(lengths.max()))[position]

@@ -310,10 +310,10 @@ def _trimmed_byte_lengths(texts: pa.StringArray, lengths: np.ndarray) -> np.ndar
     (``lengths``: before). Trimmed by Arrow only where the first or the last byte may be
     white space (:data:`_MAY_BE_SPACE`; an empty text's neighbours' bytes may send it too)."""
     trimmed = lengths.copy()
-    data = texts.buffers()[2]
-    if data is None or data.size == 0:
+    data = arrow_text.data(texts)
+    if data.size == 0:
         return trimmed
-    data, bounds = np.frombuffer(data, np.uint8), arrow_text.offsets(texts)
+    bounds = arrow_text.offsets(texts)
     first = data.take(bounds[:-1], mode="clip")
     last = data.take(bounds[1:] - 1, mode="clip")
     edge = np.flatnonzero(_MAY_BE_SPACE.take(first) | _MAY_BE_SPACE.take(last))
@@ -330,7 +330,7 @@ def _has_control(texts: pa.StringArray) -> np.ndarray:
     offsets = arrow_text.offsets(texts)
     if len(texts) == 0 or offsets[-1] == offsets[0]:
         return found
-    data = np.frombuffer(texts.buffers()[2], np.uint8)[offsets[0] : offsets[-1]]
+    data = arrow_text.data(texts)[offsets[0] : offsets[-1]]
     unusual = np.flatnonzero((data < 0x20) | (data >= 0x7F))  # ASCII controls, DEL, UTF-8
     if len(unusual):
         rows = np.unique(np.searchsorted(offsets, unusual + offsets[0], side="right") - 1)
