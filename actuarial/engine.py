@@ -206,13 +206,19 @@ _DIGITS = np.frombuffer(b"0123456789", np.uint8)  # the byte of each decimal dig
 _BASE = len(_DIGITS)
 # "00" to "99": the two bytes of each number below 100, taken as one item.
 _INT32_DIGITS = len(str(np.iinfo(np.int32).max)) - 1  # any number of so many digits fits
-_PAIRS = np.frombuffer("".join(f"{n:02d}" for n in range(_BASE**2)).encode(), "V2")
+_PAIRS = np.frombuffer("".join(f"{n:02d}" for n in range(_BASE**2)).encode(), np.uint16)
+_DAY_HEAD = len("YYYY-MM-")  # a date's first 8 bytes, one 8-byte item; the day, a 2-byte one
 
 
 @functools.cache
-def _day_bytes() -> np.ndarray:
-    """The 10 bytes of "YYYY-MM-DD" of every day of :data:`_DAY_TEXTS_SPAN`, formatted once."""
-    return _formatted_days(np.arange(*_DAY_TEXTS_SPAN))
+def _day_items() -> tuple[np.ndarray, np.ndarray]:
+    """"YYYY-MM-DD" of every day of :data:`_DAY_TEXTS_SPAN`, formatted once, as items for
+    :func:`_put`: "YYYY-MM-" (uint64) and "DD" (uint16) of each day."""
+    days = _formatted_days(np.arange(*_DAY_TEXTS_SPAN))
+    return tuple(
+        np.ascontiguousarray(part).view(kind).reshape(-1)
+        for part, kind in ((days[:, :_DAY_HEAD], np.uint64), (days[:, _DAY_HEAD:], np.uint16))
+    )
 
 
 def _formatted_days(days: np.ndarray) -> np.ndarray:
@@ -223,20 +229,24 @@ def _formatted_days(days: np.ndarray) -> np.ndarray:
     return data.reshape(-1, _DATE_WIDTH)
 
 
-def _date_bytes(dates: np.ndarray) -> np.ndarray:
-    """"YYYY-MM-DD" per date (no NaT) as a (dates, 10) byte matrix: looked up in
-    :func:`_day_bytes` (each day's 10 bytes taken as one item), formatted by Arrow only for
-    a date outside its span."""
+def _put(matrix: np.ndarray, column: int, items: np.ndarray) -> None:
+    """Write one item per row into ``matrix[:, column:]`` (a byte matrix), its bytes in
+    order: each row's bytes copied as one item of ``items``' width (an integer or a void),
+    3-5x faster than numpy's copy of a (rows, width) block of bytes."""
+    width = items.dtype.itemsize
+    matrix[:, column : column + width].view(items.dtype)[:, 0] = items
+
+
+def _put_dates(matrix: np.ndarray, column: int, dates: np.ndarray) -> None:
+    """"YYYY-MM-DD" of each date (no NaT) into ``matrix[:, column:]``: looked up in
+    :func:`_day_items`, formatted by Arrow only for a date outside its span."""
     first, end = _DAY_TEXTS_SPAN
     if len(dates) and (dates.min() < first or dates.max() >= end):
-        return _formatted_days(dates)
-    days = _day_bytes().view(f"V{_DATE_WIDTH}").reshape(-1)
-    return np.take(days, (dates - first).astype(np.intp)).view(np.uint8).reshape(-1, _DATE_WIDTH)
-
-
-def _two_bytes(numbers: np.ndarray) -> np.ndarray:
-    """The two digits of each number below 100 as a (numbers, 2) byte matrix."""
-    return np.take(_PAIRS, numbers).view(np.uint8).reshape(-1, 2)
+        matrix[:, column : column + _DATE_WIDTH] = _formatted_days(dates)
+        return
+    index = (dates - first).astype(np.intp)
+    for offset, items in zip((0, _DAY_HEAD), _day_items(), strict=True):
+        _put(matrix, column + offset, np.take(items, index))
 
 
 def schedule_text(
@@ -273,21 +283,21 @@ def schedule_text(
         used = mask[:, column : column + width] if k == 0 else np.ones(block.shape, dtype=bool)
         lead = len(separator) + _DATE_WIDTH + len(" ")
         block[:, : len(separator)] = np.frombuffer(separator, np.uint8)
-        block[:, len(separator) : lead - 1] = _date_bytes(on)
+        _put_dates(block, len(separator), on)
         block[:, lead - 1] = ord(" ")
         remaining = whole.astype(np.int32) if digits <= _INT32_DIGITS else whole
         end = lead + digits  # the dollars two digits at a time, the units first
         for place in range(end - 2, lead - 1, -2):
             remaining, pair = np.divmod(remaining, _BASE**2)
-            block[:, place : place + 2] = _two_bytes(pair)
+            _put(block, place, np.take(_PAIRS, pair))
         if digits % 2:
             block[:, lead] = np.take(_DIGITS, remaining)
         block[:, -3] = ord(".")
-        block[:, -2:] = _two_bytes(part)
+        _put(block, width - 2, np.take(_PAIRS, part))
         written = np.searchsorted(_BASE ** np.arange(1, digits), whole, side="right") + 1
         used_by = np.arange(digits) >= digits - np.arange(digits + 1)[:, None]  # by digits
         used_by = np.take(used_by.view(f"V{digits}").reshape(-1), written)
-        used[:, lead : lead + digits] = used_by.view(bool).reshape(-1, digits)
+        _put(used, lead, used_by)
         if k == 0:
             lengths[rows[first]] = width - digits + written
         else:
