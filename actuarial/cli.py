@@ -726,7 +726,8 @@ def guides_subsidy(guide, mortality, cohort, interest, m):
 def report(members_path, out_dir, as_of, law_files, progress, guides_path, series, readings):
     """Run every notebook on these inputs and render them to HTML with their provenance.
 
-    --out must be a new or empty folder, or one holding a previous report (replaced)."""
+    --out must be a new or empty folder, or one holding a previous report (replaced whole
+    once the new one is written)."""
     _require_extra("report")
     from actuarial.report import ReportError, build_report
 

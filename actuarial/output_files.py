@@ -19,7 +19,10 @@ Every command that writes a file goes through :func:`writing`:
   reaches it);
 - with ``replace=False`` an existing output is never replaced, not even one that appears
   while the run writes: the complete file is linked onto the output's name, which fails if
-  the name is taken (:class:`OutputExistsError`).
+  the name is taken (:class:`OutputExistsError`);
+- a folder (the report's) is written the same way by :func:`writing_folder`: into a
+  temporary folder beside it, exchanged with the previous folder in one step when it is
+  complete.
 
 The rename protects against an interrupted process, not against a power cut (no fsync).
 """
@@ -27,10 +30,14 @@ The rename protects against an interrupted process, not against a power cut (no 
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import errno
 import fcntl
 import os
 import secrets
+import shutil
 import signal
+import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -44,6 +51,7 @@ __all__ = [
     "remove_stale_temporaries",
     "temporary_files",
     "writing",
+    "writing_folder",
 ]
 
 TEMPORARY_MARK = ".actuarial-partial-"
@@ -130,7 +138,8 @@ def check_output_folder(folder, inputs: Iterable = ()) -> None:
 
 
 def remove_stale_temporaries(out) -> list[Path]:
-    """Remove the temporary files of dead runs on ``out`` (no live run holds their lock)."""
+    """Remove the temporary files (or folders) of dead runs on ``out`` (no live run holds
+    their lock)."""
     removed = []
     for candidate in temporary_files(out):
         try:
@@ -143,8 +152,12 @@ def remove_stale_temporaries(out) -> list[Path]:
             os.close(descriptor)
             continue
         try:
-            if os.stat(candidate, follow_symlinks=False).st_ino == os.fstat(descriptor).st_ino:
-                os.unlink(candidate)
+            found = os.fstat(descriptor)
+            if os.stat(candidate, follow_symlinks=False).st_ino == found.st_ino:
+                if stat.S_ISDIR(found.st_mode):
+                    shutil.rmtree(candidate)
+                else:
+                    os.unlink(candidate)
                 removed.append(candidate)
         except OSError:
             pass
@@ -153,12 +166,24 @@ def remove_stale_temporaries(out) -> list[Path]:
     return removed
 
 
-def _create_locked(out: Path) -> tuple[Path, int]:
-    """A new temporary file beside ``out``, locked by this run (descriptor kept open)."""
+def _create_locked(out: Path, folder: bool = False) -> tuple[Path, int]:
+    """A new temporary file (or folder) beside ``out``, locked by this run (descriptor kept
+    open)."""
     while True:
         temporary = out.with_name(_temporary_prefix(out) + secrets.token_hex(8))
-        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if folder:
+            os.mkdir(temporary, 0o777)
+            try:
+                descriptor = os.open(temporary, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+            except FileNotFoundError:  # taken for stale by another run before the lock
+                continue
+        else:
+            descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:  # another run locked it first, to remove it as stale
+            os.close(descriptor)
+            continue
         try:  # another run may have taken it for stale before the lock: then start again
             if os.stat(temporary).st_ino == os.fstat(descriptor).st_ino:
                 return temporary, descriptor
@@ -229,3 +254,69 @@ def writing(outs, inputs: Iterable = (), replace: bool = True) -> Iterator[list[
                 os.unlink(temporary)  # gone already when it was renamed
             os.close(descriptor)
 
+
+
+@contextlib.contextmanager
+def writing_folder(out) -> Iterator[Path]:
+    """A temporary folder to write the folder ``out`` into, put in its place whole when the
+    block ends well; the previous folder, if any, is then removed.
+
+    The temporary folder is hidden beside ``out`` and locked like a temporary file
+    (:func:`writing`). On an error or an interruption it is removed and ``out`` is left as
+    it was. The new folder takes the place of the previous one in one step (Linux's
+    ``renameat2`` exchange); where the system cannot exchange two folders, the previous
+    one is first moved aside (a run killed outright between the two renames leaves both as
+    temporary folders, which the next run removes). Raises :class:`OutputFileError` for
+    any file-system failure, including an ``OSError`` raised inside the block, naming the
+    path in ``out`` that failed.
+    """
+    out = Path(os.path.realpath(out) if os.path.islink(out) else out)  # a link's folder
+    check_output(out, kind="folder")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        remove_stale_temporaries(out)
+        temporary, descriptor = _create_locked(out, folder=True)
+    except OSError as error:
+        raise OutputFileError(cannot_write(out, error)) from error
+    try:
+        yield temporary
+        with _signals_held():
+            _put_folder(temporary, out)
+    except OSError as error:  # named as the path in ``out`` it was to be
+        failed = Path(error.filename) if isinstance(error.filename, str) else out
+        shown = out / failed.relative_to(temporary) if failed.is_relative_to(temporary) else out
+        raise OutputFileError(cannot_write(shown, error)) from error
+    finally:
+        # The new folder's half, on an error; the previous folder, once exchanged.
+        shutil.rmtree(temporary, ignore_errors=True)
+        os.close(descriptor)
+
+
+_AT_FDCWD, _RENAME_EXCHANGE = -100, 2  # <fcntl.h>, <linux/fs.h>
+
+
+def _exchange(first: Path, second: Path) -> bool:
+    """Exchange two existing paths in one step (``renameat2(RENAME_EXCHANGE)``); False where
+    the system or its file system cannot."""
+    renameat2 = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
+    if renameat2 is None:
+        return False
+    done = renameat2(_AT_FDCWD, os.fsencode(first), _AT_FDCWD, os.fsencode(second),
+                     _RENAME_EXCHANGE)  # fmt: skip
+    if done == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
+        return False
+    raise OSError(code, os.strerror(code), str(second))
+
+
+def _put_folder(temporary: Path, out: Path) -> None:
+    """``temporary`` renamed to ``out``; a previous ``out`` left at ``temporary``."""
+    if not os.path.lexists(out):
+        os.rename(temporary, out)
+    elif not _exchange(temporary, out):
+        aside = out.with_name(_temporary_prefix(out) + secrets.token_hex(8))
+        os.rename(out, aside)
+        os.rename(temporary, out)
+        os.rename(aside, temporary)  # removed with the temporary folder

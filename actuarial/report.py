@@ -37,7 +37,13 @@ from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, GuideSet, file_sha2
 from actuarial.interpretations import Readings
 from actuarial.law import load_law, resolve_as_of
 from actuarial.member_files import readable_member_file
-from actuarial.output_files import check_output_folder, writing
+from actuarial.output_files import (
+    OutputFileError,
+    cannot_write,
+    check_output_folder,
+    writing,
+    writing_folder,
+)
 from actuarial.review import guides_in
 
 __all__ = [
@@ -705,19 +711,22 @@ def check_out_dir(out_dir) -> None:
     )
 
 
-def _clear_out_dir(out_dir: Path) -> None:
-    """Empty a folder :func:`check_out_dir` accepted, and mark it as ours."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    for child in out_dir.iterdir():
-        if child.is_dir() and not child.is_symlink():
-            shutil.rmtree(child)
-        else:
-            child.unlink()
-    _write_whole(
-        out_dir / MARKER,
+def _mark_as_report(folder: Path) -> None:
+    """The marker that makes ``folder`` a report folder (:func:`check_out_dir`)."""
+    (folder / MARKER).write_text(
         "Written by `actuarial report`: this folder is replaced by the next report written "
         "to it.\n",
+        encoding="utf-8",
     )
+
+
+def _write_page(folder: Path, page: Path, text: str) -> None:
+    """Write ``page`` (a path in --out) into ``folder``, the report being written; a
+    failure names ``page``, the path asked for."""
+    try:
+        (folder / page.name).write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise OutputFileError(cannot_write(page, error)) from error
 
 
 # --------------------------------------------------------------------- building it
@@ -787,7 +796,7 @@ def build_report(
     ``members_path`` to ``examples/members.csv``; ``law_files`` are amendment files applied in
     order to the shipped law; ``as_of`` is the payment date (default: today, as in ``batch``).
     The guides and law files are validated, the member file read and ``out_dir`` checked
-    (:func:`check_out_dir`; it may hold nothing the report reads, since it is emptied)
+    (:func:`check_out_dir`; it may hold nothing the report reads, since it is replaced)
     before any notebook runs. Notebooks receive ``guides_path``,
     ``series``, ``members_path``, ``law_files``, ``as_of`` and ``readings`` (those their
     ``parameters`` cell declares; paths relative to the notebooks folder for the shipped
@@ -795,7 +804,9 @@ def build_report(
     path of ``index.html``. A failing notebook is still rendered, marked failed in the index;
     then :class:`ReportError` names it. Each notebook runs from a temporary copy
     (:func:`_run_folder`): nothing is written beside the notebooks (for an installed package,
-    site-packages) nor anywhere but ``out_dir``.
+    site-packages) nor anywhere but ``out_dir``, which is written as a temporary folder
+    beside it and put in its place whole (:func:`~actuarial.output_files.writing_folder`):
+    a run that fails to write or is interrupted leaves the previous report as it was.
     """
     import papermill
     from papermill.exceptions import PapermillExecutionError
@@ -816,7 +827,7 @@ def build_report(
     readings = readings or Readings()
     law_paths = [Path(path).resolve() for path in law_files]
     law = load_law(*law_paths)  # every file validated before anything runs
-    # The folder is emptied before the pages are written: nothing read may lie in it.
+    # The folder is replaced by the new report: nothing read may lie in it.
     check_output_folder(
         out_dir,
         [
@@ -846,10 +857,11 @@ def build_report(
         "members_path": _shown_path(members_path, notebooks_dir),
         "law_files": [_shown_path(path, notebooks_dir) for path in law_paths],
     }
-    _clear_out_dir(out_dir)
-    _copy_mathjax(out_dir)
-    entries, failures = [], []
-    with tempfile.TemporaryDirectory() as scratch:
+    # Written into a folder of its own, put in place of --out whole once every page is.
+    with writing_folder(out_dir) as folder, tempfile.TemporaryDirectory() as scratch:
+        _mark_as_report(folder)
+        _copy_mathjax(folder)
+        entries, failures = [], []
         scrub = _scrubber(
             {
                 inputs["guides_path"]: shown["guides_path"],
@@ -896,22 +908,18 @@ def build_report(
                 page = path.with_suffix(".html").name
                 top = made.inputs_html(members_rows, _status_html(error))
                 body = _render(notebook, title)
-                _write_whole(out_dir / page, scrub(_page(body, top, footer)))
+                _write_page(folder, out_dir / page, scrub(_page(body, top, footer)))
                 entries.append(PageEntry(path.name, title, page, error))
-    index = out_dir / "index.html"
-    failed = sum(bool(entry.error) for entry in entries)
-    status = "every page ran to the end" if not failed else f"{failed} page(s) FAILED"
-    _write_whole(
-        index,
-        scrub(
-            _index(
-                entries,
-                made.inputs_html(members_rows, html.escape(status)),
-                _summary_html(figures),
-                footer,
-            )
-        ),
-    )
+        index = out_dir / "index.html"
+        failed = sum(bool(entry.error) for entry in entries)
+        status = "every page ran to the end" if not failed else f"{failed} page(s) FAILED"
+        index_html = _index(
+            entries,
+            made.inputs_html(members_rows, html.escape(status)),
+            _summary_html(figures),
+            footer,
+        )
+        _write_page(folder, index, scrub(index_html))
     if failures:
         raise ReportError(
             f"{len(failures)} notebook(s) failed (pages written to {out_dir}):\n"

@@ -31,6 +31,7 @@ from actuarial.output_files import (
     remove_stale_temporaries,
     temporary_files,
     writing,
+    writing_folder,
 )
 from actuarial.synthetic import generate_members
 
@@ -345,6 +346,116 @@ def test_the_temporary_file_of_a_live_run_is_kept(tmp_path):
         os.close(holder)
     assert remove_stale_temporaries(out) == [live]
     assert temporary_files(out) == []
+
+
+# ------------------------------------------------------------------ output folders
+def folder_files(folder: Path) -> dict:
+    return {str(p.relative_to(folder)): p.read_text() for p in folder.rglob("*") if p.is_file()}
+
+
+def write_files(folder: Path, files: dict) -> None:
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+
+
+PREVIOUS = {"index.html": "old", "00_a.html": "old page", "mathjax/tex.js": "js"}
+NEW = {"index.html": "new", "01_b.html": "new page"}
+
+
+@pytest.mark.parametrize("exchange", ["in one step", "moved aside first"])
+@pytest.mark.parametrize("previous", [None, {}, PREVIOUS])
+def test_a_folder_is_put_in_place_whole_when_written(tmp_path, monkeypatch, exchange, previous):
+    if exchange == "moved aside first":  # a system or file system without renameat2
+        monkeypatch.setattr(output_files, "_exchange", lambda first, second: False)
+    out = tmp_path / "report"
+    if previous is not None:
+        out.mkdir()
+        write_files(out, previous)
+    with writing_folder(out) as folder:
+        assert folder.parent == tmp_path and folder.name.startswith(f".report{TEMPORARY_MARK}")
+        write_files(folder, NEW)
+        assert folder_files(out) == (previous or {})  # untouched until the block ends
+    assert folder_files(out) == NEW
+    assert names(tmp_path) == ["report"]
+
+
+def test_two_folders_are_exchanged_in_one_step_here(tmp_path):
+    """The machine the tests run on exchanges folders itself: the one-step path is the one
+    tested above, not only the fallback."""
+    write_files(tmp_path / "a", {"1": "one"})
+    write_files(tmp_path / "b", {"2": "two"})
+    assert output_files._exchange(tmp_path / "a", tmp_path / "b")
+    assert folder_files(tmp_path / "a") == {"2": "two"}
+    assert folder_files(tmp_path / "b") == {"1": "one"}
+
+
+@pytest.mark.parametrize("stop", [RuntimeError("stop"), KeyboardInterrupt()])
+def test_a_folder_whose_writing_stops_leaves_the_previous_one_and_nothing_else(tmp_path, stop):
+    out = tmp_path / "report"
+    write_files(out, PREVIOUS)
+    with pytest.raises(type(stop)), writing_folder(out) as folder:
+        write_files(folder, NEW)
+        raise stop
+    assert folder_files(out) == PREVIOUS
+    assert names(tmp_path) == ["report"]
+
+
+def test_a_write_refused_in_a_folder_names_the_path_it_was_to_have(tmp_path):
+    out = tmp_path / "report"
+    write_files(out, PREVIOUS)
+    with pytest.raises(OutputFileError) as raised, writing_folder(out) as folder:
+        (folder / "pages").mkdir()
+        raise OSError(errno.ENOSPC, "No space left on device", str(folder / "pages" / "a.html"))
+    page = out / "pages" / "a.html"
+    assert str(raised.value) == f"{page}: cannot write (No space left on device)"
+    assert folder_files(out) == PREVIOUS
+    assert names(tmp_path) == ["report"]
+
+
+def test_a_folder_that_cannot_be_put_in_place_is_one_line_naming_it(tmp_path, monkeypatch):
+    out = tmp_path / "report"
+    write_files(out, PREVIOUS)
+
+    def refused(first, second):
+        raise OSError(errno.EXDEV, "Invalid cross-device link", str(second))
+
+    monkeypatch.setattr(output_files, "_exchange", refused)
+    with pytest.raises(OutputFileError) as raised, writing_folder(out) as folder:
+        write_files(folder, NEW)
+    assert str(raised.value) == f"{out}: cannot write (Invalid cross-device link)"
+    assert folder_files(out) == PREVIOUS
+    assert names(tmp_path) == ["report"]
+
+
+def test_a_folder_through_a_link_is_written_in_the_linked_folder(tmp_path):
+    target = tmp_path / "reports" / "2026"
+    write_files(target, PREVIOUS)
+    link = tmp_path / "latest"
+    link.symlink_to(target)
+    with writing_folder(link) as folder:
+        assert folder.parent == target.parent
+        write_files(folder, NEW)
+    assert link.is_symlink() and folder_files(target) == NEW
+    assert names(target.parent) == ["2026"]
+
+
+def test_the_temporary_folder_of_a_dead_run_is_removed_and_a_live_one_kept(tmp_path):
+    out = tmp_path / "report"
+    dead = tmp_path / f".report{TEMPORARY_MARK}dead"
+    write_files(dead, {"index.html": "half a run", "mathjax/tex.js": "js"})
+    live = tmp_path / f".report{TEMPORARY_MARK}live"
+    write_files(live, {"index.html": "being written"})
+    holder = os.open(live, os.O_RDONLY | os.O_DIRECTORY)
+    fcntl.flock(holder, fcntl.LOCK_EX)
+    try:
+        with writing_folder(out) as folder:
+            write_files(folder, NEW)
+        assert names(tmp_path) == sorted(["report", live.name])
+    finally:
+        os.close(holder)
+    assert remove_stale_temporaries(out) == [live]
+    assert names(tmp_path) == ["report"]
 
 
 # ------------------------------------------------- concurrent runs and interrupted runs

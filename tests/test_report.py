@@ -25,7 +25,7 @@ from actuarial import MemberFileError, Readings, report
 from actuarial.cli import cli
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES
 from actuarial.law import shipped_law
-from actuarial.output_files import TEMPORARY_MARK, OutputFileError
+from actuarial.output_files import OutputFileError
 from actuarial.report import (
     EXAMPLE_MEMBERS,
     REPOSITORY,
@@ -179,22 +179,51 @@ def test_a_notebook_rewrite_that_fails_midway_leaves_the_notebook_as_it_was(
     ]  # no temporary file left beside it
 
 
-def test_a_page_write_that_fails_midway_leaves_no_partial_page(notebooks, tmp_path, monkeypatch):
+def files_under(folder: Path) -> dict:
+    """Every file under ``folder`` (its path relative to it) with its bytes."""
+    return {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_a_page_write_that_fails_midway_leaves_the_previous_report(
+    notebooks, tmp_path, monkeypatch
+):
     monkeypatch.setattr(report, "NOTEBOOKS", notebooks)
     out = tmp_path / "out"
+    build_report(out, notebooks_dir=notebooks, progress=False)
+    before = files_under(out)
     fail_writing_midway(monkeypatch, "01_second.html")
     result = CliRunner().invoke(cli, ["report", "--out", str(out), "--no-progress"])
     assert result.exit_code == 1
     assert result.stderr == (
         f"error: {out / '01_second.html'}: cannot write (No space left on device)\n"
     )
-    # The page before it is whole; the failed one is not there at all, nor half of it in
-    # a temporary file, nor an index that would link to it.
-    assert sorted(path.name for path in out.iterdir()) == [
-        ".actuarial-report", "00_first.html", "mathjax"
-    ]
-    assert (out / "00_first.html").read_text().endswith("</html>\n")
-    assert not list(out.glob(f"*{TEMPORARY_MARK}*"))
+    # The previous report, every byte of it; not the first page of the new one, nor the
+    # folder it was being written in.
+    assert files_under(out) == before
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["notebooks", "out"]
+
+
+def test_an_interrupted_report_leaves_the_previous_one_and_nothing_else(
+    notebooks, tmp_path, monkeypatch
+):
+    out = tmp_path / "out"
+    build_report(out, notebooks_dir=notebooks, progress=False)
+    before = files_under(out)
+    render = report._render
+    rendered = []
+
+    def interrupted_at_the_second_page(notebook, title):
+        rendered.append(title)
+        if len(rendered) == 2:
+            raise KeyboardInterrupt
+        return render(notebook, title)
+
+    monkeypatch.setattr(report, "_render", interrupted_at_the_second_page)
+    with pytest.raises(KeyboardInterrupt):
+        build_report(out, notebooks_dir=notebooks, progress=False)
+    assert rendered == ["First $500 page", "Second page"]
+    assert files_under(out) == before
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["notebooks", "out"]
 
 
 # ----------------------------------------------------------------- provenance
