@@ -12,9 +12,10 @@ __all__ = ["byte_lengths", "data", "offsets", "present"]
 
 
 def offsets(texts: pa.StringArray) -> np.ndarray:
-    """Where each text starts in the data buffer, and where the last one ends (int32; a
-    slice's own offsets, so ``offsets[0]`` need not be 0)."""
-    return np.frombuffer(texts.buffers()[1], np.int32, len(texts) + 1, texts.offset * 4)
+    """Where each text starts in the data buffer, and where the last one ends (int32; int64
+    for large strings; a slice's own offsets, so ``offsets[0]`` need not be 0)."""
+    kind = np.dtype(np.int64 if pa.types.is_large_string(texts.type) else np.int32)
+    return np.frombuffer(texts.buffers()[1], kind, len(texts) + 1, texts.offset * kind.itemsize)
 
 
 def data(texts: pa.StringArray) -> np.ndarray:

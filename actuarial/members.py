@@ -47,7 +47,7 @@ from actuarial.member_record import (
     MemberFileError,
     check_columns,
 )
-from actuarial.shown_text import quoted
+from actuarial.shown_text import QUOTE_LIMIT, quoted
 
 __all__ = [
     "DATE_RANGE",
@@ -305,18 +305,25 @@ _MAY_BE_SPACE = np.zeros(256, dtype=bool)
 _MAY_BE_SPACE[:0x21] = _MAY_BE_SPACE[0x7F:] = True
 
 
-def _trimmed_byte_lengths(texts: pa.StringArray, lengths: np.ndarray) -> np.ndarray:
-    """Each text's length in UTF-8 bytes once white space is trimmed from both ends
-    (``lengths``: before). Trimmed by Arrow only where the first or the last byte may be
-    white space (:data:`_MAY_BE_SPACE`; an empty text's neighbours' bytes may send it too)."""
-    trimmed = lengths.copy()
+def _edge_may_be_space(texts: pa.StringArray) -> np.ndarray:
+    """Where a text's first or last byte may be white space (:data:`_MAY_BE_SPACE`; an empty
+    text's neighbours' bytes may say so too): elsewhere no trimming, Arrow's or Python's
+    ``strip()``, changes the text."""
     data = arrow_text.data(texts)
     if data.size == 0:
-        return trimmed
+        return np.zeros(len(texts), dtype=bool)
     bounds = arrow_text.offsets(texts)
     first = data.take(bounds[:-1], mode="clip")
     last = data.take(bounds[1:] - 1, mode="clip")
-    edge = np.flatnonzero(_MAY_BE_SPACE.take(first) | _MAY_BE_SPACE.take(last))
+    return _MAY_BE_SPACE.take(first) | _MAY_BE_SPACE.take(last)
+
+
+def _trimmed_byte_lengths(texts: pa.StringArray, lengths: np.ndarray) -> np.ndarray:
+    """Each text's length in UTF-8 bytes once white space is trimmed from both ends
+    (``lengths``: before). Trimmed by Arrow only where the first or the last byte may be
+    white space (:func:`_edge_may_be_space`)."""
+    trimmed = lengths.copy()
+    edge = np.flatnonzero(_edge_may_be_space(texts))
     if len(edge):
         spaced = pc.utf8_trim_whitespace(texts.take(pa.array(edge)))
         trimmed[edge] = arrow_text.byte_lengths(spaced)
@@ -547,21 +554,42 @@ def _map_unique(series: pd.Series, mapping) -> np.ndarray:
     return np.array([mapping(value) for value in uniques] + [mapping(None)])[index]
 
 
-def _map_unique_blank(series: pd.Series, mapping) -> tuple[np.ndarray, np.ndarray]:
-    """``mapping`` of each value and :func:`blank_mask`, both on each distinct value once."""
+def _arrow_backed_text(series: pd.Series) -> bool:
+    """Whether a column is pandas text held by Arrow (pandas 3's ``str``, ``string[pyarrow]``)."""
+    return isinstance(series.dtype, pd.StringDtype) and series.dtype.storage == "pyarrow"
+
+
+def _map_unique_blank(
+    series: pd.Series, mapping, longest: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``mapping`` of each value and :func:`blank_mask`, both on each distinct value once.
+
+    ``longest``: the most characters of a text ``mapping`` accepts once stripped (-1 for any
+    longer text). A longer text without white space at its ends is read no further: it is
+    neither accepted nor blank (a column of long texts is not hashed, nor made Python text).
+    """
     if series.dtype == bool:  # numpy booleans (a typed frame): never missing
         values = series.to_numpy()
         mapped = np.array([mapping(np.False_), mapping(np.True_)], dtype=np.int64)
         return mapped[values.view(np.uint8)], np.zeros(len(values), dtype=bool)
-    if isinstance(series.dtype, pd.StringDtype) and series.dtype.storage == "pyarrow":
+    if _arrow_backed_text(series):
         # Arrow strings (a typed frame): coded and blanked by Arrow, mapped in Python.
-        coded = _arrow_strings(series).dictionary_encode()
+        strings = pa.array(series.array)  # large or not, as pandas holds them: no copy
+        strings = strings.combine_chunks() if isinstance(strings, pa.ChunkedArray) else strings
+        # More UTF-8 bytes than 4 a character: more characters than ``longest``.
+        read = arrow_text.byte_lengths(strings) <= 4 * longest
+        read |= _edge_may_be_space(strings) | ~arrow_text.present(strings)  # a null: blank
+        mapped_rows = np.full(len(strings), -1, dtype=np.int64)
+        blank_rows = np.zeros(len(strings), dtype=bool)
+        rows = np.flatnonzero(read)
+        coded = strings.take(pa.array(rows, pa.int64())).dictionary_encode()
         texts = coded.dictionary
         mapped = np.array([mapping(v) for v in texts.to_pylist()] + [mapping(None)], np.int64)
         blank = pc.equal(pc.utf8_trim_whitespace(texts), "").to_numpy(zero_copy_only=False)
         blank = np.append(blank, True)
         index = pc.fill_null(coded.indices, len(texts)).to_numpy(zero_copy_only=False)
-        return mapped[index], blank[index]
+        mapped_rows[rows], blank_rows[rows] = mapped[index], blank[index]
+        return mapped_rows, blank_rows
     index, uniques = _distinct(series)
     mapped = np.array([mapping(value) for value in uniques] + [mapping(None)], dtype=np.int64)
     # In the column's dtype (object when unhashable values stand for themselves).
@@ -712,9 +740,17 @@ def _at(values, index):
 
 
 def _rows_of(values, rows: np.ndarray) -> list:
-    """The values at ``rows`` as Python objects (pandas timestamps kept, NA as None)."""
+    """The values at ``rows`` as Python objects (pandas timestamps kept, NA as None), for a
+    message: Arrow text cut after ``QUOTE_LIMIT + 1`` characters (a message quotes at most
+    ``QUOTE_LIMIT``, then an ellipsis), so that long fields are not made Python text."""
+    if isinstance(values, pd.Series) and _arrow_backed_text(values):
+        values = pa.array(values.array)
+        values = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
     if isinstance(values, pa.Array):
-        return values.take(pa.array(rows, pa.int64())).to_pylist()
+        picked = values.take(pa.array(rows, pa.int64()))
+        if pa.types.is_string(picked.type) or pa.types.is_large_string(picked.type):
+            picked = pc.utf8_slice_codeunits(picked, 0, QUOTE_LIMIT + 1)
+        return picked.to_pylist()
     if isinstance(values, pd.Series):
         picked = values.iloc[rows]
         if picked.dtype == object or isinstance(picked.dtype, pd.DatetimeTZDtype):
@@ -836,8 +872,11 @@ def parse_members(
     for name in NUMBER_FIELDS:
         fields.blank[name] = blank_mask(frame[name])
         fields.values[name] = _parse_numbers(frame[name])
-    for name, code in (("group", _group_code), ("refunded", _refund_code)):
-        fields.values[name], fields.blank[name] = _map_unique_blank(frame[name], code)
+    coded = (("group", _group_code, GROUPS), ("refunded", _refund_code, _TRUE + _FALSE))
+    for name, code, accepted in coded:
+        fields.values[name], fields.blank[name] = _map_unique_blank(
+            frame[name], code, max(map(len, accepted))
+        )
     return _validated(fields, source, first_row)
 
 
@@ -965,15 +1004,17 @@ def _validated(fields: _Fields, source: str, first_row: int) -> MemberArrays:
     bad_rows = np.flatnonzero(bad)
     errors = np.empty(len(bad_rows), dtype=object)
     if bad_rows.size:
-        # Per invalid row, the problems it has; the values of those rows as Python objects
-        # (one conversion per column, not one pandas lookup per cell).
+        # Per invalid row, the problems it has; the values of the rows that have each as
+        # Python objects, by position among the invalid rows (one conversion per problem,
+        # not one pandas lookup per cell, nor one of every invalid row for every problem).
         hits = np.array([mask[bad_rows] for mask, *_ in problems], dtype=bool).T
         shown_values = []
-        for _, name, _, values in problems:
+        for number, (_, name, _, values) in enumerate(problems):
             if values is _GIVEN:
                 values = _column(fields.given[name])
             if isinstance(values, _COLUMNS):
-                values = _rows_of(values, bad_rows)
+                hit = np.flatnonzero(hits[:, number])
+                values = dict(zip(hit.tolist(), _rows_of(values, bad_rows[hit]), strict=True))
             shown_values.append(values)
         ids = _rows_of(arrow_ids, bad_rows)
         raw_ids = _rows_of(_column(fields.given["member_id"]), bad_rows)

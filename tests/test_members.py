@@ -771,6 +771,45 @@ def test_trimmed_lengths_are_arrows_whatever_is_trimmed_first(texts):
     assert _trimmed_byte_lengths(array, lengths).tolist() == expected.tolist()
 
 
+WHITE = st.sampled_from([" ", "\t", "\n", "\x1c", "\x1f", "\x85", "\xa0", "\u3000", "\u2028"])
+PADDING = st.builds(lambda space, times: space * times, WHITE, st.integers(0, 60))
+ANSWERS = st.sampled_from(["general", "Police", " FIREFIGHTER", "yes", "No", "TRUE", "0", "1", ""])
+CODED_TEXTS = (
+    st.builds(lambda before, text, after: before + text + after,
+              PADDING, ANSWERS | st.text(max_size=6), PADDING)
+    | st.builds(lambda text, times: text * times,  # long, with nothing to strip
+                st.sampled_from(["w", "é", "İ", "ẞ", "police", "yes"]), st.integers(1, 40))
+    | st.none()
+)  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(CODED_TEXTS, CODED_TEXTS), min_size=1, max_size=12))
+def test_group_and_refund_texts_read_alike_from_python_and_from_arrow(pairs):
+    """A group or refund answer held by Arrow (pandas' ``str``, ``string[pyarrow]``) is read
+    as the same text held by Python objects is, long or padded with any white space: long
+    texts with nothing to strip are not hashed, which must not change an answer."""
+    rows = [{**VALID_MEMBER, "member_id": f"M-{i}", "group": group, "refunded": refunded}
+            for i, (group, refunded) in enumerate(pairs)]  # fmt: skip
+    python = pd.DataFrame(rows, dtype=object)
+    expected = parse_members(python)
+    for kind in ("str", "string[pyarrow]"):
+        parsed = parse_members(python.astype({"group": kind, "refunded": kind}))
+        assert parsed.group.tolist() == expected.group.tolist(), kind
+        assert parsed.refunded.tolist() == expected.refunded.tolist(), kind
+        assert parsed.error.tolist() == expected.error.tolist(), kind
+
+
+def test_a_long_group_is_an_unknown_group_quoted_short(member):
+    long = "w" * 60_000
+    frame = pd.DataFrame([member(group=long), member(member_id="B-1", group=" " * 500 + "police")])
+    for kind in (object, "str"):
+        parsed = parse_members(frame.astype({"group": kind}))
+        assert parsed.error.tolist() == [
+            f"members row 1 (member 'A-1'): {GROUP_RULE} (got '{'w' * 80}…')", ""
+        ]
+
+
 NUMBER_LIKE = st.text(alphabet="0123456789+-.eEinfatyINFATY() _\xa0", max_size=12)
 
 
