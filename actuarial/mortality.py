@@ -351,33 +351,34 @@ def _makeham_qx(ages: np.ndarray, a: float, b: float, c: float) -> np.ndarray:
     return -np.expm1(-(a + b * np.power(c, ages) * (c - 1) / math.log(c)))
 
 
+def _makeham_table(name: str, ages: tuple[int, int], law: tuple, source: str) -> LifeTable:
+    """Makeham's law ``(A, B, c)`` at integer ages ``ages[0]``-``ages[1]``, the last q 1."""
+    qx = _makeham_qx(np.arange(ages[0], ages[1] + 1, dtype=float), *law)
+    qx[-1] = 1.0
+    return LifeTable(name=name, min_age=ages[0], qx=qx, source=source, makeham=law)
+
+
 def sult() -> LifeTable:
     """SOA Standard Ultimate Life Table: Makeham A=0.00022, B=2.7e-6, c=1.124, ages 20-120."""
     law = (0.00022, 2.7e-6, 1.124)
-    qx = _makeham_qx(np.arange(20, 121, dtype=float), *law)
-    qx[-1] = 1.0
-    return LifeTable(
-        name="SULT",
-        min_age=20,
-        qx=qx,
-        source="SOA Standard Ultimate Life Table (AMLCR, SOA exam LTAM): Makeham's law "
+    return _makeham_table(
+        "SULT",
+        (20, 120),
+        law,
+        "SOA Standard Ultimate Life Table (AMLCR, SOA exam LTAM): Makeham's law "
         "mu_x = 0.00022 + 2.7e-6 * 1.124^x, ages 20-120, q_120 = 1",
-        makeham=law,
     )
 
 
 def ilt() -> LifeTable:
     """Illustrative Life Table (Bowers et al.): 1000 mu_x = 0.7 + 0.05 * 10^(0.04 x), ages 0-110."""
     law = (0.0007, 0.00005, 10**0.04)
-    qx = _makeham_qx(np.arange(0, 111, dtype=float), *law)
-    qx[-1] = 1.0
-    return LifeTable(
-        name="ILT",
-        min_age=0,
-        qx=qx,
-        source="Illustrative Life Table, Bowers et al., Actuarial Mathematics: Makeham's law "
+    return _makeham_table(
+        "ILT",
+        (0, 110),
+        law,
+        "Illustrative Life Table, Bowers et al., Actuarial Mathematics: Makeham's law "
         "1000 mu_x = 0.7 + 0.05 * 10^(0.04 x) at every age, ages 0-110, q_110 = 1",
-        makeham=law,
     )
 
 
