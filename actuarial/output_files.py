@@ -266,22 +266,28 @@ def writing_folder(out) -> Iterator[Path]:
     it was. The new folder takes the place of the previous one in one step (Linux's
     ``renameat2`` exchange); where the system cannot exchange two folders, the previous
     one is first moved aside (a run killed outright between the two renames leaves both as
-    temporary folders, which the next run removes). Raises :class:`OutputFileError` for
-    any file-system failure, including an ``OSError`` raised inside the block, naming the
-    path in ``out`` that failed.
+    temporary folders, which the next run removes). A folder that cannot be renamed (a
+    mount point, as a container's volume is) or whose own folder may not be written is
+    written the same way from inside: the temporary folder is hidden in ``out``, and its
+    entries take the place of the previous ones when it is complete. Raises
+    :class:`OutputFileError` for any file-system failure, including an ``OSError`` raised
+    inside the block, naming the path in ``out`` that failed.
     """
     out = Path(os.path.realpath(out) if os.path.islink(out) else out)  # a link's folder
     check_output(out, kind="folder")
+    inside = out / out.name  # the temporary folders of a run writing from inside ``out``
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
-        remove_stale_temporaries(out)
-        temporary, descriptor = _create_locked(out, folder=True)
+        temporary, descriptor, in_out = _temporary_folder(out, inside)
     except OSError as error:
         raise OutputFileError(cannot_write(out, error)) from error
     try:
         yield temporary
         with _signals_held():
-            _put_folder(temporary, out)
+            if in_out:
+                _put_entries(temporary, out, inside)
+            else:
+                _put_folder(temporary, out)
     except OSError as error:  # named as the path in ``out`` it was to be
         failed = Path(error.filename) if isinstance(error.filename, str) else out
         shown = out / failed.relative_to(temporary) if failed.is_relative_to(temporary) else out
@@ -320,3 +326,34 @@ def _put_folder(temporary: Path, out: Path) -> None:
         os.rename(out, aside)
         os.rename(temporary, out)
         os.rename(aside, temporary)  # removed with the temporary folder
+
+
+def _temporary_folder(out: Path, inside: Path) -> tuple[Path, int, bool]:
+    """A new temporary folder for ``out``, locked: beside it, or in it (True) when ``out``
+    is a mount point or its own folder may not be written (named after ``inside``)."""
+    if not os.path.ismount(out):
+        remove_stale_temporaries(out)
+        try:
+            return (*_create_locked(out, folder=True), False)
+        except PermissionError:
+            pass
+    out.mkdir(exist_ok=True)
+    remove_stale_temporaries(inside)
+    return (*_create_locked(inside, folder=True), True)
+
+
+def _put_entries(temporary: Path, out: Path, inside: Path) -> None:
+    """The entries of ``temporary`` (a folder in ``out``) moved into ``out``, in place of
+    its own: those first moved into another temporary folder in ``out``, then removed.
+    Temporary folders of runs writing ``out`` from inside (named after ``inside``) stay."""
+    aside, descriptor = _create_locked(inside, folder=True)
+    try:
+        ours = _temporary_prefix(inside)
+        for name in os.listdir(out):
+            if not name.startswith(ours):
+                os.rename(out / name, aside / name)
+        for name in os.listdir(temporary):
+            os.rename(temporary / name, out / name)
+    finally:
+        shutil.rmtree(aside, ignore_errors=True)
+        os.close(descriptor)

@@ -440,6 +440,55 @@ def test_a_folder_through_a_link_is_written_in_the_linked_folder(tmp_path):
     assert names(target.parent) == ["2026"]
 
 
+def _a_mount_point(monkeypatch, out: Path) -> None:
+    is_mount = os.path.ismount
+    monkeypatch.setattr(os.path, "ismount", lambda path: Path(path) == out or is_mount(path))
+
+
+def _a_folder_not_ours(monkeypatch, folder: Path) -> None:
+    """Creating anything directly in ``folder`` is refused (the tests run as root)."""
+    create = output_files._create_locked
+
+    def refused(out, **kwargs):
+        if out.parent == folder:
+            raise PermissionError(errno.EACCES, "Permission denied", str(out))
+        return create(out, **kwargs)
+
+    monkeypatch.setattr(output_files, "_create_locked", refused)
+
+
+@pytest.mark.parametrize("why", ["a mount point", "its folder not ours to write"])
+@pytest.mark.parametrize("previous", [{}, PREVIOUS])
+def test_a_folder_that_cannot_be_renamed_is_written_from_inside(
+    tmp_path, monkeypatch, why, previous
+):
+    out = tmp_path / "report"
+    (out / "mathjax").mkdir(parents=True)  # a folder of the previous report, empty or not
+    write_files(out, previous)
+    if why == "a mount point":
+        _a_mount_point(monkeypatch, out)
+    else:
+        _a_folder_not_ours(monkeypatch, tmp_path)
+    with writing_folder(out) as folder:
+        assert folder.parent == out and folder.name.startswith(f".report{TEMPORARY_MARK}")
+        write_files(folder, NEW)
+        assert folder_files(out) == {f"{folder.name}/{k}": v for k, v in NEW.items()} | previous
+    assert folder_files(out) == NEW
+    assert names(out) == sorted(NEW) and names(tmp_path) == ["report"]
+
+
+@pytest.mark.parametrize("stop", [RuntimeError("stop"), KeyboardInterrupt()])
+def test_a_folder_written_from_inside_that_stops_is_left_as_it_was(tmp_path, monkeypatch, stop):
+    out = tmp_path / "report"
+    write_files(out, PREVIOUS)
+    _a_mount_point(monkeypatch, out)
+    with pytest.raises(type(stop)), writing_folder(out) as folder:
+        write_files(folder, NEW)
+        raise stop
+    assert folder_files(out) == PREVIOUS
+    assert names(out) == ["00_a.html", "index.html", "mathjax"]
+
+
 def test_the_temporary_folder_of_a_dead_run_is_removed_and_a_live_one_kept(tmp_path):
     out = tmp_path / "report"
     dead = tmp_path / f".report{TEMPORARY_MARK}dead"
