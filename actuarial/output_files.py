@@ -22,7 +22,7 @@ Every command that writes a file goes through :func:`writing`:
   the name is taken (:class:`OutputExistsError`);
 - a folder (the report's) is written the same way by :func:`writing_folder`: into a
   temporary folder beside it, exchanged with the previous folder in one step when it is
-  complete.
+  complete (from inside it, for a folder that cannot be renamed).
 
 The rename protects against an interrupted process, not against a power cut (no fsync).
 """
@@ -253,7 +253,6 @@ def writing(outs, inputs: Iterable = (), replace: bool = True) -> Iterator[list[
             with contextlib.suppress(OSError):
                 os.unlink(temporary)  # gone already when it was renamed
             os.close(descriptor)
-
 
 
 @contextlib.contextmanager
