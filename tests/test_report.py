@@ -184,13 +184,22 @@ def files_under(folder: Path) -> dict:
     return {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
 
+def previous_report(out: Path) -> dict:
+    """A previous report in ``out`` (its marker and pages, without running a notebook), and
+    its files with their bytes."""
+    for name, text in [(report.MARKER, ""), ("index.html", "old index"),
+                       ("00_first.html", "old page"), ("mathjax/tex-chtml.js", "js")]:  # fmt: skip
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text(text)
+    return files_under(out)
+
+
 def test_a_page_write_that_fails_midway_leaves_the_previous_report(
     notebooks, tmp_path, monkeypatch
 ):
     monkeypatch.setattr(report, "NOTEBOOKS", notebooks)
     out = tmp_path / "out"
-    build_report(out, notebooks_dir=notebooks, progress=False)
-    before = files_under(out)
+    before = previous_report(out)
     fail_writing_midway(monkeypatch, "01_second.html")
     result = CliRunner().invoke(cli, ["report", "--out", str(out), "--no-progress"])
     assert result.exit_code == 1
@@ -207,8 +216,7 @@ def test_an_interrupted_report_leaves_the_previous_one_and_nothing_else(
     notebooks, tmp_path, monkeypatch
 ):
     out = tmp_path / "out"
-    build_report(out, notebooks_dir=notebooks, progress=False)
-    before = files_under(out)
+    before = previous_report(out)
     render = report._render
     rendered = []
 
