@@ -295,7 +295,17 @@ def cast_trimmed(text: pa.Array, kind: pa.DataType) -> pa.Array:
 
 def _arrow_strings(series: pd.Series) -> pa.StringArray:
     """A column of text (missing kept) as one Arrow string array (no copy when it is one)."""
-    array = pa.array(series, type=pa.string(), from_pandas=True)
+    return _one_array(pa.array(series, type=pa.string(), from_pandas=True))
+
+
+def _held_strings(series: pd.Series) -> pa.Array:
+    """The text of a column pandas holds in Arrow (:func:`_arrow_backed_text`) as one array,
+    string or large string as it is held: no copy, no cast."""
+    return _one_array(pa.array(series.array))
+
+
+def _one_array(array) -> pa.Array:
+    """An Arrow array, or a chunked one's chunks combined."""
     return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
 
 
@@ -574,15 +584,14 @@ def _map_unique_blank(
         return mapped[values.view(np.uint8)], np.zeros(len(values), dtype=bool)
     if _arrow_backed_text(series):
         # Arrow strings (a typed frame): coded and blanked by Arrow, mapped in Python.
-        strings = pa.array(series.array)  # large or not, as pandas holds them: no copy
-        strings = strings.combine_chunks() if isinstance(strings, pa.ChunkedArray) else strings
+        strings = _held_strings(series)
         # More UTF-8 bytes than 4 a character: more characters than ``longest``.
         read = arrow_text.byte_lengths(strings) <= 4 * longest
         read |= _edge_may_be_space(strings) | ~arrow_text.present(strings)  # a null: blank
         mapped_rows = np.full(len(strings), -1, dtype=np.int64)
         blank_rows = np.zeros(len(strings), dtype=bool)
-        rows = np.flatnonzero(read)
-        coded = strings.take(pa.array(rows, pa.int64())).dictionary_encode()
+        rows = slice(None) if read.all() else np.flatnonzero(read)  # the usual case: all
+        coded = (strings if read.all() else strings.take(pa.array(rows))).dictionary_encode()
         texts = coded.dictionary
         mapped = np.array([mapping(v) for v in texts.to_pylist()] + [mapping(None)], np.int64)
         blank = pc.equal(pc.utf8_trim_whitespace(texts), "").to_numpy(zero_copy_only=False)
@@ -744,8 +753,7 @@ def _rows_of(values, rows: np.ndarray) -> list:
     message: Arrow text cut after ``QUOTE_LIMIT + 1`` characters (a message quotes at most
     ``QUOTE_LIMIT``, then an ellipsis), so that long fields are not made Python text."""
     if isinstance(values, pd.Series) and _arrow_backed_text(values):
-        values = pa.array(values.array)
-        values = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+        values = _held_strings(values)
     if isinstance(values, pa.Array):
         picked = values.take(pa.array(rows, pa.int64()))
         if pa.types.is_string(picked.type) or pa.types.is_large_string(picked.type):

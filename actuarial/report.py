@@ -37,13 +37,7 @@ from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, GuideSet, file_sha2
 from actuarial.interpretations import Readings
 from actuarial.law import load_law, resolve_as_of
 from actuarial.member_files import readable_member_file
-from actuarial.output_files import (
-    OutputFileError,
-    cannot_write,
-    check_output_folder,
-    writing,
-    writing_folder,
-)
+from actuarial.output_files import check_output_folder, writing, writing_folder
 from actuarial.review import guides_in
 
 __all__ = [
@@ -720,15 +714,6 @@ def _mark_as_report(folder: Path) -> None:
     )
 
 
-def _write_page(folder: Path, page: Path, text: str) -> None:
-    """Write ``page`` (a path in --out) into ``folder``, the report being written; a
-    failure names ``page``, the path asked for."""
-    try:
-        (folder / page.name).write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise OutputFileError(cannot_write(page, error)) from error
-
-
 # --------------------------------------------------------------------- building it
 def _key_figures(guides, members_path: Path, readings: Readings, as_of, law) -> dict:
     """Members evaluated, eligible and amounts by clause, rows with errors and rows with
@@ -908,9 +893,9 @@ def build_report(
                 page = path.with_suffix(".html").name
                 top = made.inputs_html(members_rows, _status_html(error))
                 body = _render(notebook, title)
-                _write_page(folder, out_dir / page, scrub(_page(body, top, footer)))
+                (folder / page).write_text(scrub(_page(body, top, footer)), encoding="utf-8")
                 entries.append(PageEntry(path.name, title, page, error))
-        index = out_dir / "index.html"
+        index = out_dir / "index.html"  # its path once the folder is in place
         failed = sum(bool(entry.error) for entry in entries)
         status = "every page ran to the end" if not failed else f"{failed} page(s) FAILED"
         index_html = _index(
@@ -919,7 +904,7 @@ def build_report(
             _summary_html(figures),
             footer,
         )
-        _write_page(folder, index, scrub(index_html))
+        (folder / index.name).write_text(scrub(index_html), encoding="utf-8")
     if failures:
         raise ReportError(
             f"{len(failures)} notebook(s) failed (pages written to {out_dir}):\n"

@@ -90,6 +90,18 @@ PYTHON_CHARACTERS = st.characters() | st.characters(categories=["Cs"])
 SMALL_SCALE_CSV = "age,2011,2012\n20,0.02,0.01\n21,0.02,0.01\n"
 
 
+def folder_files(folder: Path) -> dict[str, str]:
+    """Every file under ``folder`` (its path relative to it) with its text."""
+    return {str(p.relative_to(folder)): p.read_text() for p in folder.rglob("*") if p.is_file()}
+
+
+def write_files(folder: Path, files: dict[str, str]) -> None:
+    """Write ``files`` (path relative to ``folder``: text), their folders made."""
+    for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_text(text)
+
+
 def exactly(message: str) -> str:
     """A pattern for ``pytest.raises(match=...)`` that only ``message``, whole, matches."""
     return "^" + re.escape(message) + "$"

@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from conftest import holds_input, refused_as_input
+from conftest import folder_files, holds_input, refused_as_input, write_files
 
 from actuarial import output_files
 from actuarial.batch import run_batch
@@ -349,16 +349,6 @@ def test_the_temporary_file_of_a_live_run_is_kept(tmp_path):
 
 
 # ------------------------------------------------------------------ output folders
-def folder_files(folder: Path) -> dict:
-    return {str(p.relative_to(folder)): p.read_text() for p in folder.rglob("*") if p.is_file()}
-
-
-def write_files(folder: Path, files: dict) -> None:
-    for name, text in files.items():
-        (folder / name).parent.mkdir(parents=True, exist_ok=True)
-        (folder / name).write_text(text)
-
-
 PREVIOUS = {"index.html": "old", "00_a.html": "old page", "mathjax/tex.js": "js"}
 NEW = {"index.html": "new", "01_b.html": "new page"}
 

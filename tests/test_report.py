@@ -17,7 +17,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from click.testing import CliRunner
-from conftest import exactly, holds_input
+from conftest import exactly, folder_files, holds_input, write_files
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 import actuarial
@@ -179,19 +179,12 @@ def test_a_notebook_rewrite_that_fails_midway_leaves_the_notebook_as_it_was(
     ]  # no temporary file left beside it
 
 
-def files_under(folder: Path) -> dict:
-    """Every file under ``folder`` (its path relative to it) with its bytes."""
-    return {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
-
-
 def previous_report(out: Path) -> dict:
     """A previous report in ``out`` (its marker and pages, without running a notebook), and
-    its files with their bytes."""
-    for name, text in [(report.MARKER, ""), ("index.html", "old index"),
-                       ("00_first.html", "old page"), ("mathjax/tex-chtml.js", "js")]:  # fmt: skip
-        (out / name).parent.mkdir(parents=True, exist_ok=True)
-        (out / name).write_text(text)
-    return files_under(out)
+    its files with their text."""
+    write_files(out, {report.MARKER: "", "index.html": "old index", "00_first.html": "old page",
+                      "mathjax/tex-chtml.js": "js"})  # fmt: skip
+    return folder_files(out)
 
 
 def test_a_page_write_that_fails_midway_leaves_the_previous_report(
@@ -208,7 +201,7 @@ def test_a_page_write_that_fails_midway_leaves_the_previous_report(
     )
     # The previous report, every byte of it; not the first page of the new one, nor the
     # folder it was being written in.
-    assert files_under(out) == before
+    assert folder_files(out) == before
     assert sorted(path.name for path in tmp_path.iterdir()) == ["notebooks", "out"]
 
 
@@ -230,7 +223,7 @@ def test_an_interrupted_report_leaves_the_previous_one_and_nothing_else(
     with pytest.raises(KeyboardInterrupt):
         build_report(out, notebooks_dir=notebooks, progress=False)
     assert rendered == ["First $500 page", "Second page"]
-    assert files_under(out) == before
+    assert folder_files(out) == before
     assert sorted(path.name for path in tmp_path.iterdir()) == ["notebooks", "out"]
 
 
