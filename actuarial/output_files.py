@@ -270,7 +270,8 @@ def writing_folder(out) -> Iterator[Path]:
     written the same way from inside: the temporary folder is hidden in ``out``, and its
     entries take the place of the previous ones when it is complete. Raises
     :class:`OutputFileError` for any file-system failure, including an ``OSError`` raised
-    inside the block, naming the path in ``out`` that failed.
+    inside the block on a path in the temporary folder (or on no path), naming the path in
+    ``out`` that failed; the block's ``OSError`` on a path elsewhere is raised as it is.
     """
     out = Path(os.path.realpath(out) if os.path.islink(out) else out)  # a link's folder
     check_output(out, kind="folder")
@@ -280,16 +281,23 @@ def writing_folder(out) -> Iterator[Path]:
         temporary, descriptor, in_out = _temporary_folder(out, inside)
     except OSError as error:
         raise OutputFileError(cannot_write(out, error)) from error
+    putting = False
     try:
         yield temporary
+        putting = True
         with _signals_held():
             if in_out:
                 _put_entries(temporary, out, inside)
             else:
                 _put_folder(temporary, out)
     except OSError as error:  # named as the path in ``out`` it was to be
-        failed = Path(error.filename) if isinstance(error.filename, str) else out
-        shown = out / failed.relative_to(temporary) if failed.is_relative_to(temporary) else out
+        failed = Path(error.filename) if isinstance(error.filename, str) else None
+        if failed is not None and failed.is_relative_to(temporary):
+            shown = out / failed.relative_to(temporary)
+        elif failed is None or putting:
+            shown = out
+        else:  # the block's failure on a path of its own (a scratch folder): named as itself
+            raise
         raise OutputFileError(cannot_write(shown, error)) from error
     finally:
         # The new folder's half, on an error; the previous folder, once exchanged.

@@ -403,6 +403,18 @@ def test_a_write_refused_in_a_folder_names_the_path_it_was_to_have(tmp_path):
     assert names(tmp_path) == ["report"]
 
 
+def test_a_failure_elsewhere_in_the_block_keeps_its_own_path(tmp_path):
+    out, scratch = tmp_path / "report", tmp_path / "scratch" / "page.ipynb"
+    write_files(out, PREVIOUS)
+    refused = OSError(errno.ENOSPC, "No space left on device", str(scratch))
+    with pytest.raises(OSError) as raised, writing_folder(out) as folder:
+        write_files(folder, NEW)
+        raise refused
+    assert raised.value is refused  # not worded as a failure to write the report
+    assert folder_files(out) == PREVIOUS
+    assert names(tmp_path) == ["report"]
+
+
 def test_a_folder_that_cannot_be_put_in_place_is_one_line_naming_it(tmp_path, monkeypatch):
     out = tmp_path / "report"
     write_files(out, PREVIOUS)
