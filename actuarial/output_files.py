@@ -192,6 +192,15 @@ def _create_locked(out: Path, folder: bool = False) -> tuple[Path, int]:
         os.close(descriptor)
 
 
+def _names_another_path(error: OSError, temporaries: list[Path]) -> bool:
+    """Whether ``error`` names a path outside the ``temporaries`` an output is written to
+    (an input, a scratch folder): then it is not worded as a failure to write the output."""
+    if not isinstance(error.filename, str):
+        return False
+    named = Path(os.path.abspath(error.filename))  # a path may be given relative, or not
+    return not any(named.is_relative_to(os.path.abspath(t)) for t in temporaries)
+
+
 @contextlib.contextmanager
 def _signals_held():
     """Ctrl-C and SIGTERM held back while the renames complete (then delivered)."""
@@ -215,9 +224,10 @@ def writing(outs, inputs: Iterable = (), replace: bool = True) -> Iterator[list[
     Ctrl-C held back, so an interruption never leaves some new and some old. On an error
     or an interruption every temporary file is removed and the outputs are untouched.
     Raises :class:`OutputFileError` (one line naming the path) for any file-system failure
-    here, including one raised inside the block. ``replace=False`` (one output only): an
-    existing output is left as it is and :class:`OutputExistsError` raised, checked before
-    the block and again, atomically, when the file is put in place.
+    here, including one raised inside the block on a temporary path (or on no path); the
+    block's ``OSError`` on another path (an input) is raised as it is. ``replace=False``
+    (one output only): an existing output is left as it is and :class:`OutputExistsError`
+    raised, checked before the block and again, atomically, when the file is put in place.
     """
     single = isinstance(outs, str | os.PathLike)
     outs = [Path(outs)] if single else [Path(o) for o in outs]
@@ -229,13 +239,15 @@ def writing(outs, inputs: Iterable = (), replace: bool = True) -> Iterator[list[
         if not replace and os.path.lexists(out):
             raise OutputExistsError(out)
     created: list[tuple[Path, int]] = []
-    current = outs[0]
+    current, in_block = outs[0], False
     try:
         for current in outs:
             current.parent.mkdir(parents=True, exist_ok=True)
             remove_stale_temporaries(current)
             created.append(_create_locked(current))
+        in_block = True
         yield created[0][0] if single else [temporary for temporary, _ in created]
+        in_block = False
         with _signals_held():
             for out, (temporary, _) in zip(outs, created, strict=True):
                 current = out
@@ -247,6 +259,8 @@ def writing(outs, inputs: Iterable = (), replace: bool = True) -> Iterator[list[
                 except FileExistsError:
                     raise OutputExistsError(out) from None
     except OSError as error:
+        if in_block and _names_another_path(error, [temporary for temporary, _ in created]):
+            raise
         raise OutputFileError(cannot_write(current, error)) from error
     finally:
         for temporary, descriptor in created:
@@ -281,23 +295,20 @@ def writing_folder(out) -> Iterator[Path]:
         temporary, descriptor, in_out = _temporary_folder(out, inside)
     except OSError as error:
         raise OutputFileError(cannot_write(out, error)) from error
-    putting = False
+    in_block = True
     try:
         yield temporary
-        putting = True
+        in_block = False
         with _signals_held():
             if in_out:
                 _put_entries(temporary, out, inside)
             else:
                 _put_folder(temporary, out)
     except OSError as error:  # named as the path in ``out`` it was to be
-        failed = Path(error.filename) if isinstance(error.filename, str) else None
-        if failed is not None and failed.is_relative_to(temporary):
-            shown = out / failed.relative_to(temporary)
-        elif failed is None or putting:
-            shown = out
-        else:  # the block's failure on a path of its own (a scratch folder): named as itself
+        if in_block and _names_another_path(error, [temporary]):
             raise
+        failed = Path(error.filename) if isinstance(error.filename, str) else out
+        shown = out / failed.relative_to(temporary) if failed.is_relative_to(temporary) else out
         raise OutputFileError(cannot_write(shown, error)) from error
     finally:
         # The new folder's half, on an error; the previous folder, once exchanged.

@@ -190,6 +190,25 @@ def test_a_refusal_of_the_file_system_is_one_line_naming_the_output(
     assert names(tmp_path) == ["out.csv"]
 
 
+@pytest.mark.parametrize("named", ["temporary", "none", "input"])
+def test_a_failure_in_the_block_is_named_as_the_output_only_if_about_it(
+    tmp_path, monkeypatch, named
+):
+    monkeypatch.chdir(tmp_path)  # the output given relative, the failure named absolute
+    out, source = Path("out.csv"), Path("members.csv")
+    out.write_text("previous\n")
+    with pytest.raises((OSError, OutputFileError)) as raised, writing(out, [source]) as temporary:
+        path = {"temporary": str(temporary.resolve()), "none": None, "input": str(source)}[named]
+        raise OSError(errno.EIO, "Input/output error", path)
+    if named == "input":  # not worded as a failure to write the output
+        assert not isinstance(raised.value, OutputFileError)
+        assert raised.value.filename == str(source)
+    else:
+        assert str(raised.value) == f"{out}: cannot write (Input/output error)"
+    assert out.read_text() == "previous\n"
+    assert names(tmp_path) == ["out.csv"]
+
+
 @pytest.mark.parametrize("out_name", ["out.csv", "out.parquet"])
 def test_a_full_disk_while_writing_keeps_the_previous_output(
     half_percent_guides, tmp_path, monkeypatch, out_name
