@@ -307,8 +307,9 @@ def writing_folder(out) -> Iterator[Path]:
     except OSError as error:  # named as the path in ``out`` it was to be
         if in_block and _names_another_path(error, [temporary]):
             raise
-        failed = Path(error.filename) if isinstance(error.filename, str) else out
-        shown = out / failed.relative_to(temporary) if failed.is_relative_to(temporary) else out
+        failed = Path(os.path.abspath(error.filename if isinstance(error.filename, str) else out))
+        written = Path(os.path.abspath(temporary))
+        shown = out / failed.relative_to(written) if failed.is_relative_to(written) else out
         raise OutputFileError(cannot_write(shown, error)) from error
     finally:
         # The new folder's half, on an error; the previous folder, once exchanged.

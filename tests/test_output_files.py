@@ -410,12 +410,14 @@ def test_a_folder_whose_writing_stops_leaves_the_previous_one_and_nothing_else(t
     assert names(tmp_path) == ["report"]
 
 
-def test_a_write_refused_in_a_folder_names_the_path_it_was_to_have(tmp_path):
-    out = tmp_path / "report"
+def test_a_write_refused_in_a_folder_names_the_path_it_was_to_have(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the folder given relative, the failure named absolute
+    out = Path("report")
     write_files(out, PREVIOUS)
     with pytest.raises(OutputFileError) as raised, writing_folder(out) as folder:
         (folder / "pages").mkdir()
-        raise OSError(errno.ENOSPC, "No space left on device", str(folder / "pages" / "a.html"))
+        page = folder.resolve() / "pages" / "a.html"
+        raise OSError(errno.ENOSPC, "No space left on device", str(page))
     page = out / "pages" / "a.html"
     assert str(raised.value) == f"{page}: cannot write (No space left on device)"
     assert folder_files(out) == PREVIOUS
