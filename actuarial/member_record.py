@@ -8,8 +8,11 @@ them; parsing and validation are in :mod:`actuarial.members`.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import asdict, dataclass
 from typing import get_type_hints
+
+from actuarial.shown_text import quoted
 
 __all__ = [
     "DATE_FIELDS",
@@ -77,17 +80,59 @@ DATE_FIELDS = tuple(name for name, kind in get_type_hints(Member).items() if kin
 NUMBER_FIELDS = tuple(name for name, kind in get_type_hints(Member).items() if kind is float)
 
 
+SHOWN_COLUMNS = 20  # columns of a file quoted when a required one is missing
+_SHOWN_NAME = 40  # characters of each
+
+
 def check_columns(columns, source: str) -> None:
     """Raise :class:`MemberFileError` naming every required column that is missing, and
     every one given more than once (which of them holds the member's value is not for us
-    to guess)."""
+    to guess). A missing column is shown beside the columns given, with the one it seems
+    written as (other case, spaces or hyphens: names are matched exactly), and a header
+    that is one column holding another separator is said to be one."""
     names = [str(name) for name in columns]
     missing = [name for name in MEMBER_FIELDS if name not in names]
     repeated = [name for name in MEMBER_FIELDS if names.count(name) > 1]
     problems = []
     if missing:
-        problems.append(f"missing required column(s) {missing} (required: {list(MEMBER_FIELDS)})")
+        problems.append(
+            f"missing required column(s) {missing} (required: {list(MEMBER_FIELDS)}; "
+            f"given: {_shown_columns(names)})" + _how_written(missing, names)
+        )
     if repeated:
         problems.append(f"required column(s) {repeated} given more than once")
     if problems:
         raise MemberFileError(f"{source}: " + "; ".join(problems))
+
+
+def _shown_columns(names: list[str]) -> str:
+    shown = [quoted(name, _SHOWN_NAME) for name in names[:SHOWN_COLUMNS]]
+    if len(names) > SHOWN_COLUMNS:
+        shown.append(f"... {len(names) - SHOWN_COLUMNS} more")
+    return "[" + ", ".join(shown) + "]"
+
+
+def _folded(name: str) -> str:
+    return re.sub(r"[\s_-]+", "_", name.strip().casefold())
+
+
+def _how_written(missing: list[str], names: list[str]) -> str:
+    """The given names a missing column seems written as, or the separator a header of one
+    column holds: ``""`` when there is neither."""
+    if len(names) == 1:
+        separator = next((s for s in (";", "\t", "|") if s in names[0]), None)
+        if separator is not None:
+            return (
+                f"; the header is one column holding {separator!r}: "
+                "a member file's columns are separated by commas"
+            )
+    written = {}
+    for name in missing:
+        alike = [given for given in names if _folded(given) == name]
+        if alike:
+            written[name] = alike[0]
+    if not written:
+        return ""
+    return "; names are matched exactly: " + ", ".join(
+        f"{quoted(given, _SHOWN_NAME)} for {name!r}" for name, given in written.items()
+    )

@@ -267,7 +267,7 @@ def test_a_missing_column_is_reported_before_anything_is_written(
         MemberFileError,
         match=exactly(
             f"{source}: missing required column(s) ['average_compensation'] "
-            f"(required: {list(MEMBER_FIELDS)})"
+            f"(required: {list(MEMBER_FIELDS)}; given: {columns})"
         ),
     ):
         run(source, half_percent_guides, out)

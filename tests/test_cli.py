@@ -328,10 +328,50 @@ def test_batch_fails_with_exit_1_naming_a_missing_column(tmp_path):
     out = tmp_path / "out.csv"
     result = invoke("batch", source, "--out", out)
     assert result.exit_code == 1
+    given = [name for name in MEMBER_FIELDS if name != "group"]
     assert result.stderr == (
-        f"error: {source}: missing required column(s) ['group'] (required: {list(MEMBER_FIELDS)})\n"
+        f"error: {source}: missing required column(s) ['group'] "
+        f"(required: {list(MEMBER_FIELDS)}; given: {given})\n"
     )
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("header", "said"),
+    [
+        (
+            "member_id;birth_date;entry_date",
+            "; the header is one column holding ';': a member file's columns are separated "
+            "by commas",
+        ),
+        (
+            "member_id\tbirth_date",
+            "; the header is one column holding '\\t': a member file's columns are separated "
+            "by commas",
+        ),
+        (
+            ",".join(["Member ID", *MEMBER_FIELDS[1:6], "GROUP", "refunded"]),
+            "; names are matched exactly: 'Member ID' for 'member_id', 'GROUP' for 'group'",
+        ),
+    ],
+)
+def test_a_missing_column_is_shown_beside_how_the_header_seems_written(tmp_path, header, said):
+    source = tmp_path / "members.csv"
+    source.write_text(header + "\n")
+    result = invoke("batch", source, "--out", tmp_path / "out.csv")
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"error: {source}: missing required column(s) [")
+    assert result.stderr.endswith(said + "\n")
+
+
+def test_the_columns_given_are_shown_twenty_at_most_each_cut(tmp_path):
+    source = tmp_path / "members.csv"
+    names = [f"extra_{k}_" + "x" * 50 for k in range(25)]
+    source.write_text(",".join(names) + "\n")
+    result = invoke("batch", source, "--out", tmp_path / "out.csv")
+    assert result.exit_code == 1
+    shown = ", ".join(f"'{name[:40]}…'" for name in names[:20])
+    assert f"; given: [{shown}, ... 5 more])\n" in result.stderr
 
 
 def test_batch_fails_with_exit_1_on_an_unreadable_file(tmp_path):

@@ -356,7 +356,7 @@ def test_a_missing_required_column_raises_member_file_error_naming_it(half_perce
         MemberFileError,
         match=exactly(
             f"members: missing required column(s) ['group', 'refunded'] "
-            f"(required: {list(MEMBER_FIELDS)})"
+            f"(required: {list(MEMBER_FIELDS)}; given: {list(MEMBER_FIELDS[:-2])})"
         ),
     ):
         evaluate_frame(frame, half_percent_guides)
