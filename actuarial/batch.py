@@ -184,7 +184,11 @@ def _batches(
         return table_frame(pa.Table.from_batches(batches))
 
     def table_frame(table: pa.Table) -> pd.DataFrame:
-        return (_typed(table) if typed else table).to_pandas(date_as_object=date_as_object)
+        # The values' own types only: a Parquet file's pandas metadata may say otherwise (a
+        # column of lists declared text made the whole file unreadable), and is not needed.
+        return (_typed(table) if typed else table).to_pandas(
+            date_as_object=date_as_object, ignore_metadata=True
+        )
 
     pending: list[pa.RecordBatch] = []
     size = nbytes = 0

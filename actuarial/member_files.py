@@ -97,19 +97,21 @@ def _parquet_reader(path: Path):
     return parquet().ParquetFile(path, pre_buffer=False)
 
 
-def _ids_as_text(batch: pa.RecordBatch) -> pa.RecordBatch:
-    """A Parquet batch whose integer member ids are text: their digits, exactly (an integer
-    column with nulls would otherwise reach pandas as floats: 7 -> 7.0); binary ids are
-    read as UTF-8 text (a byte that is not makes the file unreadable, never a changed id)."""
-    position = batch.schema.get_field_index("member_id")
-    kind = batch.schema.field(position).type
-    value_kind = kind.value_type if pa.types.is_dictionary(kind) else kind
-    textual = pa.types.is_binary(value_kind) or pa.types.is_large_binary(value_kind)
-    if pa.types.is_integer(value_kind) or pa.types.is_dictionary(kind) or textual:
-        column = batch.column(position)
-        if pa.types.is_dictionary(kind):
-            column = column.dictionary_decode()
-        return batch.set_column(position, "member_id", column.cast(pa.string()))
+def _as_text(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """A Parquet batch whose binary columns are read as UTF-8 text (a byte that is not
+    makes the file unreadable, never a changed value nor an error of another kind), and
+    whose integer member ids are text: their digits, exactly (an integer column with nulls
+    would otherwise reach pandas as floats: 7 -> 7.0)."""
+    for position, field in enumerate(batch.schema):
+        kind = field.type
+        value_kind = kind.value_type if pa.types.is_dictionary(kind) else kind
+        binary = pa.types.is_binary(value_kind) or pa.types.is_large_binary(value_kind)
+        an_id = field.name == "member_id"
+        if binary or (an_id and (pa.types.is_integer(kind) or pa.types.is_dictionary(kind))):
+            column = batch.column(position)
+            if pa.types.is_dictionary(kind):
+                column = column.dictionary_decode()
+            batch = batch.set_column(position, field.name, column.cast(pa.string()))
     return batch
 
 
@@ -118,7 +120,7 @@ def record_batches(path: Path, fmt: str, columns) -> Iterator[pa.RecordBatch]:
     of Parquet, ids as text), so that no long text is read far ahead of its chunk."""
     if fmt == "parquet":
         for batch in _parquet_reader(path).iter_batches(PARQUET_BATCH_ROWS, columns=columns):
-            yield _ids_as_text(batch) if "member_id" in columns else batch
+            yield _as_text(batch)
         return
     yield from _csv_reader(path, columns)
 

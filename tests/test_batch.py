@@ -540,6 +540,41 @@ def test_parquet_integer_ids_with_nulls_stay_whole_numbers(half_percent_guides, 
     )
 
 
+def test_parquet_binary_text_is_read_as_text(half_percent_guides, sample_members, tmp_path):
+    """Binary columns of UTF-8 text, from a tool that writes no pandas metadata."""
+    text = pa.Table.from_pandas(read_members(sample_members), preserve_index=False)
+    binary = text.replace_schema_metadata(None)
+    for name in ("member_id", "group", "refunded"):
+        values = pa.array([str(v).encode() for v in text[name].to_pylist()], pa.large_binary())
+        binary = binary.set_column(binary.schema.get_field_index(name), name, values)
+    for kind, table in (("text", text), ("binary", binary)):
+        (tmp_path / kind).mkdir()
+        pq.write_table(table, tmp_path / kind / "members.parquet")
+        run(tmp_path / kind / "members.parquet", half_percent_guides, tmp_path / f"{kind}.csv")
+    assert (tmp_path / "binary.csv").read_bytes() == (tmp_path / "text.csv").read_bytes()
+
+
+def test_parquet_whose_pandas_metadata_misstates_a_column_is_read_by_its_values(
+    half_percent_guides, member, tmp_path
+):
+    """A column of lists that the file's pandas metadata calls text: each row an error
+    naming its value, not the whole file unreadable."""
+    frame = pd.DataFrame([member(member_id=f"M-{k}") for k in range(3)])
+    table = pa.Table.from_pandas(frame, preserve_index=False)  # pandas metadata: group is text
+    lists = pa.array([["general"], ["police"], []])
+    table = table.set_column(table.schema.get_field_index("group"), "group", lists)
+    source = tmp_path / "members.parquet"
+    pq.write_table(table, source)
+    summary = run(source, half_percent_guides, tmp_path / "out.csv")
+    assert summary.invalid == 3
+    errors = read_output(tmp_path / "out.csv")["error"].tolist()
+    assert errors[0] == (
+        "members.parquet row 1 (member 'M-0'): 'group' must be in "
+        "['general', 'police', 'firefighter'] (got ['general'])"
+    )
+    assert len(errors) == 3
+
+
 @pytest.mark.parametrize(
     ("kind", "value", "problem"),
     [
@@ -812,14 +847,17 @@ def test_an_unreadable_member_file_is_one_error_naming_file_and_line(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["members.csv"]
 
 
+@pytest.mark.parametrize("pandas_metadata", [True, False])  # False: written by another tool
 @pytest.mark.parametrize("column", ["member_id", "group"])
 def test_parquet_bytes_that_are_not_utf8_are_one_error_without_a_line(
-    half_percent_guides, sample_members, tmp_path, column
+    half_percent_guides, sample_members, tmp_path, column, pandas_metadata
 ):
     """A Parquet file has no lines: its own bytes are binary, so no byte of it is named."""
     table = pa.Table.from_pandas(read_members(sample_members), preserve_index=False)
     values = [b"\xff" if row == 1 else str(v).encode() for row, v in enumerate(table[column])]
     table = table.set_column(table.schema.get_field_index(column), column, pa.array(values))
+    if not pandas_metadata:
+        table = table.replace_schema_metadata(None)
     source = tmp_path / "members.parquet"
     pq.write_table(table, source)
     message = (
