@@ -221,7 +221,28 @@ def _text(series: pd.Series, text_only: bool | None = None) -> pd.Series:
         strings = _inferred_text(series)
         if strings is not None:
             return pd.Series(pd.arrays.ArrowStringArray(strings), index=series.index)
-    return series.astype(object).where(series.notna(), None).astype("string")
+    values = series.astype(object).where(series.notna(), None)
+    if series.dtype == object:  # pandas decodes bytes (raising if not UTF-8): shown instead
+        undecodable = _map_unique(values, _undecodable).astype(bool)
+        if undecodable.any():
+            values = values.where(~undecodable, values[undecodable].map(repr))
+    return values.astype("string")
+
+
+def _decoded(value):
+    """Bytes as the UTF-8 text they hold (as a Parquet file's binary column is read); bytes
+    that are not UTF-8, and every other value, as they are: not text."""
+    if isinstance(value, bytes):
+        try:
+            return value.decode()
+        except UnicodeDecodeError:
+            return value
+    return value
+
+
+def _undecodable(value) -> bool:
+    """Whether ``value`` is bytes that are not UTF-8 text (a value of another kind)."""
+    return isinstance(_decoded(value), bytes)
 
 
 # What Arrow raises for a column it cannot read as text: values of another kind (numbers,
@@ -491,7 +512,7 @@ _NAMED_NUMBER = r"(?i)^[+-]?(inf|infinity|nan(\([0-9a-z_]*\))?)$"
 
 def _text_at(series: pd.Series) -> np.ndarray:
     """Where a column that is not all text holds text: read as text columns are."""
-    return _map_unique(series, lambda value: isinstance(value, str)).astype(bool)
+    return _map_unique(series, lambda value: isinstance(_decoded(value), str)).astype(bool)
 
 
 def _text_numbers(text: pa.Array) -> np.ndarray:
@@ -600,7 +621,8 @@ def _map_unique_blank(
         mapped_rows[rows], blank_rows[rows] = mapped[index], blank[index]
         return mapped_rows, blank_rows
     index, uniques = _distinct(series)
-    mapped = np.array([mapping(value) for value in uniques] + [mapping(None)], dtype=np.int64)
+    mapped = [mapping(_decoded(value)) for value in uniques] + [mapping(None)]
+    mapped = np.array(mapped, dtype=np.int64)
     # In the column's dtype (object when unhashable values stand for themselves).
     blank = np.append(blank_mask(pd.Series(uniques)), True)
     return mapped[index], blank[index]
@@ -624,7 +646,9 @@ def _id_text(series: pd.Series) -> tuple[pd.Series, np.ndarray]:
     strings = _inferred_text(series)
     if strings is not None:  # text and missing values only: the usual case
         return pd.Series(pd.arrays.ArrowStringArray(strings), index=series.index), decimal
-    kinds = _map_unique(series, lambda v: isinstance(v, float | np.floating | bool | np.bool_))
+    kinds = _map_unique(
+        series, lambda v: isinstance(v, float | np.floating | bool | np.bool_) or _undecodable(v)
+    )
     decimal = kinds.astype(bool) & series.notna().to_numpy(dtype=bool)
     if decimal.any():
         series = series.where(~decimal, None)

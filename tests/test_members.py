@@ -833,16 +833,19 @@ def _arrow_number(text: str) -> float:
 
 
 NEIGHBOURS = ["not a value", "", None, 5, 5.5, True, dt.date(2000, 1, 1),
-              dt.datetime(2000, 1, 1), "2000-01-01", "20"]  # fmt: skip
+              dt.datetime(2000, 1, 1), "2000-01-01", "20", b"20", b"\xff"]  # fmt: skip
+CELL_TEXTS = (
+    NUMBER_LIKE | st.sampled_from(["2000-01-01", " 2000-01-01\xa0", "2000-02-30", "1e5"])
+    | st.text(max_size=6)
+)  # fmt: skip
 
 
 @settings(max_examples=300, deadline=None)
 @given(
     st.sampled_from(DATE_FIELDS + NUMBER_FIELDS),
-    NUMBER_LIKE | st.sampled_from(["2000-01-01", " 2000-01-01\xa0", "2000-02-30", "1e5"])
-    | st.text(max_size=6),
+    CELL_TEXTS | CELL_TEXTS.map(str.encode) | st.binary(max_size=6),  # bytes: UTF-8 or not
     st.lists(st.sampled_from(NEIGHBOURS), min_size=1, max_size=3),
-)  # fmt: skip
+)
 def test_a_date_or_number_cell_is_read_the_same_whatever_the_other_rows_hold(
     field, text, neighbours
 ):
