@@ -387,6 +387,23 @@ def test_report_command_exits_1_naming_the_failed_notebook(notebooks, tmp_path, 
 
 
 # ----------------------------------------------------------------- --out
+def test_the_valuation_page_runs_to_the_end_without_a_valid_member(tmp_path):
+    """Every row invalid (as in a header-only file, checked by hand for every page): no
+    subsidy by age to plot, and the page says so instead of failing."""
+    lines = EXAMPLE_MEMBERS.read_text(encoding="utf-8").splitlines()
+    members = tmp_path / "invalid.csv"
+    members.write_text(
+        "\n".join([lines[0], *(line.replace(",", ",x", 1) for line in lines[1:3])]) + "\n"
+    )  # each birth date made "x..."
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    shutil.copy(report.NOTEBOOKS / "08_value_of_choices.ipynb", notebooks)
+    out = tmp_path / "out"
+    build_report(out, members_path=members, notebooks_dir=notebooks, progress=False)
+    page = (out / "08_value_of_choices.html").read_text(encoding="utf-8")
+    assert "invalid.csv: no member to show by age" in page
+
+
 def test_out_may_be_missing_empty_or_a_previous_report(tmp_path):
     report.check_out_dir(tmp_path / "missing")
     (tmp_path / "empty").mkdir()
