@@ -207,6 +207,16 @@ def test_amendments_apply_in_order_and_law_accepts_a_path_a_list_or_a_loaded_law
             "'high_risk.age' entry 1: keys must be ['effective_from', 'value', 'unit', "
             "'source'] (missing ['source'], unknown [])",
         ),
+        (  # a TOML date-time: shown as written, not as a Python object
+            entry("high_risk.age", "2027-01-01T10:00:00", 56, "years"),
+            "'high_risk.age' entry 1: 'effective_from' must be a date YYYY-MM-DD "
+            "(got 2027-01-01 10:00:00)",
+        ),
+        (  # a long value: quoted up to 80 characters
+            entry("high_risk.age", "2027-01-01", 56, "y" * 5000),
+            "'high_risk.age' entry 1 (effective_from 2027-01-01): 'unit' must be 'years' "
+            f"(got '{'y' * 80}…')",
+        ),
         (
             entry("deferred.age", "1980-01-01", 60, "years"),
             None,  # accepted: a value before the first day of coverage is never needed

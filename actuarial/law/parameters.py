@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from actuarial.shown_text import quoted
 from actuarial.text_files import TextProblem, decode_text, read_bytes, toml_shape_problems
 
 __all__ = [
@@ -75,20 +76,20 @@ class Parameter:
         """Why ``value`` is outside this parameter's domain (None when it is inside)."""
         if self.unit == "date":
             if not isinstance(value, dt.date) or isinstance(value, dt.datetime):
-                return f"'value' must be a date YYYY-MM-DD (got {value!r})"
+                return f"'value' must be a date YYYY-MM-DD (got {quoted(value)})"
             return None
         if isinstance(value, bool) or not isinstance(value, int | float):
-            return f"'value' must be a number (got {value!r})"
+            return f"'value' must be a number (got {quoted(value)})"
         if not math.isfinite(value):
-            return f"'value' must be a finite number (got {value!r})"
+            return f"'value' must be a finite number (got {quoted(value)})"
         if self.unit == "rate" and not 0 < value <= 1:
-            return f"'value' must be in (0, 1] (got {value!r})"
+            return f"'value' must be in (0, 1] (got {quoted(value)})"
         if self.unit == "years" and not 0 <= value <= 120:
-            return f"'value' must be in [0, 120] (got {value!r})"
+            return f"'value' must be in [0, 120] (got {quoted(value)})"
         if self.unit == "USD a month" and value < 0:
-            return f"'value' must be >= 0 (got {value!r})"
+            return f"'value' must be >= 0 (got {quoted(value)})"
         if self.whole and value != int(value):
-            return f"'value' must be a whole number of years (got {value!r})"
+            return f"'value' must be a whole number of years (got {quoted(value)})"
         return None
 
 
@@ -237,7 +238,7 @@ def _read(name: str, data: bytes) -> tuple[dict[str, list[Entry]], list[str]]:
                 )
             elif not isinstance(value, list):
                 problems.append(
-                    f"{name}: '{path}' must be an array of entries [[{path}]] (got {value!r})"
+                    f"{name}: '{path}' must be an array of entries [[{path}]] (got {quoted(value)})"
                 )
             else:
                 found[path] = _entries(name, path, value, problems)
@@ -252,7 +253,7 @@ def _entries(name: str, path: str, raw: list, problems: list[str]) -> list[Entry
     for number, item in enumerate(raw, start=1):
         where = f"{name}: '{path}' entry {number}"
         if not isinstance(item, dict):
-            problems.append(f"{where}: must be a table of {list(ENTRY_KEYS)} (got {item!r})")
+            problems.append(f"{where}: must be a table of {list(ENTRY_KEYS)} (got {quoted(item)})")
             continue
         missing = [key for key in ENTRY_KEYS if key not in item]
         extra = sorted(set(item) - set(ENTRY_KEYS))
@@ -263,18 +264,22 @@ def _entries(name: str, path: str, raw: list, problems: list[str]) -> list[Entry
             continue
         start, value, unit, source = (item[key] for key in ENTRY_KEYS)
         if not isinstance(start, dt.date) or isinstance(start, dt.datetime):
-            problems.append(f"{where}: 'effective_from' must be a date YYYY-MM-DD (got {start!r})")
+            problems.append(
+                f"{where}: 'effective_from' must be a date YYYY-MM-DD (got {quoted(start)})"
+            )
             continue
         where = f"{where} (effective_from {start})"
         if unit != parameter.unit:
-            problems.append(f"{where}: 'unit' must be {parameter.unit!r} (got {unit!r})")
+            problems.append(f"{where}: 'unit' must be {parameter.unit!r} (got {quoted(unit)})")
             continue
         wrong = parameter.problem_with(value)
         if wrong:
             problems.append(f"{where}: {wrong}")
             continue
         if not isinstance(source, str) or not source.strip():
-            problems.append(f"{where}: 'source' must name the text it comes from (got {source!r})")
+            problems.append(
+                f"{where}: 'source' must name the text it comes from (got {quoted(source)})"
+            )
             continue
         if entries and start <= entries[-1].effective_from:
             problems.append(
