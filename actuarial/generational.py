@@ -35,6 +35,7 @@ from actuarial.mortality import (
     scale_rates,
     table_from_spec,
 )
+from actuarial.shown_text import quoted
 from actuarial.text_files import unique_files
 
 __all__ = [
@@ -151,11 +152,13 @@ def _csv_scale(path: Path) -> ImprovementScale:
         or not all(re.fullmatch(r"\d{4}", h) for h in header[1:])
     ):
         raise MortalityError(
-            f"{path} line 1: header must be age,<year>,<year>,... (got {','.join(header)!r})"
+            f"{path} line 1: header must be age,<year>,<year>,... (got {quoted(','.join(header))})"
         )
     years = [int(h) for h in header[1:]]
     if years != list(range(years[0], years[0] + len(years))):
-        raise MortalityError(f"{path} line 1: years must be consecutive (got {header[1:]})")
+        raise MortalityError(
+            f"{path} line 1: years must be consecutive (got {quoted(','.join(header[1:]))})"
+        )
     ages, rows = [], []
     for where, age, cells in age_rows(path, reader, len(header), problems):
         row = []
@@ -165,9 +168,8 @@ def _csv_scale(path: Path) -> ImprovementScale:
             except ValueError:
                 rate = math.nan
             if not (math.isfinite(rate) and -1 < rate < 1):
-                problems.append(
-                    f"{where}: improvement in {year} must be in (-1, 1) (got {cell.strip()!r})"
-                )
+                shown = quoted(cell.strip())
+                problems.append(f"{where}: improvement in {year} must be in (-1, 1) (got {shown})")
             row.append(rate)
         ages.append(age)
         rows.append(row)

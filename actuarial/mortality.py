@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from actuarial.shown_text import quoted, shortened
 from actuarial.text_files import read_text, unique_files
 
 __all__ = [
@@ -55,6 +56,7 @@ RADIX = 100_000.0
 # A user's CSV of rates (a life table, an improvement scale by age and year) is kilobytes:
 # a larger file is refused before it is read whole.
 CSV_RATES_LIMIT = 16 * 2**20  # bytes
+PROBLEMS_SHOWN = 20  # problems of a rates file listed in its error; the others counted
 
 
 class MortalityError(ValueError):
@@ -471,7 +473,7 @@ def age_rows(path: Path, reader, width: int, problems: list[str]):
         try:
             age = int(record[0])
         except ValueError:
-            problems.append(f"{where}: 'age' must be an integer (got {record[0]!r})")
+            problems.append(f"{where}: 'age' must be an integer (got {quoted(record[0])})")
             continue
         if previous is not None and age != previous + 1:
             problems.append(f"{where}: 'age' must be {previous + 1}, the next age (got {age})")
@@ -480,7 +482,10 @@ def age_rows(path: Path, reader, width: int, problems: list[str]):
     if previous is None and not problems:
         problems.append(f"{path}: no rows after the header")
     if problems:
-        raise MortalityError("\n".join(problems))
+        shown = problems[:PROBLEMS_SHOWN]
+        if len(problems) > PROBLEMS_SHOWN:
+            shown.append(f"... and {len(problems) - PROBLEMS_SHOWN:,} more problem(s)")
+        raise MortalityError("\n".join(shown))
 
 
 def from_csv(path) -> LifeTable:
@@ -495,16 +500,18 @@ def from_csv(path) -> LifeTable:
     reader = csv_rows(path, "life table")
     header = [cell.strip() for cell in next(reader, [])]
     if header != ["age", "qx"]:
-        raise MortalityError(f"{path} line 1: header must be age,qx (got {','.join(header)!r})")
+        raise MortalityError(
+            f"{path} line 1: header must be age,qx (got {quoted(','.join(header))})"
+        )
     for where, age, (cell,) in age_rows(path, reader, 2, problems):
         try:
             rate = float(cell)
         except ValueError:
-            problems.append(f"{where}: 'qx' must be a number (got {cell!r})")
+            problems.append(f"{where}: 'qx' must be a number (got {quoted(cell)})")
             rate = math.nan
         else:
             if not (math.isfinite(rate) and 0 <= rate <= 1):
-                problems.append(f"{where}: 'qx' must be in [0, 1] (got {cell.strip()})")
+                problems.append(f"{where}: 'qx' must be in [0, 1] (got {shortened(cell.strip())})")
         ages.append(age)
         rates.append(rate)
     return LifeTable(

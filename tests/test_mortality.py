@@ -335,6 +335,22 @@ def test_csv_table_reports_every_bad_row_with_file_and_line(tmp_path):
     ]
 
 
+def test_a_csv_table_s_error_lists_twenty_problems_and_counts_the_others(tmp_path):
+    """A hostile file (16 MB of bad rows, a field of 100,000 characters) gives an error of
+    bounded size: each value cut to what a message quotes, the problems after 20 counted."""
+    path = tmp_path / "bad.csv"
+    rows = [f"{age},{'9' * 100_000 if age == 20 else 'abc'}" for age in range(20, 1_020)]
+    path.write_text("age,qx\n" + "\n".join(rows) + "\n")
+    with pytest.raises(MortalityError) as caught:
+        from_csv(path)
+    lines = str(caught.value).splitlines()
+    assert lines[0] == f"{path} line 2: 'qx' must be in [0, 1] (got {'9' * 80}…)"
+    assert len(lines) == 21
+    assert lines[1] == f"{path} line 3: 'qx' must be a number (got 'abc')"
+    assert lines[-1] == "... and 980 more problem(s)"
+    assert len(str(caught.value)) < 5_000
+
+
 def test_csv_table_needs_the_header_age_qx(tmp_path):
     path = tmp_path / "bad.csv"
     path.write_text("x,q\n60,0.1\n")
