@@ -95,7 +95,7 @@ def explain(results, position: int, lang: str = "en", clauses=None) -> list[str]
         "entry": members.entry_date[position],
         "sep": members.separation_date[position],
         "age": _age_text(results.age_months[position], lang),
-        "service": float(members.credited_service[position]),
+        "service": float(members.credited_service[position]) + 0.0,  # -0.0 shown as 0.00
         "comp": float(members.average_compensation[position]),
         "group": GROUPS[members.group[position]],
         "refund": words["yes"] if members.refunded[position] else words["no"],

@@ -74,6 +74,13 @@ def test_evaluate_explains_every_clause_in_english():
     assert "Readings used:" in lines
 
 
+def test_evaluate_shows_a_negative_zero_service_as_zero():
+    given = [*EARLY_RETIREE]
+    given[given.index("--service") + 1] = "-0"
+    lines = invoke("evaluate", *given).stdout.splitlines()
+    assert "credited service 0.00 years;" in lines[0]
+
+
 def test_evaluate_explains_every_clause_in_spanish():
     result = invoke("evaluate", *EARLY_RETIREE, "--lang", "es")
     assert result.exit_code == 0, result.output
