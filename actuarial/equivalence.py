@@ -33,6 +33,7 @@ from actuarial.annuities import (
     by_cohort,
     pure_endowment,
 )
+from actuarial.dates import format_age
 from actuarial.guides import (
     EARLIEST_AGE_MONTHS,
     GUIDE_FILE_LIMITS,
@@ -174,10 +175,20 @@ def _table_problems(table_df: pd.DataFrame, normal_retirement_age: int) -> list[
             f"'table_df' rows must be every month from {EARLIEST_RETIREMENT_AGE}y0m to "
             f"{normal_retirement_age}y0m in order"
         )
-    if not (np.isfinite(factor) & (factor > 0) & (factor <= 1)).all():
-        problems.append("'factor' must be in (0, 1]")
-    if (np.diff(factor) < 0).any():
-        problems.append("'factor' must not decrease with age")
+    outside = np.flatnonzero(~(np.isfinite(factor) & (factor > 0) & (factor <= 1)))
+    if outside.size:
+        at = outside[0]
+        more = f", and {outside.size - 1} more month(s)" if outside.size > 1 else ""
+        problems.append(
+            f"'factor' must be in (0, 1] (got {factor[at]:g} at {format_age(months[at])}{more})"
+        )
+    falls = np.flatnonzero(np.diff(factor) < 0)
+    if falls.size:
+        at = falls[0]
+        problems.append(
+            f"'factor' must not decrease with age (from {factor[at]:g} at "
+            f"{format_age(months[at])} to {factor[at + 1]:g} at {format_age(months[at + 1])})"
+        )
     if len(factor) and factor[-1] != 1.0:
         problems.append(f"'factor' must be 1 at {normal_retirement_age}y0m (got {factor[-1]})")
     return problems

@@ -14,6 +14,7 @@ from actuarial.annuities import annuity_due
 from actuarial.equivalence import (
     SHIPPED_DERIVATIONS,
     EquivalenceError,
+    _table_problems,
     compare_factors,
     derive_guide,
     derive_reduction_table,
@@ -198,11 +199,18 @@ def test_guide_with_broken_rules_is_refused_listing_every_problem_and_not_writte
             status="final",
         )
     assert str(caught.value).splitlines() == [
-        "'factor' must not decrease with age",
+        "'factor' must not decrease with age (from 0.503263 at 55y2m to 0.4 at 55y3m)",
         "'guide_id' must equal the folder name 'folder' (got 'other')",
         "'status' must be in ['illustrative', 'adopted'] (got 'final')",
     ]
     assert not (tmp_path / "folder").exists()
+
+
+def test_factors_outside_0_1_are_refused_naming_the_first_month_and_counting_the_rest():
+    table = derive_reduction_table(SULT, 0.05)
+    table.loc[[5, 7, 9], "factor"] = [0.0, 1.5, float("nan")]
+    problems = _table_problems(table, 65)
+    assert problems[0] == "'factor' must be in (0, 1] (got 0 at 55y5m, and 2 more month(s))"
 
 
 def test_guide_table_must_run_from_55y0m_to_65y0m():
