@@ -414,10 +414,12 @@ def _evaluated(members_df, guides, as_of, readings, source, law):
 
 
 def _values(results, basis, sex, sex_error, rates):
-    """:func:`value_results`, with no value and the ``sex`` error for a bad ``sex``."""
+    """:func:`value_results`, with no value and the ``sex`` error for a bad ``sex`` on a
+    sex-distinct basis (a unisex one does not read ``sex``, as ``docs/valuation.md`` says)."""
     values, errors = value_results(results, basis, sex, rates)
-    errors = np.where(sex_error != "", sex_error, errors)
-    values[sex_error != ""] = np.nan
+    if basis.mortality.sex_distinct:
+        errors = np.where(sex_error != "", sex_error, errors)
+        values[sex_error != ""] = np.nan
     return values, errors
 
 

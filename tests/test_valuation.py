@@ -223,6 +223,14 @@ def test_a_bad_sex_is_an_error_on_that_member_only():
     assert frame.loc[("A-270", "a")]["pv_at_separation"] > 0
 
 
+def test_a_unisex_basis_does_not_read_sex():
+    rows = [{**DEFERRED_FLAT, "sex": "X"}, {**DEFERRED_FLAT, "member_id": "D-2", "sex": "F"}]
+    frame = valued(rows, Basis("sult", 0.05))
+    assert (frame["error"] == "").all()
+    values = frame.xs("d", level="clause")["pv_at_separation"]
+    assert values["D-1125"] == values["D-2"] > 0
+
+
 @pytest.mark.parametrize(
     ("sex", "shown"), [(1, "1"), (True, "True"), (2.5, "2.5"), ([1], "[1]"), ("é\x1b", "'é\\x1b'")]
 )
