@@ -394,8 +394,14 @@ def _all_guides(path):
 @click.argument("guide_id")
 @guides_folder_option
 def guides_show(guide_id, guides_path):
-    """Print a guide's metadata and its reduction table."""
+    """Print a guide's metadata and its reduction table.
+
+    GUIDE_ID is a guide's id among the guides of --guides, or without --guides a guide
+    folder (as compare, fit and subsidy take one) or a shipped guide's id.
+    """
     root = Path(guides_path) if guides_path else SHIPPED_GUIDES
+    if guides_path is None and (Path(guide_id) / "guide.toml").is_file():
+        root, guide_id = Path(guide_id).parent, Path(guide_id).name
     try:
         if not root.is_dir():
             raise GuideError([Problem(str(root), None, "not a folder of Actuarial Guides")])

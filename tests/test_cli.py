@@ -531,6 +531,20 @@ def test_guides_show_prints_the_metadata_and_the_table():
     assert lines[-11].split() == ["55", "0", "0.400000"]
 
 
+def test_guides_show_takes_a_guide_folder_as_compare_does(tmp_path, monkeypatch):
+    shutil.copytree(SHIPPED_GUIDES / HALF_PERCENT_SERIES, tmp_path / "mine" / "jcs")
+    (tmp_path / "mine" / "jcs" / "guide.toml").write_text(
+        (tmp_path / "mine" / "jcs" / "guide.toml")
+        .read_text(encoding="utf-8")
+        .replace(f'id = "{HALF_PERCENT_SERIES}"', 'id = "jcs"'),
+        encoding="utf-8",
+    )
+    monkeypatch.chdir(tmp_path)
+    result = invoke("guides", "show", "mine/jcs")
+    assert result.exit_code == 0, result.output
+    assert "id: jcs" in result.stdout.splitlines()
+
+
 def test_guides_show_an_unknown_id_lists_the_available_ids(tmp_path):
     shutil.copytree(SHIPPED_GUIDES / HALF_PERCENT_SERIES, tmp_path / HALF_PERCENT_SERIES)
     result = invoke("guides", "show", "adopted-2015", "--guides", tmp_path)
