@@ -192,13 +192,21 @@ def _create_locked(out: Path, folder: bool = False) -> tuple[Path, int]:
         os.close(descriptor)
 
 
+def _failed_within(error: OSError, folder: Path) -> Path | None:
+    """The path ``error`` names, relative to ``folder`` (both compared absolute: either may
+    be given relative); None when it names no path, or one elsewhere."""
+    if not isinstance(error.filename, str):
+        return None
+    named, within = Path(os.path.abspath(error.filename)), Path(os.path.abspath(folder))
+    return named.relative_to(within) if named.is_relative_to(within) else None
+
+
 def _names_another_path(error: OSError, temporaries: list[Path]) -> bool:
     """Whether ``error`` names a path outside the ``temporaries`` an output is written to
     (an input, a scratch folder): then it is not worded as a failure to write the output."""
-    if not isinstance(error.filename, str):
-        return False
-    named = Path(os.path.abspath(error.filename))  # a path may be given relative, or not
-    return not any(named.is_relative_to(os.path.abspath(t)) for t in temporaries)
+    return isinstance(error.filename, str) and all(
+        _failed_within(error, temporary) is None for temporary in temporaries
+    )
 
 
 @contextlib.contextmanager
@@ -307,9 +315,8 @@ def writing_folder(out) -> Iterator[Path]:
     except OSError as error:  # named as the path in ``out`` it was to be
         if in_block and _names_another_path(error, [temporary]):
             raise
-        failed = Path(os.path.abspath(error.filename if isinstance(error.filename, str) else out))
-        written = Path(os.path.abspath(temporary))
-        shown = out / failed.relative_to(written) if failed.is_relative_to(written) else out
+        failed = _failed_within(error, temporary)
+        shown = out if failed is None else out / failed
         raise OutputFileError(cannot_write(shown, error)) from error
     finally:
         # The new folder's half, on an error; the previous folder, once exchanged.
