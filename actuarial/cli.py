@@ -730,7 +730,8 @@ def guides_subsidy(guide, mortality, cohort, interest, m):
 @reading_options
 @_writing_command
 def report(members_path, out_dir, as_of, law_files, progress, guides_path, series, readings):
-    """Run every notebook on these inputs and render them to HTML with their provenance.
+    """Run every notebook on these inputs and render them to HTML with their provenance
+    (as many notebooks at once as there are processors).
 
     --out must be a new or empty folder, or one holding a previous report (replaced whole
     once the new one is written)."""

@@ -19,12 +19,16 @@ import ast
 import datetime as dt
 import html
 import json
+import logging
 import os
 import re
 import shutil
 import subprocess
 import tempfile
+import threading
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,6 +72,7 @@ KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "nam
 NOTEBOOK_PATTERN = "[0-9][0-9]_*.ipynb"
 REPORT_TITLE = "Chapter 2 annuities: report"
 CELL_METADATA_KEPT = ("tags",)
+PAPERMILL_LOG = logging.getLogger("papermill")  # nbclient logs there, through papermill
 
 
 class ReportError(RuntimeError):
@@ -651,7 +656,9 @@ def _readers_view(notebook):
                 if "text/markdown" in output.get("data", {})
             ]
             if written:
-                notebook.cells[index] = nbformat.v4.new_markdown_cell("\n\n".join(written))
+                notebook.cells[index] = nbformat.v4.new_markdown_cell(
+                    "\n\n".join(written), id=cell.id  # normalized: the same on every run
+                )
             else:  # the cell failed: its code stays to be seen with the error
                 cell.metadata["transient"] = {"remove_source": False}
     for cell in notebook.cells:
@@ -759,6 +766,71 @@ def _run_path(path: Path, notebooks_dir: Path) -> str:
     return str(path)
 
 
+def _workers(notebooks: int) -> int:
+    """How many notebooks run at once: one per processor this process may use."""
+    available = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
+    return max(1, min(notebooks, available or os.cpu_count() or 1))
+
+
+@contextmanager
+def _run_at_once(execute, paths: list[Path]):
+    """``execute(path, kernel_manager_class)`` for every path, as many at once as
+    :func:`_workers` allows, each notebook in a kernel of its own; yields the results in the
+    order of ``paths``. An error or an interruption (Ctrl-C) in the block stops every kernel
+    still running and cancels the notebooks not started: a kernel runs in a session of its
+    own, which Ctrl-C does not reach, and each notebook would otherwise run to its end."""
+    kernels = _Kernels()
+    try:
+        with ThreadPoolExecutor(max_workers=_workers(len(paths))) as pool:
+            try:
+                yield pool.map(lambda path: execute(path, kernels.manager_class), paths)
+            except BaseException:
+                pool.shutdown(wait=False, cancel_futures=True)
+                # nbclient logs each kernel killed ("Kernel died ..."): not the user's error.
+                PAPERMILL_LOG.addFilter(kernels.silenced)
+                kernels.stop()
+                raise
+    finally:
+        PAPERMILL_LOG.removeFilter(kernels.silenced)
+
+
+class _Kernels:
+    """The kernels started for one report, so that they can be stopped at once."""
+
+    def __init__(self):
+        from jupyter_client.manager import AsyncKernelManager
+
+        self.stopped = threading.Event()
+        self.started: list = []
+        kernels = self
+
+        class Manager(AsyncKernelManager):
+            async def _async_post_start_kernel(self, **kw):
+                kernels.started.append(self)
+                await super()._async_post_start_kernel(**kw)
+                if kernels.stopped.is_set():  # started while stop() ran: stopped here
+                    _kill(self)
+
+        self.manager_class = Manager
+
+    def silenced(self, record) -> bool:
+        """A logging filter: no record of this report's notebooks once they are stopped."""
+        return not self.stopped.is_set()
+
+    def stop(self) -> None:
+        """Kill every kernel started, and any that finishes starting from now on (its
+        notebook's thread then fails with the kernel dead, within a second)."""
+        self.stopped.set()
+        for manager in list(self.started):
+            _kill(manager)
+
+
+def _kill(manager) -> None:
+    process = getattr(manager.provisioner, "process", None)  # None once shut down
+    if process is not None:
+        process.kill()  # nothing when it has already ended
+
+
 def _folders_read(notebooks_dir: Path) -> list[Path]:
     """The folders beside the notebooks that they read by relative path (``../guides``)."""
     return [notebooks_dir.parent / name for name in shipped.FOLDERS if name != "notebooks"]
@@ -787,7 +859,8 @@ def build_report(
     ``parameters`` cell declares; paths relative to the notebooks folder for the shipped
     folders, else absolute; ``readings`` as a dict for ``Readings(**readings)``). Returns the
     path of ``index.html``. A failing notebook is still rendered, marked failed in the index;
-    then :class:`ReportError` names it. Each notebook runs from a temporary copy
+    then :class:`ReportError` names it. The notebooks run as many at once as there are
+    processors (:func:`_run_at_once`), each from a temporary copy
     (:func:`_run_folder`): nothing is written beside the notebooks (for an installed package,
     site-packages) nor anywhere but ``out_dir``, which is written as a temporary folder
     beside it and put in its place whole (:func:`~actuarial.output_files.writing_folder`):
@@ -865,29 +938,42 @@ def build_report(
             }
         )
         run_dir = _run_folder(Path(scratch), notebooks_dir)
-        with tqdm(paths, desc="notebooks", unit="notebook", disable=not progress) as bar:
-            for path in bar:
-                bar.set_postfix_str(path.name)
-                declared = _declared_parameters(path)
-                parameters = {key: value for key, value in inputs.items() if key in declared}
-                executed = Path(scratch) / path.name
+
+        def execute(path: Path, kernel_manager_class):
+            """Run one notebook's copy; its executed notebook and the error that stopped it."""
+            declared = _declared_parameters(path)
+            parameters = {key: value for key, value in inputs.items() if key in declared}
+            executed = Path(scratch) / path.name
+            try:
+                notebook = papermill.execute_notebook(
+                    run_dir / path.name,
+                    executed,
+                    parameters=parameters,
+                    kernel_name=KERNEL_NAME,
+                    language="python",
+                    extra_arguments=KERNEL_ARGUMENTS,
+                    # The kernel's working folder (nbclient), not papermill's cwd: that one
+                    # changes this process's, which the other notebooks' threads share.
+                    resources={"metadata": {"path": str(run_dir)}},
+                    progress_bar=False,
+                    coalesce_streams=True,  # as execute_in_place: not split by flush timing
+                    kernel_manager_class=kernel_manager_class,
+                )
                 error = ""
-                try:
-                    notebook = papermill.execute_notebook(
-                        run_dir / path.name,
-                        executed,
-                        parameters=parameters,
-                        kernel_name=KERNEL_NAME,
-                        language="python",
-                        extra_arguments=KERNEL_ARGUMENTS,
-                        cwd=run_dir,
-                        progress_bar=False,
-                    )
-                except PapermillExecutionError:
-                    notebook = nbformat.read(executed, as_version=4)
-                    error = scrub(_failure(notebook))
+            except PapermillExecutionError:
+                notebook = nbformat.read(executed, as_version=4)
+                error = scrub(_failure(notebook))
+            _show_parameters(notebook, {key: shown[key] for key in parameters})
+            return notebook, error
+
+        with (
+            _run_at_once(execute, paths) as executed,
+            tqdm(total=len(paths), desc="notebooks", unit="notebook", disable=not progress) as bar,
+        ):
+            for path, (notebook, error) in zip(paths, executed, strict=True):
+                bar.set_postfix_str(path.name)
+                if error:
                     failures.append(f"{path.name}: {error}")
-                _show_parameters(notebook, {key: shown[key] for key in parameters})
                 notebook = _readers_view(normalize_notebook(notebook))
                 title = notebook_title(notebook) or path.stem
                 page = path.with_suffix(".html").name
@@ -895,6 +981,7 @@ def build_report(
                 body = _render(notebook, title)
                 (folder / page).write_text(scrub(_page(body, top, footer)), encoding="utf-8")
                 entries.append(PageEntry(path.name, title, page, error))
+                bar.update()
         index = out_dir / "index.html"  # its path once the folder is in place
         failed = sum(bool(entry.error) for entry in entries)
         status = "every page ran to the end" if not failed else f"{failed} page(s) FAILED"

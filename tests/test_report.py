@@ -11,6 +11,7 @@ import hashlib
 import html
 import re
 import shutil
+import signal
 import subprocess
 from pathlib import Path
 
@@ -36,6 +37,7 @@ from actuarial.report import (
     normalize_notebook,
     notebook_title,
 )
+from actuarial.report import _Kernels as Kernels
 
 SHIPPED_IDS = [
     "illustrative-half-percent-per-month",
@@ -225,6 +227,39 @@ def test_an_interrupted_report_leaves_the_previous_one_and_nothing_else(
     assert rendered == ["First $500 page", "Second page"]
     assert folder_files(out) == before
     assert sorted(path.name for path in tmp_path.iterdir()) == ["notebooks", "out"]
+
+
+def test_an_interruption_kills_the_kernels_still_running_and_starts_no_other(
+    notebooks, tmp_path, monkeypatch
+):
+    # Two notebooks at once, on any machine. The first page is interrupted while the second
+    # and third notebooks sleep for ten minutes (the third may not have started yet); the
+    # fourth waits for a free kernel. A kernel runs in a session of its own, which Ctrl-C
+    # does not reach: the report kills it rather than wait, and starts no other.
+    sleeping = [new_code_cell("import time\ntime.sleep(600)")]
+    for name in "01_second", "02_third", "03_fourth":
+        write_notebook(notebooks / f"{name}.ipynb", sleeping)
+    monkeypatch.setattr(report, "_workers", lambda notebooks: 2)
+    made = []
+    monkeypatch.setattr(report, "_Kernels", lambda: made.append(Kernels()) or made[-1])
+
+    def interrupted(notebook, title):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(report, "_render", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        build_report(tmp_path / "out", notebooks_dir=notebooks, progress=False)
+    (kernels,) = made
+    ends = [
+        "shut down" if manager.provisioner.process is None else manager.provisioner.process.poll()
+        for manager in kernels.started
+    ]
+    # The first notebook's kernel, shut down when it ended; the second's, and the third's if
+    # it had started, killed rather than left to sleep; none for the fourth.
+    assert sorted(map(str, ends)) in (
+        [str(-signal.SIGKILL), "shut down"],
+        [str(-signal.SIGKILL), str(-signal.SIGKILL), "shut down"],
+    )
 
 
 # ----------------------------------------------------------------- provenance
