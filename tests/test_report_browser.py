@@ -93,10 +93,11 @@ def chromium():
 
 @pytest.fixture(scope="module")
 def shipped(chromium, tmp_path_factory):
-    """The report on the shipped inputs, loaded page by page."""
+    """The report on the shipped inputs, loaded page by page, with screenshots (as
+    ``make screens`` takes them) beside it in ``screens``."""
     out = tmp_path_factory.mktemp("shipped") / "report"
     build_report(out, progress=False)
-    return out, browser.load_report(out)
+    return out, browser.load_report(out, out.parent / "screens")
 
 
 @pytest.fixture(scope="module")
@@ -197,9 +198,8 @@ def test_the_own_guide_report_shows_its_inputs_and_no_path_of_the_machine(own_gu
             assert str(folder) not in html, (path.name, folder)
 
 
-def test_make_screens_writes_one_screenshot_per_page(shipped, tmp_path):
-    out, _ = shipped
-    browser.load_report(out, tmp_path / "screens")
-    shots = sorted(path.name for path in (tmp_path / "screens").glob("*.png"))
+def test_make_screens_writes_one_screenshot_per_page(shipped):
+    screens = shipped[0].parent / "screens"
+    shots = sorted(path.name for path in screens.glob("*.png"))
     assert shots == sorted(name.replace(".html", ".png") for name in PAGES)
-    assert all((tmp_path / "screens" / shot).stat().st_size > 10_000 for shot in shots)
+    assert all((screens / shot).stat().st_size > 10_000 for shot in shots)
