@@ -31,14 +31,17 @@ from __future__ import annotations
 import numpy as np
 
 from actuarial.mortality import LifeTable
+from actuarial.shown_text import quoted
 
 __all__ = [
     "EXACT_METHODS",
+    "MAX_PAYMENTS_PER_YEAR",
     "METHODS",
     "AnnuityError",
     "annuities_due",
     "annuity_due",
     "by_cohort",
+    "check_interest",
     "deferred_annuity_due",
     "pure_endowment",
     "temporary_annuity_due",
@@ -46,6 +49,8 @@ __all__ = [
 ]
 
 METHODS = ("udd", "constant-force", "woolhouse2", "woolhouse3")
+# Daily at most: the exact methods sum over every payment of a year, for every age.
+MAX_PAYMENTS_PER_YEAR = 365
 EXACT_METHODS = ("udd", "constant-force")
 
 
@@ -54,17 +59,23 @@ class AnnuityError(ValueError):
 
 
 # --------------------------------------------------------------------- argument checks
-def _interest(interest) -> np.ndarray:
+def check_interest(interest) -> np.ndarray:
+    """The annual effective rates as floats; each must be finite and > -1 (v = 1/(1+i))."""
     rates = np.asarray(interest, dtype=float)
     bad = ~(np.isfinite(rates) & (rates > -1))
     if bad.any():
-        raise AnnuityError(f"'interest' must be > -1 (got {rates[bad].flat[0]:g})")
+        raise AnnuityError(f"'interest' must be a finite rate > -1 (got {rates[bad].flat[0]:g})")
     return rates
 
 
 def _payments_per_year(m) -> int:
-    if isinstance(m, bool) or not isinstance(m, int | np.integer) or m < 1:
-        raise AnnuityError(f"'m' must be a positive integer (got {m!r})")
+    if isinstance(m, bool) or not isinstance(m, int | np.integer) or not (
+        1 <= m <= MAX_PAYMENTS_PER_YEAR
+    ):
+        raise AnnuityError(
+            f"'m' must be a whole number of payments a year from 1 to {MAX_PAYMENTS_PER_YEAR} "
+            f"(got {m!r})"
+        )
     return int(m)
 
 
@@ -173,9 +184,7 @@ def by_cohort(table, cohort, sex, compute, *arrays):
         return compute(table, *arrays)
     if cohort is None or not table.generational:
         return compute(table.table(sex, None), *arrays)
-    cohorts = np.asarray(cohort)
-    if not (np.isfinite(cohorts.astype(float)) & (cohorts == np.round(cohorts))).all():
-        raise AnnuityError(f"'cohort' must be whole years of birth (got {cohorts.flat[0]!r})")
+    cohorts = _cohorts(cohort)
     cohorts, *arrays = np.broadcast_arrays(cohorts.astype(np.int64), *map(np.asarray, arrays))
     values = np.empty(cohorts.shape)
     for year in np.unique(cohorts):
@@ -184,13 +193,27 @@ def by_cohort(table, cohort, sex, compute, *arrays):
     return values[()]
 
 
+def _cohorts(cohort) -> np.ndarray:
+    """Years of birth as whole numbers (an int64 array), each from 1 to 9999 as a date's."""
+    given = np.asarray(cohort)
+    # Numbers only: not text, not True; a whole number too large for int64 is an object.
+    years = given.astype(float) if given.dtype.kind in "iuf" else np.full(given.shape, np.nan)
+    bad = ~((years >= 1) & (years <= 9999) & (years == np.round(years)))
+    if bad.any():
+        shown = np.asarray(cohort, dtype=object).flat[int(np.argmax(bad.ravel()))]
+        raise AnnuityError(
+            f"'cohort' must be whole years of birth from 1 to 9999 (got {quoted(shown)})"
+        )
+    return years.astype(np.int64)
+
+
 # --------------------------------------------------------------------- public functions
 def pure_endowment(table, age, n, interest, fractional: str | None = None, cohort=None, sex=None):
     """n_E_x = v^n n_p_x: value at x of 1 paid at x + n if alive (n may be fractional)."""
 
     def compute(life: LifeTable, age, n, interest):
         ages = life.check_ages(age, upper="alive")
-        years, rates = _duration(n), _interest(interest)
+        years, rates = _duration(n), check_interest(interest)
         return np.power(1.0 + rates, -years) * life.survival(ages, years, fractional)
 
     return by_cohort(table, cohort, sex, compute, age, n, interest)
@@ -202,7 +225,7 @@ def annuity_due(table, age, interest, m=1, method: str = "udd", cohort=None, sex
 
     def compute(life: LifeTable, age, interest):
         ages = life.check_ages(age, upper="alive")
-        return _whole_life(life, ages, _interest(interest), m, method)
+        return _whole_life(life, ages, check_interest(interest), m, method)
 
     return by_cohort(table, cohort, sex, compute, age, interest)
 
@@ -217,7 +240,7 @@ def annuities_due(table, ages, interest, m=1, method: str = "udd", cohort=None, 
     if not isinstance(table, LifeTable):
         return [annuity_due(table, each, interest, m, method, cohort, sex) for each in ages]
     ages = [table.check_ages(each, upper="alive") for each in ages]
-    return _whole_lives(table, ages, _interest(interest), m, method)
+    return _whole_lives(table, ages, check_interest(interest), m, method)
 
 
 def deferred_annuity_due(table, age, n, interest, m=1, method: str = "udd", cohort=None, sex=None):
@@ -226,7 +249,7 @@ def deferred_annuity_due(table, age, n, interest, m=1, method: str = "udd", coho
 
     def compute(life: LifeTable, age, n, interest):
         ages, years = life.check_ages(age, upper="alive"), _duration(n)
-        rates = _interest(interest)
+        rates = check_interest(interest)
         fractional = method if method in EXACT_METHODS else None
         endowment = pure_endowment(life, ages, years, rates, fractional)
         return endowment * _whole_life(life, ages + years, rates, m, method)
@@ -247,7 +270,7 @@ def whole_life_insurance(table: LifeTable, age, interest, moment: int = 1):
     """
     if isinstance(moment, bool) or not isinstance(moment, int | np.integer) or moment < 1:
         raise AnnuityError(f"'moment' must be a positive integer (got {moment!r})")
-    rates = np.power(1.0 + _interest(interest), moment) - 1.0
+    rates = np.power(1.0 + check_interest(interest), moment) - 1.0
     ages = table.check_ages(age, upper="alive")
     annuity = _whole_life(table, ages, rates, 1, table.fractional)
     return 1.0 - rates / (1.0 + rates) * annuity

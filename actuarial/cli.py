@@ -32,6 +32,7 @@ from pathlib import Path
 import click
 
 from actuarial import __version__, shipped
+from actuarial.annuities import MAX_PAYMENTS_PER_YEAR, AnnuityError, check_interest
 from actuarial.guides import (
     DEFAULT_SERIES,
     EARLIEST_AGE_MONTHS,
@@ -523,13 +524,43 @@ def _cohort_of(mortality, cohort):
     return cohort
 
 
-COHORT_HELP = "Year of birth of the members, on a generational basis (--improvement)."
+cohort_option = click.option(
+    "--cohort",
+    type=click.IntRange(1, 9999),
+    default=None,
+    help="Year of birth of the members, on a generational basis (--improvement).",
+)
+
+
+def _interest_rate(ctx, param, value):
+    """--interest, checked by the rule of the annuities (finite, > -1) before anything runs."""
+    try:
+        check_interest(value)
+    except AnnuityError as error:
+        raise click.BadParameter(str(error)) from None
+    return value
+
+
+interest_option = click.option(
+    "--interest",
+    type=float,
+    required=True,
+    callback=_interest_rate,
+    help="Annual effective rate, e.g. 0.045.",
+)
+payments_option = click.option(
+    "--payments-per-year",
+    "m",
+    type=click.IntRange(1, MAX_PAYMENTS_PER_YEAR),
+    default=12,
+    show_default=True,
+)
 
 
 @guides.command("derive")
 @mortality_options
-@click.option("--cohort", type=int, default=None, help=COHORT_HELP)
-@click.option("--interest", type=float, required=True, help="Annual effective rate, e.g. 0.05.")
+@cohort_option
+@interest_option
 @click.option(
     "--out",
     "out_path",
@@ -546,7 +577,7 @@ COHORT_HELP = "Year of birth of the members, on a generational basis (--improvem
 @click.option("--effective-until", callback=_date, default=None)
 @click.option("--series", default=None, help="Series of the guide (default: its id).")
 @click.option("--title", default=None)
-@click.option("--payments-per-year", "m", type=click.IntRange(1), default=12, show_default=True)
+@payments_option
 @click.option(
     "--method",
     type=click.Choice(["udd", "constant-force", "woolhouse2", "woolhouse3"]),
@@ -631,8 +662,8 @@ def guides_compare(guide_a, guide_b, top):
 @guides.command("fit")
 @click.argument("guide")
 @mortality_options
-@click.option("--cohort", type=int, default=None, help=COHORT_HELP)
-@click.option("--payments-per-year", "m", type=click.IntRange(1), default=12, show_default=True)
+@cohort_option
+@payments_option
 @click.option(
     "--top",
     type=click.IntRange(1),
@@ -680,9 +711,9 @@ def guides_fit(guide, mortality, cohort, m, top):
 @guides.command("subsidy")
 @click.argument("guide")
 @mortality_options
-@click.option("--cohort", type=int, default=None, help=COHORT_HELP)
-@click.option("--interest", type=float, required=True)
-@click.option("--payments-per-year", "m", type=click.IntRange(1), default=12, show_default=True)
+@cohort_option
+@interest_option
+@payments_option
 def guides_subsidy(guide, mortality, cohort, interest, m):
     """By age: how far a guide's factor exceeds the equivalent one, and its present value."""
     from actuarial.equivalence import EquivalenceError, subsidy
@@ -757,7 +788,7 @@ def report(members_path, out_dir, as_of, law_files, progress, guides_path, serie
 @cli.command()
 @member_file_options
 @mortality_options
-@click.option("--interest", type=float, required=True, help="Annual effective rate, e.g. 0.045.")
+@interest_option
 @click.option(
     "--sensitivities/--no-sensitivities",
     default=True,

@@ -459,6 +459,14 @@ def subsidy(
     equivalent = early_retirement_factor(
         table, ages, interest, normal_retirement_age, m, method, cohort
     )
+    none = np.flatnonzero(~(equivalent > 0))
+    if none.size:  # the ratio would divide by it
+        at = none[0]
+        raise EquivalenceError(
+            f"the equivalent factor is {equivalent.flat[at]:g} at {format_age(months[at])} "
+            f"(interest {interest:g} discounts the annuity deferred to the normal retirement "
+            f"age to nothing): no ratio to it"
+        )
     value = annuity_due(table, ages, interest, m, method, cohort)
     return _by_age(
         months,

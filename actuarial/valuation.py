@@ -23,7 +23,6 @@ the early-retirement subsidy of that member (blank where (d) is not eligible).
 from __future__ import annotations
 
 import datetime as dt
-import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -31,7 +30,7 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 
-from actuarial.annuities import annuity_due
+from actuarial.annuities import AnnuityError, annuity_due, check_interest
 from actuarial.dates import add_months, format_age
 from actuarial.engine import MemberResults, evaluate_members
 from actuarial.generational import SEXES, Mortality
@@ -93,10 +92,12 @@ class Basis:
 
     def __post_init__(self) -> None:
         rate = self.interest
-        if isinstance(rate, bool) or not (
-            isinstance(rate, int | float) and math.isfinite(rate) and rate > -1
-        ):
-            raise ValuationError(f"'interest' must be a number > -1 (got {rate!r})")
+        if isinstance(rate, bool) or not isinstance(rate, int | float):
+            raise ValuationError(f"'interest' must be a number (got {rate!r})")
+        try:
+            check_interest(rate)
+        except AnnuityError as error:
+            raise ValuationError(str(error)) from None
         if isinstance(self.mortality, str):
             mortality = Mortality(
                 self.mortality,

@@ -1,20 +1,25 @@
 """Annuities and insurances: published values, exact m-thly sums, grids and argument errors."""
 
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from actuarial.annuities import (
+    MAX_PAYMENTS_PER_YEAR,
     METHODS,
     AnnuityError,
     annuities_due,
     annuity_due,
+    check_interest,
     deferred_annuity_due,
     pure_endowment,
     temporary_annuity_due,
     whole_life_insurance,
 )
+from actuarial.generational import Mortality
 from actuarial.mortality import LifeTable, MortalityError, ilt, sult
 
 SULT = sult()
@@ -255,17 +260,58 @@ def test_insurance_at_zero_interest_is_certain_to_pay_one():
 
 
 # ----------------------------------------------------------------- errors
-def test_interest_at_or_below_minus_one_is_refused():
-    with pytest.raises(AnnuityError, match=r"^'interest' must be > -1 \(got -2\)$"):
-        annuity_due(SULT, 60, -2)
-    with pytest.raises(AnnuityError, match=r"^'interest' must be > -1 \(got nan\)$"):
-        annuity_due(SULT, 60, [0.05, np.nan])
+@pytest.mark.parametrize(("interest", "shown"), [(-2, "-2"), (-1, "-1"), ([0.05, np.nan], "nan"),
+                                                ([np.inf], "inf"), (-np.inf, "-inf")])  # fmt: skip
+def test_interest_not_finite_or_at_or_below_minus_one_is_refused(interest, shown):
+    rule = rf"^'interest' must be a finite rate > -1 \(got {shown}\)$"
+    with pytest.raises(AnnuityError, match=rule):
+        annuity_due(SULT, 60, interest)
+    with pytest.raises(AnnuityError, match=rule):
+        check_interest(interest)
 
 
-@pytest.mark.parametrize(("m", "shown"), [(0, "0"), (1.5, "1.5"), (True, "True"), ("12", "'12'")])
-def test_payments_per_year_must_be_a_positive_integer(m, shown):
-    with pytest.raises(AnnuityError, match=rf"^'m' must be a positive integer \(got {shown}\)$"):
+def test_interest_just_above_minus_one_is_a_rate():
+    assert check_interest(-0.999).tolist() == -0.999
+    assert np.isfinite(annuity_due(SULT, 60, -0.5))
+
+
+@pytest.mark.parametrize(
+    ("m", "shown"),
+    [(0, "0"), (1.5, "1.5"), (True, "True"), ("12", "'12'"), (MAX_PAYMENTS_PER_YEAR + 1, "366")],
+)
+def test_payments_per_year_must_be_a_whole_number_up_to_daily(m, shown):
+    rule = rf"^'m' must be a whole number of payments a year from 1 to 365 \(got {shown}\)$"
+    with pytest.raises(AnnuityError, match=rule):
         annuity_due(SULT, 60, 0.05, m)
+
+
+@pytest.mark.parametrize(
+    ("cohort", "shown"),
+    [(10**22, "10000000000000000000000"), (-(10**22), "-10000000000000000000000"), (0, "0"),
+     (10_000, "10000"), (1960.5, "1960.5"), ("1960", "'1960'"), (np.nan, "nan"), (True, "True"),
+     ([1960, 0], "0")],
+)  # fmt: skip
+def test_a_cohort_is_a_whole_year_of_birth_from_1_to_9999(cohort, shown):
+    projected = Mortality("soa:3399", "mp-2020")
+    rule = rf"^'cohort' must be whole years of birth from 1 to 9999 \(got {re.escape(shown)}\)$"
+    with pytest.raises(AnnuityError, match=rule):
+        annuity_due(projected, 60, 0.05, 12, cohort=cohort)
+
+
+def test_cohorts_at_both_ends_of_the_years_are_valued_or_refused_by_the_table():
+    projected = Mortality("soa:3399", "mp-2020")
+    assert np.isfinite(annuity_due(projected, 60, 0.05, 12, cohort=9999))
+    assert np.isfinite(annuity_due(projected, 60, 0.05, 12, cohort=[1960, 9999])).all()
+    with pytest.raises(MortalityError, match="gives q above 1 at age 50 for the cohort born in 1"):
+        annuity_due(projected, 60, 0.05, 12, cohort=1)
+
+
+def test_daily_payments_are_the_most_and_near_the_continuous_annuity():
+    daily = annuity_due(SULT, 60, 0.05, MAX_PAYMENTS_PER_YEAR)
+    monthly = annuity_due(SULT, 60, 0.05, 12)
+    assert MAX_PAYMENTS_PER_YEAR == 365
+    assert daily < monthly  # paid later on average
+    assert monthly - daily == pytest.approx((365 - 12) / (2 * 12 * 365), rel=0.02)
 
 
 def test_unknown_method_is_refused_listing_the_valid_ones():

@@ -705,6 +705,84 @@ def test_guides_subsidy_gives_ratio_and_present_value_by_age():
     assert rows["65"][5] in ("0.000000", "-0.000000")
 
 
+INTEREST_COMMANDS = {
+    "derive": ["guides", "derive", "--mortality", "sult", "--out", "{tmp}/derived"],
+    "subsidy": ["guides", "subsidy", HALF_PERCENT_SERIES, "--mortality", "sult"],
+    "value": ["value", SAMPLE, "--mortality", "sult", "--out", "{tmp}/values.csv"],
+}
+
+
+@pytest.mark.parametrize("command", INTEREST_COMMANDS)
+@pytest.mark.parametrize("rate", ["nan", "inf", "-inf", "-1", "-2"])
+def test_every_interest_option_refuses_a_rate_that_is_not_finite_or_above_minus_one(
+    command, rate, tmp_path
+):
+    arguments = [arg.format(tmp=tmp_path) for arg in map(str, INTEREST_COMMANDS[command])]
+    result = invoke(*arguments, "--interest", rate)
+    assert result.exit_code == 2, result.output
+    assert result.output.endswith(
+        f"Error: Invalid value for '--interest': 'interest' must be a finite rate > -1 "
+        f"(got {rate})\n"
+    )
+    assert list(tmp_path.iterdir()) == []  # refused before anything ran
+
+
+@pytest.mark.parametrize("command", ["derive", "fit", "subsidy"])
+@pytest.mark.parametrize("m", ["0", "366", "100000000"])
+def test_payments_per_year_are_one_to_daily_before_anything_runs(command, m, tmp_path):
+    arguments = {
+        "derive": ["guides", "derive", "--mortality", "sult", "--interest", "0.05",
+                   "--out", tmp_path / "derived"],
+        "fit": ["guides", "fit", HALF_PERCENT_SERIES, "--mortality", "sult"],
+        "subsidy": ["guides", "subsidy", HALF_PERCENT_SERIES, "--mortality", "sult",
+                    "--interest", "0.05"],
+    }[command]  # fmt: skip
+    result = invoke(*arguments, "--payments-per-year", m)
+    assert result.exit_code == 2, result.output
+    assert result.output.endswith(
+        f"Error: Invalid value for '--payments-per-year': {m} is not in the range 1<=x<=365.\n"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", ["derive", "fit", "subsidy"])
+@pytest.mark.parametrize("cohort", ["0", "10000", "10000000000000000000000"])
+def test_a_cohort_is_a_year_from_1_to_9999_before_anything_runs(command, cohort, tmp_path):
+    arguments = {
+        "derive": ["guides", "derive", "--interest", "0.05", "--out", tmp_path / "derived"],
+        "fit": ["guides", "fit", HALF_PERCENT_SERIES],
+        "subsidy": ["guides", "subsidy", HALF_PERCENT_SERIES, "--interest", "0.05"],
+    }[command]
+    result = invoke(
+        *arguments, "--mortality", "soa:3399", "--improvement", "mp-2020", "--cohort", cohort
+    )
+    assert result.exit_code == 2, result.output
+    assert result.output.endswith(
+        f"Error: Invalid value for '--cohort': {cohort} is not in the range 1<=x<=9999.\n"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_guides_subsidy_at_daily_payments_gives_its_table():
+    result = invoke(
+        "guides", "subsidy", HALF_PERCENT_SERIES, "--mortality", "sult", "--interest", "0.05",
+        "--payments-per-year", "365",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert len(result.output.splitlines()) == 2 + 11  # the title, the header, 55 to 65
+
+
+def test_guides_subsidy_with_an_interest_that_leaves_no_equivalent_factor_says_so():
+    result = invoke(
+        "guides", "subsidy", HALF_PERCENT_SERIES, "--mortality", "sult", "--interest", "1e300"
+    )
+    assert result.exit_code == 1
+    assert result.output == (
+        "error: the equivalent factor is 0 at 55y0m (interest 1e+300 discounts the annuity "
+        "deferred to the normal retirement age to nothing): no ratio to it\n"
+    )
+
+
 def test_guides_review_commands_name_an_unknown_guide_and_the_shipped_ones():
     result = invoke("guides", "fit", "no-such-guide", "--mortality", "sult")
     assert result.exit_code == 1

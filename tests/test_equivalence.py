@@ -146,6 +146,15 @@ def test_subsidy_is_the_excess_factor_times_the_monthly_annuity_at_retirement():
     assert frame["ratio"].iloc[2] == 1.0 and frame["subsidy_value"].iloc[2] == 0.0
 
 
+def test_subsidy_refuses_a_basis_whose_equivalent_factor_is_zero_rather_than_divide_by_it():
+    rule = (
+        r"^the equivalent factor is 0 at 55y0m \(interest 1e\+300 discounts the annuity "
+        r"deferred to the normal retirement age to nothing\): no ratio to it$"
+    )
+    with pytest.raises(EquivalenceError, match=rule):
+        subsidy(SULT, [660, 720, 780], [0.4, 0.7, 1.0], 1e300)
+
+
 # ----------------------------------------------------------------- guide files
 def test_derived_guide_loads_with_the_guide_loader(tmp_path):
     folder = derive_guide(

@@ -258,8 +258,12 @@ def test_the_basis_records_itself():
         "fractional_ages": "udd",
         "time": "whole months from the age at separation in completed months (I-6)",
     }
-    with pytest.raises(ValuationError, match=r"'interest' must be a number > -1 \(got -1\)"):
-        Basis("sult", -1)
+    for rate, shown in ((-1, "-1"), (float("inf"), "inf"), (float("nan"), "nan")):
+        rule = rf"^'interest' must be a finite rate > -1 \(got {shown}\)$"
+        with pytest.raises(ValuationError, match=rule):
+            Basis("sult", rate)
+    with pytest.raises(ValuationError, match=r"^'interest' must be a number \(got '0.045'\)$"):
+        Basis("sult", "0.045")
 
 
 # ----------------------------------------------------------------- properties
