@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,8 @@ from actuarial.guides import (
     GUIDE_FILE_LIMITS,
     INTERPOLATIONS,
     NORMAL_RETIREMENT_AGE,
+    GuideError,
+    load_guide,
 )
 from actuarial.law.parameters import shipped_law
 from actuarial.mortality import LifeTable, blend, soa, sult
@@ -251,12 +254,33 @@ def write_guide(
         f"{years},{months},{factor:.6f}\n"
         for years, months, factor in table_df.itertuples(index=False, name=None)
     )
+    texts = {"guide.toml": text, "reduction.csv": "age_years,age_months,factor\n" + rows}
+    _check_as_loaded(folder, texts)
     # Both files through temporary files, renamed together (actuarial.output_files).
     check_output(folder, kind="folder")
-    with writing([folder / name for name in GUIDE_FILE_LIMITS], inputs) as (toml, table):
-        toml.write_text(text, encoding="utf-8")
-        table.write_text("age_years,age_months,factor\n" + rows, encoding="utf-8")
+    with writing([folder / name for name in GUIDE_FILE_LIMITS], inputs) as written:
+        for path, name in zip(written, GUIDE_FILE_LIMITS, strict=True):
+            path.write_text(texts[name], encoding="utf-8")
     return folder
+
+
+def _check_as_loaded(folder: Path, texts: dict[str, str]) -> None:
+    """Every rule of the guide loader on the files about to be written (for example an
+    ``effective_until`` before ``effective_from``), checked on a scratch copy named as
+    ``folder``: nothing is written if one is broken. Problems name ``folder``'s files."""
+    with tempfile.TemporaryDirectory() as scratch:
+        copy = Path(scratch) / folder.name
+        copy.mkdir()
+        for name, text in texts.items():
+            (copy / name).write_text(text, encoding="utf-8")
+        try:
+            load_guide(copy)
+        except GuideError as error:
+            raise EquivalenceError(
+                "\n".join(
+                    str(problem).replace(str(copy), str(folder), 1) for problem in error.problems
+                )
+            ) from None
 
 
 def _payment_timing(m: int) -> str:

@@ -763,6 +763,20 @@ def test_a_cohort_is_a_year_from_1_to_9999_before_anything_runs(command, cohort,
     assert list(tmp_path.iterdir()) == []
 
 
+def test_guides_derive_of_a_guide_the_loader_would_refuse_writes_nothing(tmp_path):
+    result = invoke(
+        "guides", "derive", "--mortality", "sult", "--interest", "0.05",
+        "--out", tmp_path / "x", "--effective-from", "2030-01-01",
+        "--effective-until", "2020-01-01",
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert result.output == (
+        f"error: {tmp_path / 'x' / 'guide.toml'}:6: 'effective_until' must be on or after "
+        "'effective_from' 2030-01-01 (got 2020-01-01)\n"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_guides_subsidy_at_daily_payments_gives_its_table():
     result = invoke(
         "guides", "subsidy", HALF_PERCENT_SERIES, "--mortality", "sult", "--interest", "0.05",
