@@ -215,43 +215,25 @@ def test_guide_with_broken_rules_is_refused_listing_every_problem_and_not_writte
     assert not (tmp_path / "folder").exists()
 
 
+@pytest.mark.parametrize(
+    ("title", "problem"),
+    [
+        ("t" * 70_000, ": larger than the limit of 65,536 bytes for guide.toml"),
+        ("t", ":6: 'effective_until' must be on or after 'effective_from' 2030-01-01 "
+              "(got 2020-01-01)"),
+    ],
+)  # fmt: skip
 def test_a_guide_the_loader_would_refuse_is_not_written_and_its_problems_name_its_files(
-    tmp_path,
+    title, problem, tmp_path
 ):
     # Rules of the guide loader that write_guide does not check itself: checked on the
     # files about to be written, which are then not written.
+    arguments = dict(guide_id="late", series="s", title=title, source="s", basis={})
+    dates = dict(effective_from="2030-01-01", effective_until="2020-01-01")
+    table = derive_reduction_table(SULT, 0.05)
     with pytest.raises(EquivalenceError) as caught:
-        write_guide(
-            tmp_path / "late",
-            guide_id="late",
-            series="s",
-            title="t" * 70_000,
-            source="s",
-            effective_from="2030-01-01",
-            effective_until="2020-01-01",
-            table_df=derive_reduction_table(SULT, 0.05),
-            basis={},
-        )
-    toml = tmp_path / "late" / "guide.toml"
-    assert str(caught.value).splitlines() == [
-        f"{toml}: larger than the limit of 65,536 bytes for guide.toml"
-    ]
-    with pytest.raises(EquivalenceError) as caught:
-        write_guide(
-            tmp_path / "late",
-            guide_id="late",
-            series="s",
-            title="t",
-            source="s",
-            effective_from="2030-01-01",
-            effective_until="2020-01-01",
-            table_df=derive_reduction_table(SULT, 0.05),
-            basis={},
-        )
-    assert str(caught.value).splitlines() == [
-        f"{toml}:6: 'effective_until' must be on or after 'effective_from' 2030-01-01 "
-        "(got 2020-01-01)"
-    ]
+        write_guide(tmp_path / "late", **arguments, **dates, table_df=table)
+    assert str(caught.value).splitlines() == [f"{tmp_path / 'late' / 'guide.toml'}{problem}"]
     assert list(tmp_path.iterdir()) == []
 
 
