@@ -115,11 +115,34 @@ def check_output(out, inputs: Iterable = (), kind: str = "file") -> None:
             )
     if kind == "file" and out.is_dir():
         raise OutputFileError(f"{out}: the output is a folder; a file is expected")
+    special = _special_kind(out)
+    if special:
+        raise OutputFileError(
+            f"{out}: the output is {special}, not a file; refused: it would be replaced by one"
+        )
     if kind == "folder" and out.exists() and not out.is_dir():
         raise OutputFileError(f"{out}: the output is a file; a folder is expected")
     existing = _first_existing(out.parent)
     if not existing.is_dir():
         raise OutputFileError(cannot_write(out, f"{existing} is not a folder"))
+
+
+_SPECIAL_KINDS = {
+    stat.S_IFIFO: "a named pipe",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+def _special_kind(path: Path) -> str | None:
+    """What ``path`` is when it is neither a file, a folder nor a link (itself, unfollowed);
+    None when it is one of those or does not exist."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return None
+    return _SPECIAL_KINDS.get(stat.S_IFMT(mode))
 
 
 def check_output_folder(folder, inputs: Iterable = ()) -> None:

@@ -11,6 +11,8 @@ import fcntl
 import os
 import shutil
 import signal
+import socket
+import stat
 import subprocess
 import sys
 import time
@@ -19,14 +21,17 @@ from pathlib import Path
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from click.testing import CliRunner
 from conftest import folder_files, holds_input, refused_as_input, write_files
 
 from actuarial import output_files
 from actuarial.batch import run_batch
+from actuarial.cli import cli
 from actuarial.output_files import (
     TEMPORARY_MARK,
     OutputExistsError,
     OutputFileError,
+    check_output,
     check_output_folder,
     remove_stale_temporaries,
     temporary_files,
@@ -142,6 +147,57 @@ def test_an_output_folder_is_refused(half_percent_guides, tmp_path):
     message = f"{out}: the output is a folder; a file is expected"
     with pytest.raises(OutputFileError, match="^" + message + "$"):
         run(SAMPLE, half_percent_guides, out)
+
+
+def special_file(path: Path, kind: str) -> None:
+    """A named pipe or a socket at ``path``: neither needs root."""
+    if kind == "a named pipe":
+        os.mkfifo(path)
+    else:
+        listening = socket.socket(socket.AF_UNIX)
+        listening.bind(str(path))
+        listening.close()  # the socket file stays
+
+
+@pytest.mark.parametrize("kind", ["a named pipe", "a socket"])
+@pytest.mark.parametrize("replace", [True, False])
+def test_an_output_that_is_a_pipe_or_a_socket_is_refused_and_left_as_it_is(
+    tmp_path, kind, replace
+):
+    out = tmp_path / "out.csv"
+    special_file(out, kind)
+    message = f"{out}: the output is {kind}, not a file; refused: it would be replaced by one"
+    with pytest.raises(OutputFileError, match=f"^{message}$"), writing(out, replace=replace):
+        pytest.fail("the block ran")
+    assert stat.S_ISFIFO(out.lstat().st_mode) or stat.S_ISSOCK(out.lstat().st_mode)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["out.csv"]
+
+
+def test_a_device_as_the_output_is_refused_before_anything_is_written():
+    message = "/dev/null: the output is a character device, not a file; refused: it would be "
+    with pytest.raises(OutputFileError, match=f"^{message}replaced by one$"):
+        check_output(Path("/dev/null"))
+
+
+def test_cli_refuses_a_pipe_as_any_output_even_with_force(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    special_file(tmp_path / "members.csv", "a named pipe")
+    (tmp_path / "guide").mkdir()
+    special_file(tmp_path / "guide" / "reduction.csv", "a named pipe")
+    for arguments, out in (
+        (["examples", "members", "--force"], "members.csv"),
+        (["batch", SAMPLE, "--out", "members.csv"], "members.csv"),
+        (["guides", "derive", "--mortality", "sult", "--interest", "0.05", "--out", "guide"],
+         "guide/reduction.csv"),
+    ):  # fmt: skip
+        result = CliRunner().invoke(cli, [str(arg) for arg in arguments], catch_exceptions=False)
+        assert result.exit_code == 1
+        assert result.output == (
+            f"error: {out}: the output is a named pipe, not a file; refused: it would be "
+            "replaced by one\n"
+        )
+    assert stat.S_ISFIFO((tmp_path / "members.csv").lstat().st_mode)
+    assert stat.S_ISFIFO((tmp_path / "guide" / "reduction.csv").lstat().st_mode)
 
 
 @pytest.mark.parametrize("depth", [1, 2])
