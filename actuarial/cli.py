@@ -122,6 +122,16 @@ def _writing_command(command):
     return wrapper
 
 
+class _NumberRange(click.FloatRange):
+    """click's FloatRange without nan, which it lets through: nan is outside no bound."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if number != number:
+            self.fail(f"nan is not in the range {self.min:g}<=x<={self.max:g}.", param, ctx)
+        return number
+
+
 def _reading_option(item):
     """The click option of one reading switch, from its declaration in INTERPRETATIONS."""
     defaults = Readings()
@@ -135,7 +145,7 @@ def _reading_option(item):
     if switch.choices is not None:
         kind = click.Choice(switch.choices)
     else:
-        kind = click.FloatRange(*switch.range)
+        kind = _NumberRange(*switch.range)
     return click.option(
         switch.option, item.switch, type=kind, default=default, show_default=True, help=text
     )
@@ -484,7 +494,7 @@ def mortality_options(command):
         ),
         click.option(
             "--female-weight",
-            type=click.FloatRange(0, 1),
+            type=_NumberRange(0, 1),
             default=0.5,
             show_default=True,
             help="For a FEMALE/MALE spec: the female share of q for members of unstated sex.",

@@ -777,6 +777,42 @@ def test_guides_derive_of_a_guide_the_loader_would_refuse_writes_nothing(tmp_pat
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["evaluate", "--birth-date", "1960-01-01", "--entry-date", "1995-01-01",
+         "--separation-date", "2020-01-01", "--service", "25", "--compensation", "40000"],
+        ["batch", SAMPLE, "--out", "{tmp}/out.csv"],
+        ["value", SAMPLE, "--mortality", "sult", "--interest", "0.05", "--out", "{tmp}/v.csv"],
+        ["report", "--out", "{tmp}/report"],
+    ],
+    ids=["evaluate", "batch", "value", "report"],
+)  # fmt: skip
+@pytest.mark.parametrize("nan", ["nan", "NaN", "-nan"])
+def test_a_numeric_reading_switch_refuses_nan_before_anything_runs(arguments, nan, tmp_path):
+    result = invoke(
+        *[arg.format(tmp=tmp_path) for arg in map(str, arguments)],
+        "--deferred-minimum-service", nan,
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert result.output.endswith(
+        "Error: Invalid value for '--deferred-minimum-service': nan is not in the range "
+        "0<=x<=120.\n"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_female_weight_refuses_nan():
+    result = invoke(
+        "guides", "subsidy", HALF_PERCENT_SERIES, "--mortality", "soa:3399/soa:3400",
+        "--interest", "0.05", "--female-weight", "nan",
+    )  # fmt: skip
+    assert result.exit_code == 2
+    assert result.output.endswith(
+        "Error: Invalid value for '--female-weight': nan is not in the range 0<=x<=1.\n"
+    )
+
+
 def test_guides_subsidy_at_daily_payments_gives_its_table():
     result = invoke(
         "guides", "subsidy", HALF_PERCENT_SERIES, "--mortality", "sult", "--interest", "0.05",
