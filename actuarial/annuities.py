@@ -28,6 +28,8 @@ basis's blend) picks the side of a sex-distinct basis.
 
 from __future__ import annotations
 
+import datetime as dt
+
 import numpy as np
 
 from actuarial.mortality import LifeTable
@@ -194,15 +196,16 @@ def by_cohort(table, cohort, sex, compute, *arrays):
 
 
 def _cohorts(cohort) -> np.ndarray:
-    """Years of birth as whole numbers (an int64 array), each from 1 to 9999 as a date's."""
+    """Years of birth as whole numbers (an int64 array), each a year a date may have."""
     given = np.asarray(cohort)
     # Numbers only: not text, not True; a whole number too large for int64 is an object.
     years = given.astype(float) if given.dtype.kind in "iuf" else np.full(given.shape, np.nan)
-    bad = ~((years >= 1) & (years <= 9999) & (years == np.round(years)))
+    bad = ~((years >= dt.MINYEAR) & (years <= dt.MAXYEAR) & (years == np.round(years)))
     if bad.any():
         shown = np.asarray(cohort, dtype=object).flat[int(np.argmax(bad.ravel()))]
         raise AnnuityError(
-            f"'cohort' must be whole years of birth from 1 to 9999 (got {quoted(shown)})"
+            f"'cohort' must be whole years of birth from {dt.MINYEAR} to {dt.MAXYEAR} "
+            f"(got {quoted(shown)})"
         )
     return years.astype(np.int64)
 

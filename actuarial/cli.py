@@ -482,7 +482,7 @@ def mortality_options(command):
         ),
         click.option(
             "--base-year",
-            type=int,
+            type=click.IntRange(dt.MINYEAR, dt.MAXYEAR),
             default=None,
             help="Year of the base rates, for tables whose metadata does not give it.",
         ),
@@ -536,7 +536,7 @@ def _cohort_of(mortality, cohort):
 
 cohort_option = click.option(
     "--cohort",
-    type=click.IntRange(1, 9999),
+    type=click.IntRange(dt.MINYEAR, dt.MAXYEAR),
     default=None,
     help="Year of birth of the members, on a generational basis (--improvement).",
 )

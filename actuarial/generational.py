@@ -17,6 +17,7 @@ a CSV scale (``age,<year>,<year>,...``) holds one scale for both sexes.
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import math
 import re
@@ -238,6 +239,15 @@ class Mortality:
     def __post_init__(self) -> None:
         if not (isinstance(self.female_weight, int | float) and 0 <= self.female_weight <= 1):
             raise MortalityError(f"'female_weight' must be in [0, 1] (got {self.female_weight!r})")
+        year = self.base_year
+        if year is not None and (
+            isinstance(year, bool)
+            or not isinstance(year, int | np.integer)
+            or not dt.MINYEAR <= year <= dt.MAXYEAR
+        ):
+            raise MortalityError(
+                f"'base_year' must be a year from {dt.MINYEAR} to {dt.MAXYEAR} (got {year!r})"
+            )
         sides = _sides(self.spec)
         object.__setattr__(self, "_sides", sides)
         self.table(None, _probe_cohort(self))  # every table and scale named must load

@@ -746,19 +746,22 @@ def test_payments_per_year_are_one_to_daily_before_anything_runs(command, m, tmp
 
 
 @pytest.mark.parametrize("command", ["derive", "fit", "subsidy"])
-@pytest.mark.parametrize("cohort", ["0", "10000", "10000000000000000000000"])
-def test_a_cohort_is_a_year_from_1_to_9999_before_anything_runs(command, cohort, tmp_path):
+@pytest.mark.parametrize("option", ["--cohort", "--base-year"])
+@pytest.mark.parametrize("year", ["0", "10000", "10000000000000000000000"])
+def test_a_cohort_or_base_year_is_a_year_from_1_to_9999_before_anything_runs(
+    command, option, year, tmp_path
+):
     arguments = {
         "derive": ["guides", "derive", "--interest", "0.05", "--out", tmp_path / "derived"],
         "fit": ["guides", "fit", HALF_PERCENT_SERIES],
         "subsidy": ["guides", "subsidy", HALF_PERCENT_SERIES, "--interest", "0.05"],
     }[command]
     result = invoke(
-        *arguments, "--mortality", "soa:3399", "--improvement", "mp-2020", "--cohort", cohort
+        *arguments, "--mortality", "soa:3399", "--improvement", "mp-2020", option, year
     )
     assert result.exit_code == 2, result.output
     assert result.output.endswith(
-        f"Error: Invalid value for '--cohort': {cohort} is not in the range 1<=x<=9999.\n"
+        f"Error: Invalid value for '{option}': {year} is not in the range 1<=x<=9999.\n"
     )
     assert list(tmp_path.iterdir()) == []
 

@@ -1,5 +1,6 @@
 """Generational mortality: the projection convention by hand, cohorts vectorized, sexes."""
 
+import re
 import warnings
 
 import numpy as np
@@ -120,6 +121,21 @@ def test_a_table_without_a_base_year_needs_one_and_a_contradiction_is_refused(tm
     assert Mortality("sult", improvement=f"csv:{scale}", base_year=2000).generational
     with pytest.raises(MortalityError, match=r"'base_year' 2000 contradicts table 'PubG-2010"):
         Mortality("soa:3400", improvement="mp-2020", base_year=2000)
+
+
+@pytest.mark.parametrize(
+    ("year", "shown"),
+    [(10**26, "100000000000000000000000000"), (-(10**9), "-1000000000"), (0, "0"),
+     (10_000, "10000"), (True, "True"), (2000.0, "2000.0"), ("2000", "'2000'")],
+)  # fmt: skip
+def test_a_base_year_is_a_whole_year_from_1_to_9999(tmp_path, year, shown):
+    # Before, 10**26 overflowed and -10**9 asked for a billion years of projection.
+    scale = tmp_path / "flat.csv"
+    scale.write_text("age,2000,2001\n60,0.01,0.01\n61,0.01,0.01\n")
+    rule = rf"^'base_year' must be a year from 1 to 9999 \(got {re.escape(shown)}\)$"
+    with pytest.raises(MortalityError, match=rule):
+        Mortality("sult", improvement=f"csv:{scale}", base_year=year)
+    assert Mortality("sult", improvement=f"csv:{scale}", base_year=np.int64(1)).generational
 
 
 def test_a_csv_scale_is_age_by_calendar_year_and_applies_to_both_sexes(tmp_path):
