@@ -49,6 +49,7 @@ __all__ = [
     "check_output",
     "check_output_folder",
     "remove_stale_temporaries",
+    "special_kind",
     "temporary_files",
     "writing",
     "writing_folder",
@@ -115,7 +116,7 @@ def check_output(out, inputs: Iterable = (), kind: str = "file") -> None:
             )
     if kind == "file" and out.is_dir():
         raise OutputFileError(f"{out}: the output is a folder; a file is expected")
-    special = _special_kind(out)
+    special = special_kind(out)
     if special:
         raise OutputFileError(
             f"{out}: the output is {special}, not a file; refused: it would be replaced by one"
@@ -135,7 +136,7 @@ _SPECIAL_KINDS = {
 }
 
 
-def _special_kind(path: Path) -> str | None:
+def special_kind(path: Path) -> str | None:
     """What ``path`` is when it is neither a file, a folder nor a link (itself, unfollowed);
     None when it is one of those or does not exist."""
     try:

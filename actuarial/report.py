@@ -41,7 +41,7 @@ from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, GuideSet, file_sha2
 from actuarial.interpretations import Readings
 from actuarial.law import load_law, resolve_as_of
 from actuarial.member_files import readable_member_file
-from actuarial.output_files import check_output_folder, writing, writing_folder
+from actuarial.output_files import check_output_folder, special_kind, writing, writing_folder
 from actuarial.review import guides_in
 
 __all__ = [
@@ -698,7 +698,8 @@ def check_out_dir(out_dir) -> None:
     if not out_dir.exists():
         return
     if not out_dir.is_dir():
-        raise ReportError(f"{out_dir}: --out must be a folder for the report (it is a file)")
+        kind = special_kind(out_dir) or "a file"
+        raise ReportError(f"{out_dir}: --out must be a folder for the report (it is {kind})")
     entries = sorted(child.name for child in out_dir.iterdir())
     if not entries or MARKER in entries:
         return

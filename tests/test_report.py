@@ -9,6 +9,7 @@ import datetime as dt
 import errno
 import hashlib
 import html
+import os
 import re
 import shutil
 import signal
@@ -463,8 +464,13 @@ def test_out_is_refused_when_it_holds_anything_else(tmp_path):
     (tmp_path / "members.csv").write_text("member_id\n")
     with pytest.raises(ReportError, match=r"not a report folder \(it holds members.csv\)"):
         report.check_out_dir(tmp_path)
-    with pytest.raises(ReportError, match=r"members.csv: --out must be a folder"):
+    with pytest.raises(ReportError, match=r"members.csv: --out must be a folder for the "
+                       r"report \(it is a file\)$"):
         report.check_out_dir(tmp_path / "members.csv")
+    os.mkfifo(tmp_path / "pipe")
+    with pytest.raises(ReportError, match=r"pipe: --out must be a folder for the report \(it is "
+                       r"a named pipe\)$"):
+        report.check_out_dir(tmp_path / "pipe")
 
 
 def test_a_refused_out_is_left_untouched_and_nothing_runs(notebooks, tmp_path, monkeypatch):
