@@ -43,9 +43,10 @@ HEADER_BYTES = 1 << 20  # a CSV header line longer than this is not read whole
 def file_format(path: Path, what: str) -> str:
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
-        raise MemberFileError(
-            f"{path}: {what} must end in one of {sorted(FORMATS)} (got {path.suffix!r})"
-        )
+        got = repr(path.suffix)
+        if path.name.lower() in FORMATS:  # '.csv' alone: a hidden file's name, no extension
+            got = f"{path.name!r} as the whole name: a hidden file's name, with no extension"
+        raise MemberFileError(f"{path}: {what} must end in one of {sorted(FORMATS)} (got {got})")
     return fmt
 
 

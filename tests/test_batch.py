@@ -138,15 +138,22 @@ def test_parquet_output_has_the_schema_and_records_readings_and_guides(
     }
 
 
-def test_an_unknown_extension_is_refused(half_percent_guides, sample_members, tmp_path):
+@pytest.mark.parametrize(
+    ("name", "got"),
+    [("out.xlsx", "'.xlsx'"), ("out", "''"),
+     (".csv", "'.csv' as the whole name: a hidden file's name, with no extension"),
+     (".PQ", "'.PQ' as the whole name: a hidden file's name, with no extension")],
+)  # fmt: skip
+def test_an_unknown_extension_is_refused(half_percent_guides, sample_members, tmp_path, name, got):
     with pytest.raises(
         MemberFileError,
         match=exactly(
-            f"{tmp_path / 'out.xlsx'}: the output file must end in one of "
-            "['.csv', '.parquet', '.pq'] (got '.xlsx')"
+            f"{tmp_path / name}: the output file must end in one of "
+            f"['.csv', '.parquet', '.pq'] (got {got})"
         ),
     ):
-        run(sample_members, half_percent_guides, tmp_path / "out.xlsx")
+        run(sample_members, half_percent_guides, tmp_path / name)
+    assert not (tmp_path / name).exists()
 
 
 # ---------------------------------------------------------------------------- chunks
