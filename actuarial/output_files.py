@@ -41,6 +41,8 @@ import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from actuarial import shipped
+
 __all__ = [
     "TEMPORARY_MARK",
     "OutputExistsError",
@@ -48,6 +50,7 @@ __all__ = [
     "cannot_write",
     "check_output",
     "check_output_folder",
+    "package_folder_holding",
     "remove_stale_temporaries",
     "special_kind",
     "temporary_files",
@@ -56,6 +59,7 @@ __all__ = [
 ]
 
 TEMPORARY_MARK = ".actuarial-partial-"
+PACKAGE = Path(os.path.realpath(__file__)).parent  # site-packages/actuarial, or the checkout's
 
 
 class OutputFileError(ValueError):
@@ -114,6 +118,12 @@ def check_output(out, inputs: Iterable = (), kind: str = "file") -> None:
                 f"{out}: the output is the input {source} (the same file, or a link to it); "
                 "refused: it would be replaced"
             )
+    owned = package_folder_holding(out)
+    if owned is not None:
+        raise OutputFileError(
+            f"{out}: the output is inside the package's own files ({owned}); refused: they "
+            "are never replaced or added to"
+        )
     if kind == "file" and out.is_dir():
         raise OutputFileError(f"{out}: the output is a folder; a file is expected")
     special = special_kind(out)
@@ -126,6 +136,16 @@ def check_output(out, inputs: Iterable = (), kind: str = "file") -> None:
     existing = _first_existing(out.parent)
     if not existing.is_dir():
         raise OutputFileError(cannot_write(out, f"{existing} is not a folder"))
+
+
+def package_folder_holding(path) -> Path | None:
+    """The package's folder, or the shipped folder (guides, examples, notebooks, docs:
+    outside it in a checkout), that holds ``path`` (links resolved); None when none does."""
+    real = os.path.realpath(path)
+    for folder in (PACKAGE, *(shipped.folder(name) for name in shipped.FOLDERS)):
+        if os.path.commonpath([real, folder]) == str(folder):
+            return folder
+    return None
 
 
 _SPECIAL_KINDS = {

@@ -24,7 +24,8 @@ import pytest
 from click.testing import CliRunner
 from conftest import folder_files, holds_input, refused_as_input, write_files
 
-from actuarial import output_files
+import actuarial
+from actuarial import output_files, shipped
 from actuarial.batch import run_batch
 from actuarial.cli import cli
 from actuarial.output_files import (
@@ -33,6 +34,7 @@ from actuarial.output_files import (
     OutputFileError,
     check_output,
     check_output_folder,
+    package_folder_holding,
     remove_stale_temporaries,
     temporary_files,
     writing,
@@ -198,6 +200,47 @@ def test_cli_refuses_a_pipe_as_any_output_even_with_force(tmp_path, monkeypatch)
         )
     assert stat.S_ISFIFO((tmp_path / "members.csv").lstat().st_mode)
     assert stat.S_ISFIFO((tmp_path / "guide" / "reduction.csv").lstat().st_mode)
+
+
+def test_the_package_and_its_shipped_folders_hold_their_files_and_only_theirs(tmp_path):
+    package = Path(actuarial.__file__).resolve().parent
+    assert package_folder_holding(package / "law" / "law.toml") == package
+    for name in shipped.FOLDERS:
+        folder = shipped.folder(name)
+        assert package_folder_holding(folder / "new" / "file.csv") == folder
+    (tmp_path / "link").symlink_to(shipped.GUIDES)  # a link into them is followed
+    assert package_folder_holding(tmp_path / "link" / "x.csv") == shipped.GUIDES
+    assert package_folder_holding(tmp_path / "x.csv") is None
+    assert package_folder_holding(package.parent / "elsewhere.csv") is None
+
+
+@pytest.mark.parametrize(
+    ("arguments", "out"),
+    [
+        (["examples", "members", "--force", "--out"], shipped.GUIDES / "zz-output.csv"),
+        (["examples", "members", "--force", "--out"], shipped.GUIDES / "sult-5pct-monthly"
+         / "reduction.csv"),
+        (["guides", "derive", "--mortality", "sult", "--interest", "0.07", "--out"],
+         shipped.GUIDES / "sult-5pct-monthly"),
+        (["batch", SAMPLE, "--out"], shipped.DOCS / "zz-output.csv"),
+        (["value", SAMPLE, "--mortality", "sult", "--interest", "0.05", "--no-sensitivities",
+          "--out"], shipped.NOTEBOOKS / "zz-output.parquet"),
+        (["report", "--no-progress", "--out"], shipped.EXAMPLES / "zz-report"),
+        (["examples", "members", "--force", "--out"],
+         Path(actuarial.__file__).resolve().parent / "law" / "law.toml"),
+    ],
+    ids=["new-file", "guide-file", "guide", "batch", "value", "report", "law"],
+)  # fmt: skip
+def test_no_command_writes_into_the_package_or_its_shipped_folders(arguments, out):
+    before = {path: path.stat().st_mtime_ns for path in out.parent.rglob("*")}
+    result = CliRunner().invoke(cli, [*map(str, arguments), str(out)])
+    holder = package_folder_holding(out)
+    assert result.exit_code == 1, result.output
+    assert result.output.endswith(
+        f": the output is inside the package's own files ({holder}); refused: they are never "
+        "replaced or added to\n"
+    )
+    assert {path: path.stat().st_mtime_ns for path in out.parent.rglob("*")} == before
 
 
 @pytest.mark.parametrize("depth", [1, 2])
