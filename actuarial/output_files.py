@@ -102,9 +102,12 @@ def _first_existing(path: Path) -> Path:
     return Path(".")
 
 
-def check_output(out, inputs: Iterable = (), kind: str = "file") -> None:
-    """Refuse an output that is an input, a folder (or a file, for ``kind="folder"``), or
-    whose parent is not a folder; nothing is read or written here."""
+def check_output(
+    out, inputs: Iterable = (), kind: str = "file", package_files: bool = False
+) -> None:
+    """Refuse an output that is an input, a folder (or a file, for ``kind="folder"``), one of
+    the package's own files (unless ``package_files``: ``make notebooks`` rewrites the
+    shipped notebooks), or whose parent is not a folder; nothing is read or written here."""
     out = Path(out)
     for source in inputs:
         if source is None:
@@ -118,7 +121,7 @@ def check_output(out, inputs: Iterable = (), kind: str = "file") -> None:
                 f"{out}: the output is the input {source} (the same file, or a link to it); "
                 "refused: it would be replaced"
             )
-    owned = package_folder_holding(out)
+    owned = None if package_files else package_folder_holding(out)
     if owned is not None:
         raise OutputFileError(
             f"{out}: the output is inside the package's own files ({owned}); refused: they "
@@ -269,7 +272,9 @@ def _signals_held():
 
 
 @contextlib.contextmanager
-def writing(outs, inputs: Iterable = (), replace: bool = True) -> Iterator[list[Path]]:
+def writing(
+    outs, inputs: Iterable = (), replace: bool = True, package_files: bool = False
+) -> Iterator[list[Path]]:
     """Temporary paths to write ``outs`` through; renamed onto them when the block ends well.
 
     ``outs`` is one path or a list (a guide's two files): all are renamed together, with
@@ -280,6 +285,7 @@ def writing(outs, inputs: Iterable = (), replace: bool = True) -> Iterator[list[
     block's ``OSError`` on another path (an input) is raised as it is. ``replace=False``
     (one output only): an existing output is left as it is and :class:`OutputExistsError`
     raised, checked before the block and again, atomically, when the file is put in place.
+    ``package_files``: as :func:`check_output`.
     """
     single = isinstance(outs, str | os.PathLike)
     outs = [Path(outs)] if single else [Path(o) for o in outs]
@@ -287,7 +293,7 @@ def writing(outs, inputs: Iterable = (), replace: bool = True) -> Iterator[list[
     if not replace and len(outs) != 1:
         raise ValueError(f"replace=False writes one output (got {len(outs)})")
     for out in outs:
-        check_output(out, inputs)
+        check_output(out, inputs, package_files=package_files)
         if not replace and os.path.lexists(out):
             raise OutputExistsError(out)
     created: list[tuple[Path, int]] = []

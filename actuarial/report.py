@@ -158,8 +158,9 @@ def execute_in_place(path, timeout: int = 600) -> bool:
 def _write_whole(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` whole or not at all: into a temporary file renamed onto it
     (:func:`~actuarial.output_files.writing`), so an interrupted run leaves the previous
-    file or the complete new one, never half a page."""
-    with writing(path) as temporary:
+    file or the complete new one, never half a page. The shipped notebooks included: this
+    is how ``make notebooks`` rewrites them."""
+    with writing(path, package_files=True) as temporary:
         temporary.write_text(text, encoding="utf-8")
 
 

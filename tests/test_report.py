@@ -23,7 +23,7 @@ from conftest import exactly, folder_files, holds_input, write_files
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 import actuarial
-from actuarial import MemberFileError, Readings, report
+from actuarial import MemberFileError, Readings, output_files, report
 from actuarial.cli import cli
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES
 from actuarial.law import shipped_law
@@ -135,8 +135,14 @@ def test_notebook_title_is_the_first_heading_without_markdown_escapes():
     assert notebook_title(new_notebook(cells=[new_code_cell("# a comment")])) == ""
 
 
-def test_execute_in_place_runs_normalizes_and_then_leaves_the_file_alone(notebooks):
+def test_execute_in_place_runs_normalizes_and_then_leaves_the_file_alone(
+    notebooks, monkeypatch
+):
+    # As `make notebooks` on the shipped notebooks: the package's own files, which no
+    # command writes, are rewritten here.
+    monkeypatch.setattr(output_files, "PACKAGE", notebooks)
     path = notebooks / "01_second.ipynb"
+    assert output_files.package_folder_holding(path) == notebooks
     assert execute_in_place(path) is True
     notebook = nbformat.read(path, as_version=4)
     assert notebook.cells[1].outputs[0].text == "42\n"
