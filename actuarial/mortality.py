@@ -446,7 +446,8 @@ def csv_rows(path: Path, kind: str):
     "improvement scale"): at most :data:`CSV_RATES_LIMIT` bytes, UTF-8 (a byte order mark
     accepted, as spreadsheets write one). A file that cannot be read, is larger or is not
     UTF-8 is one :class:`MortalityError` naming it (and the line of the first bad byte)."""
-    text, problems = read_text(path, CSV_RATES_LIMIT, f"a {kind}")
+    article = "an" if kind[0] in "aeiou" else "a"
+    text, problems = read_text(path, CSV_RATES_LIMIT, f"{article} {kind}")
     if text is None:
         problem = problems[0]
         where = str(path) if problem.line is None else f"{path} line {problem.line}"

@@ -409,7 +409,8 @@ def test_a_csv_of_rates_is_utf8_with_or_without_a_byte_order_mark_and_bounded(
         read(latin)
     limit = len(good) - 1  # one byte too few
     monkeypatch.setattr(mortality, "CSV_RATES_LIMIT", limit)
-    larger = f"{plain}: {kind}: larger than the limit of {limit:,} bytes for a {kind}"
+    article = {"life table": "a", "improvement scale": "an"}[kind]
+    larger = f"{plain}: {kind}: larger than the limit of {limit:,} bytes for {article} {kind}"
     with pytest.raises(MortalityError, match=exactly(larger)):
         read(plain)
 
