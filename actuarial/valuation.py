@@ -513,6 +513,9 @@ class ValuationSummary:
 
 
 def _totals(values) -> dict:
+    """Totals by clause and the total subsidy; all NaN for ``values`` None (not valued)."""
+    if values is None:
+        return {**{f"pv_{c}": np.nan for c in CLAUSE_IDS}, "total_subsidy": np.nan}
     row = {f"pv_{c}": float(np.nansum(values[:, i])) for i, c in enumerate(CLAUSE_IDS)}
     row["total_subsidy"] = float(np.nansum(_over_deferred(values)))
     return row
@@ -537,11 +540,19 @@ def sensitivities(
 
 def _sensitivities(results, sex, sex_error, basis, as_of, readings, series, law) -> pd.DataFrame:
     """:func:`sensitivities` of members already evaluated (:func:`_evaluated`)."""
-    rates = [basis.interest, basis.interest - 0.01, basis.interest + 0.01]
+    scenarios = {
+        "basis": basis.interest,
+        "interest -1pp": basis.interest - 0.01,
+        "interest +1pp": basis.interest + 0.01,
+    }
+    rates = [rate for rate in scenarios.values() if rate > -1]  # the others have no v
     values, _ = _values(results, basis, sex, sex_error, rates)
     rows = []
-    for label, r in (("basis", 0), ("interest -1pp", 1), ("interest +1pp", 2)):
-        rows.append({"scenario": label, **_totals(values[..., r]), "note": ""})
+    for label, rate in scenarios.items():
+        valued = rate > -1
+        totals = _totals(values[..., rates.index(rate)] if valued else None)
+        note = "" if valued else f"not valued: interest {rate:g} is not above -1"
+        rows.append({"scenario": label, **totals, "note": note})
     for factor in (0.9, 1.1):
         scaled = basis.mortality.scaled(factor)
         scaled_values, _ = value_results(results, basis.with_mortality(scaled), sex)

@@ -326,6 +326,18 @@ def test_sensitivities_move_the_way_they_must_and_name_capped_ages():
     )
 
 
+@pytest.mark.parametrize("rate", [-0.995, -0.99])
+def test_an_interest_minus_one_point_at_or_below_minus_one_is_not_valued_and_says_so(rate):
+    # Before, the whole valuation ended in a traceback from the annuities.
+    table = sensitivities(pd.DataFrame(ROWS), GUIDES, Basis("sult", rate)).set_index("scenario")
+    below = table.loc["interest -1pp"]
+    assert below.drop("note").isna().all()
+    assert below["note"] == f"not valued: interest {rate - 0.01:g} is not above -1"
+    others = table.drop(index="interest -1pp")
+    assert np.isfinite(others.drop(columns="note").to_numpy(float)).all()
+    assert (others.loc[["basis", "interest +1pp"], "note"] == "").all()
+
+
 def test_value_command_writes_rows_and_prints_totals_and_sensitivities(tmp_path):
     members = tmp_path / "members.csv"
     rows = [{**row, "sex": ""} for row in ROWS] + [
