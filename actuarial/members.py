@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
+import fractions
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
@@ -246,8 +248,11 @@ def _undecodable(value) -> bool:
 
 
 # What Arrow raises for a column it cannot read as text: values of another kind (numbers,
-# dates), or of a kind it has no text for (periods, intervals, lists, a nested Arrow type).
-_NOT_ARROW_TEXT = (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError)
+# dates; an int too large for int64), or of a kind it has no text for (periods, intervals,
+# lists, a nested Arrow type).
+_NOT_ARROW_TEXT = (
+    pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, OverflowError
+)
 
 
 def _inferred_text(series: pd.Series) -> pa.StringArray | None:
@@ -494,6 +499,7 @@ def _parse_numbers(series: pd.Series) -> np.ndarray:
         for value in others.to_numpy()
     ]
     others = others.where(~np.array(not_real, dtype=bool), None)  # text among them too
+    others = others.map(_as_float)  # what pandas does not read, or not without an error
     numbers = pd.to_numeric(others, errors="coerce").to_numpy(float, na_value=np.nan, copy=True)
     if text_at.any():  # the text read as any text column is: one rule for each value
         numbers[text_at] = _text_numbers(_arrow_text(series[text_at].astype(object)))
@@ -502,7 +508,19 @@ def _parse_numbers(series: pd.Series) -> np.ndarray:
 
 # The values of a column of Python objects read as numbers (text is read as text; the
 # booleans, which are ints, are not numbers).
-_REAL_NUMBERS = (int, float, decimal.Decimal, np.integer, np.floating)
+_REAL_NUMBERS = (int, float, decimal.Decimal, fractions.Fraction, np.integer, np.floating)
+
+
+def _as_float(value):
+    """A Python int or Fraction (25 7/12 years: Fraction(307, 12)) as the float nearest it,
+    infinite when too large for one (pandas reads no Fraction, and fails on such an int);
+    any other value as it is."""
+    if not isinstance(value, int | fractions.Fraction) or isinstance(value, bool):
+        return value
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 # The text Arrow casts to float64 (fast_float's grammar), in two kinds: decimal numbers,
 # cast at once, and named values (infinity, NaN), each distinct text cast alone.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -832,8 +833,31 @@ def _arrow_number(text: str) -> float:
         return math.nan
 
 
+@pytest.mark.parametrize(
+    ("value", "read", "error"),
+    [
+        (Fraction(307, 12), 307 / 12, ""),  # 25 7/12 years
+        (Fraction(10**400, 3), math.inf, "'credited_service' must be finite (got inf)"),
+        (10**400, math.inf, "'credited_service' must be finite (got inf)"),
+        (-(10**400), -math.inf, "'credited_service' must be finite (got -inf); "
+                                "'credited_service' must be >= 0 (got -inf)"),
+    ],
+)  # fmt: skip
+def test_a_fraction_is_a_number_and_an_int_beyond_a_float_is_infinite(value, read, error):
+    # Before, pandas read no Fraction, and an int beyond a float's range ended in an
+    # OverflowError from Arrow or pandas.
+    rows = pd.DataFrame(
+        [{**VALID_MEMBER, "member_id": "F", "credited_service": value}, VALID_MEMBER]
+    )
+    members = parse_members(rows, source="m")
+    assert members.credited_service[0] == read
+    assert members.error[0] == (f"m row 1 (member 'F'): {error}" if error else "")
+    assert members.error[1] == ""
+
+
 NEIGHBOURS = ["not a value", "", None, 5, 5.5, True, dt.date(2000, 1, 1),
-              dt.datetime(2000, 1, 1), "2000-01-01", "20", b"20", b"\xff"]  # fmt: skip
+              dt.datetime(2000, 1, 1), "2000-01-01", "20", b"20", b"\xff", 10**400,
+              Fraction(1, 3)]  # fmt: skip
 CELL_TEXTS = (
     NUMBER_LIKE | st.sampled_from(["2000-01-01", " 2000-01-01\xa0", "2000-02-30", "1e5"])
     | st.text(max_size=6)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -177,6 +178,8 @@ numbers = st.one_of(
     st.integers(-(2**53), 2**53),
     st.floats(0, 2e7).map(np.float64),
     st.integers(-100, 100).map(np.int64),
+    st.fractions(max_denominator=24),  # 25 7/12 years: Fraction(307, 12)
+    st.sampled_from([10**400, -(10**400), 2**63, -(2**63) - 1, Fraction(10**400, 3)]),
 )
 number_values = st.one_of(
     missing,
@@ -208,6 +211,7 @@ id_values = st.one_of(
     padded(texts("AM-19x", 6)),
     padded(lone_surrogate_texts),
     st.integers(-(10**20), 10**20),
+    st.sampled_from([10**400, -(10**400), Fraction(1, 3)]),
     st.floats(),
     st.booleans(),
     st.text(min_size=99, max_size=102, alphabet="ab"),
