@@ -239,7 +239,10 @@ def sex_codes(
     count = len(frame)
     if "sex" not in frame.columns:
         return np.full(count, 2), np.full(count, "", dtype=object)
-    text = frame["sex"].astype("string").fillna("").str.strip().str.upper().to_numpy(dtype=object)
+    column = frame["sex"]
+    if column.dtype == object:  # bytes are the UTF-8 text they hold, as in every field
+        column = column.map(_utf8_or_no_code)
+    text = column.astype("string").fillna("").str.strip().str.upper().to_numpy(dtype=object)
     codes = np.full(count, -1)
     for code, name in enumerate(SEX_CODES):
         codes[text == name] = code
@@ -253,6 +256,17 @@ def sex_codes(
             f"{source} row {row + 1}{who}: 'sex' must be in ['F', 'M', ''] (got {quoted(value)})"
         )
     return np.where(codes < 0, 2, codes), error
+
+
+def _utf8_or_no_code(value):
+    """Bytes as the text they hold, or as text that is no sex code when they are not UTF-8
+    (the error then shows them as given); any other value as it is."""
+    if not isinstance(value, bytes):
+        return value
+    try:
+        return value.decode()
+    except UnicodeDecodeError:
+        return "\ufffd"
 
 
 def value_results(

@@ -19,6 +19,7 @@ from actuarial.generational import Mortality
 from actuarial.guides import SHIPPED_GUIDES, load_guides
 from actuarial.mortality import MortalityError, sult
 from actuarial.valuation import (
+    SEX_CODES,
     Basis,
     ValuationError,
     run_valuation,
@@ -232,12 +233,22 @@ def test_a_unisex_basis_does_not_read_sex():
 
 
 @pytest.mark.parametrize(
-    ("sex", "shown"), [(1, "1"), (True, "True"), (2.5, "2.5"), ([1], "[1]"), ("é\x1b", "'é\\x1b'")]
-)
+    ("sex", "shown"),
+    [(1, "1"), (True, "True"), (2.5, "2.5"), ([1], "[1]"), ("é\x1b", "'é\\x1b'"),
+     (b"\xff", "b'\\xff'"), (b"X", "b'X'"), (10**400, "1" + "0" * 79 + "…")],
+)  # fmt: skip
 def test_a_sex_that_is_not_text_is_shown_as_given(sex, shown):
     frame = pd.DataFrame([{**DEFERRED_FLAT}]).assign(sex=pd.Series([sex]))
     _, errors = sex_codes(frame)
     assert errors.tolist() == [f"members row 1: 'sex' must be in ['F', 'M', ''] (got {shown})"]
+
+
+def test_a_sex_in_utf8_bytes_is_the_text_it_holds():
+    # As every field reads bytes; before, bytes that are not UTF-8 ended in a traceback.
+    frame = pd.DataFrame([{**DEFERRED_FLAT, "member_id": f"S-{i}"} for i in range(4)])
+    codes, errors = sex_codes(frame.assign(sex=pd.Series([b"F", b" m ", "F", None])))
+    assert codes.tolist() == [SEX_CODES.index(s) for s in ("F", "M", "F", "")]
+    assert errors.tolist() == ["", "", "", ""]
 
 
 def test_a_table_that_does_not_run_out_is_refused_unless_closed():
