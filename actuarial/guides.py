@@ -390,7 +390,9 @@ def _check_metadata(folder: Path, text: str, problems: list[Problem]) -> dict | 
             f"(got {quoted(meta['interpolation'])})",
         )
     nra = meta.get("normal_retirement_age")
-    if "normal_retirement_age" in meta and (isinstance(nra, bool) or nra != NORMAL_RETIREMENT_AGE):
+    if "normal_retirement_age" in meta and (
+        type(nra) is not int or nra != NORMAL_RETIREMENT_AGE  # not True, not 65.0
+    ):
         report(
             "normal_retirement_age",
             f"'normal_retirement_age' must be {NORMAL_RETIREMENT_AGE}, the age of inciso (a) "

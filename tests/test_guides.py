@@ -166,6 +166,18 @@ def test_the_id_must_be_the_folder_name(make_guide):
             6,
             "'normal_retirement_age' must be 65, the age of inciso (a) (got 62)",
         ),
+        (  # a whole number of years, as the table's ages: not the float 65.0
+            "normal_retirement_age",
+            "65.0",
+            6,
+            "'normal_retirement_age' must be 65, the age of inciso (a) (got 65.0)",
+        ),
+        (
+            "normal_retirement_age",
+            "true",
+            6,
+            "'normal_retirement_age' must be 65, the age of inciso (a) (got True)",
+        ),
         (
             "effective_from",
             '"1990-04-01"',
