@@ -187,7 +187,7 @@ def by_cohort(table, cohort, sex, compute, *arrays):
     if cohort is None or not table.generational:
         return compute(table.table(sex, None), *arrays)
     cohorts = _cohorts(cohort)
-    cohorts, *arrays = np.broadcast_arrays(cohorts.astype(np.int64), *map(np.asarray, arrays))
+    cohorts, *arrays = np.broadcast_arrays(cohorts, *map(np.asarray, arrays))  # int64 already
     values = np.empty(cohorts.shape)
     for year in np.unique(cohorts):
         rows = cohorts == year

@@ -145,7 +145,7 @@ def package_folder_holding(path) -> Path | None:
     """The package's folder, or the shipped folder (guides, examples, notebooks, docs:
     outside it in a checkout), that holds ``path`` (links resolved); None when none does."""
     real = os.path.realpath(path)
-    for folder in (PACKAGE, *(shipped.folder(name) for name in shipped.FOLDERS)):
+    for folder in (PACKAGE, *shipped.PATHS):
         if os.path.commonpath([real, folder]) == str(folder):
             return folder
     return None

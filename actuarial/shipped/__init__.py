@@ -13,7 +13,16 @@ from __future__ import annotations
 from importlib import resources
 from pathlib import Path
 
-__all__ = ["DOCS", "EXAMPLE_MEMBERS", "EXAMPLES", "FOLDERS", "GUIDES", "NOTEBOOKS", "folder"]
+__all__ = [
+    "DOCS",
+    "EXAMPLE_MEMBERS",
+    "EXAMPLES",
+    "FOLDERS",
+    "GUIDES",
+    "NOTEBOOKS",
+    "PATHS",
+    "folder",
+]
 
 FOLDERS = ("guides", "examples", "notebooks", "docs")  # as the repository lays them out
 
@@ -26,5 +35,6 @@ def folder(name: str) -> Path:
     return found.resolve()
 
 
-GUIDES, EXAMPLES, NOTEBOOKS, DOCS = (folder(name) for name in FOLDERS)
+PATHS = tuple(folder(name) for name in FOLDERS)  # on disk, in the order of FOLDERS
+GUIDES, EXAMPLES, NOTEBOOKS, DOCS = PATHS
 EXAMPLE_MEMBERS = EXAMPLES / "members.csv"
