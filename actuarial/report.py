@@ -19,16 +19,12 @@ import ast
 import datetime as dt
 import html
 import json
-import logging
 import os
 import re
 import shutil
 import subprocess
 import tempfile
-import threading
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +37,7 @@ from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, GuideSet, file_sha2
 from actuarial.interpretations import Readings
 from actuarial.law import load_law, resolve_as_of
 from actuarial.member_files import readable_member_file
+from actuarial.notebook_runs import run_at_once
 from actuarial.output_files import check_output_folder, special_kind, writing, writing_folder
 from actuarial.review import guides_in
 
@@ -72,7 +69,6 @@ KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "nam
 NOTEBOOK_PATTERN = "[0-9][0-9]_*.ipynb"
 REPORT_TITLE = "Chapter 2 annuities: report"
 CELL_METADATA_KEPT = ("tags",)
-PAPERMILL_LOG = logging.getLogger("papermill")  # nbclient logs there, through papermill
 
 
 class ReportError(RuntimeError):
@@ -768,71 +764,6 @@ def _run_path(path: Path, notebooks_dir: Path) -> str:
     return str(path)
 
 
-def _workers(notebooks: int) -> int:
-    """How many notebooks run at once: one per processor this process may use."""
-    available = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
-    return max(1, min(notebooks, available or os.cpu_count() or 1))
-
-
-@contextmanager
-def _run_at_once(execute, paths: list[Path]):
-    """``execute(path, kernel_manager_class)`` for every path, as many at once as
-    :func:`_workers` allows, each notebook in a kernel of its own; yields the results in the
-    order of ``paths``. An error or an interruption (Ctrl-C) in the block stops every kernel
-    still running and cancels the notebooks not started: a kernel runs in a session of its
-    own, which Ctrl-C does not reach, and each notebook would otherwise run to its end."""
-    kernels = _Kernels()
-    try:
-        with ThreadPoolExecutor(max_workers=_workers(len(paths))) as pool:
-            try:
-                yield pool.map(lambda path: execute(path, kernels.manager_class), paths)
-            except BaseException:
-                pool.shutdown(wait=False, cancel_futures=True)
-                # nbclient logs each kernel killed ("Kernel died ..."): not the user's error.
-                PAPERMILL_LOG.addFilter(kernels.silenced)
-                kernels.stop()
-                raise
-    finally:
-        PAPERMILL_LOG.removeFilter(kernels.silenced)
-
-
-class _Kernels:
-    """The kernels started for one report, so that they can be stopped at once."""
-
-    def __init__(self):
-        from jupyter_client.manager import AsyncKernelManager
-
-        self.stopped = threading.Event()
-        self.started: list = []
-        kernels = self
-
-        class Manager(AsyncKernelManager):
-            async def _async_post_start_kernel(self, **kw):
-                kernels.started.append(self)
-                await super()._async_post_start_kernel(**kw)
-                if kernels.stopped.is_set():  # started while stop() ran: stopped here
-                    _kill(self)
-
-        self.manager_class = Manager
-
-    def silenced(self, record) -> bool:
-        """A logging filter: no record of this report's notebooks once they are stopped."""
-        return not self.stopped.is_set()
-
-    def stop(self) -> None:
-        """Kill every kernel started, and any that finishes starting from now on (its
-        notebook's thread then fails with the kernel dead, within a second)."""
-        self.stopped.set()
-        for manager in list(self.started):
-            _kill(manager)
-
-
-def _kill(manager) -> None:
-    process = getattr(manager.provisioner, "process", None)  # None once shut down
-    if process is not None:
-        process.kill()  # nothing when it has already ended
-
-
 def _folders_read(notebooks_dir: Path) -> list[Path]:
     """The folders beside the notebooks that they read by relative path (``../guides``)."""
     return [notebooks_dir.parent / name for name in shipped.FOLDERS if name != "notebooks"]
@@ -862,7 +793,7 @@ def build_report(
     folders, else absolute; ``readings`` as a dict for ``Readings(**readings)``). Returns the
     path of ``index.html``. A failing notebook is still rendered, marked failed in the index;
     then :class:`ReportError` names it. The notebooks run as many at once as there are
-    processors (:func:`_run_at_once`), each from a temporary copy
+    processors (:func:`~actuarial.notebook_runs.run_at_once`), each from a temporary copy
     (:func:`_run_folder`): nothing is written beside the notebooks (for an installed package,
     site-packages) nor anywhere but ``out_dir``, which is written as a temporary folder
     beside it and put in its place whole (:func:`~actuarial.output_files.writing_folder`):
@@ -969,7 +900,7 @@ def build_report(
             return notebook, error
 
         with (
-            _run_at_once(execute, paths) as executed,
+            run_at_once(execute, paths) as executed,
             tqdm(total=len(paths), desc="notebooks", unit="notebook", disable=not progress) as bar,
         ):
             for path, (notebook, error) in zip(paths, executed, strict=True):

@@ -23,10 +23,11 @@ from conftest import exactly, folder_files, holds_input, write_files
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 import actuarial
-from actuarial import MemberFileError, Readings, output_files, report
+from actuarial import MemberFileError, Readings, notebook_runs, output_files, report
 from actuarial.cli import cli
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES
 from actuarial.law import shipped_law
+from actuarial.notebook_runs import Kernels
 from actuarial.output_files import OutputFileError
 from actuarial.report import (
     EXAMPLE_MEMBERS,
@@ -38,7 +39,6 @@ from actuarial.report import (
     normalize_notebook,
     notebook_title,
 )
-from actuarial.report import _Kernels as Kernels
 
 SHIPPED_IDS = [
     "illustrative-half-percent-per-month",
@@ -246,9 +246,9 @@ def test_an_interruption_kills_the_kernels_still_running_and_starts_no_other(
     sleeping = [new_code_cell("import time\ntime.sleep(600)")]
     for name in "01_second", "02_third", "03_fourth":
         write_notebook(notebooks / f"{name}.ipynb", sleeping)
-    monkeypatch.setattr(report, "_workers", lambda notebooks: 2)
+    monkeypatch.setattr(notebook_runs, "workers", lambda notebooks: 2)
     made = []
-    monkeypatch.setattr(report, "_Kernels", lambda: made.append(Kernels()) or made[-1])
+    monkeypatch.setattr(notebook_runs, "Kernels", lambda: made.append(Kernels()) or made[-1])
 
     def interrupted(notebook, title):
         raise KeyboardInterrupt
