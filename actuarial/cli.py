@@ -122,6 +122,16 @@ def _writing_command(command):
     return wrapper
 
 
+class _Path(click.Path):
+    """click's Path without the empty path, which ``Path("")`` reads as the current folder:
+    ``--out ""`` would replace it, ``--guides ""`` read it."""
+
+    def convert(self, value, param, ctx):
+        if value == "":
+            self.fail("an empty path: give a file or folder ('.' for the current one).", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 class _NumberRange(click.FloatRange):
     """click's FloatRange without nan, which it lets through: nan is outside no bound."""
 
@@ -177,7 +187,7 @@ def law_options(command):
         "--law",
         "law_files",
         multiple=True,
-        type=click.Path(path_type=Path),
+        type=_Path(path_type=Path),
         help="An amendment file of the law (TOML, the form of the shipped law file); "
         "repeatable, applied in order.",
     )(command)
@@ -192,7 +202,7 @@ def guide_options(command):
     return click.option(
         "--guides",
         "guides_path",
-        type=click.Path(path_type=Path),
+        type=_Path(path_type=Path),
         default=None,
         help="A guide folder or a folder of guides (default: the shipped guides).",
     )(command)
@@ -285,10 +295,10 @@ def member_file_options(command):
         "--out",
         "out_path",
         required=True,
-        type=click.Path(path_type=Path),
+        type=_Path(path_type=Path),
         help="Output file, .csv or .parquet.",
     )(command)
-    return click.argument("members", type=click.Path(path_type=Path))(command)
+    return click.argument("members", type=_Path(path_type=Path))(command)
 
 
 @cli.command()
@@ -343,7 +353,7 @@ def guides():
 guides_folder_option = click.option(
     "--guides",
     "guides_path",
-    type=click.Path(path_type=Path),
+    type=_Path(path_type=Path),
     default=None,
     help="Folder of guides (default: the shipped guides).",
 )
@@ -375,7 +385,7 @@ def guides_list(guides_path):
 
 
 @guides.command("validate")
-@click.argument("path", type=click.Path(path_type=Path))
+@click.argument("path", type=_Path(path_type=Path))
 def guides_validate(path):
     """Check every rule of every guide under PATH; list all problems."""
     try:
@@ -575,7 +585,7 @@ payments_option = click.option(
     "--out",
     "out_path",
     required=True,
-    type=click.Path(path_type=Path),
+    type=_Path(path_type=Path),
     help="Guide folder to write (its name is the guide id).",
 )
 @click.option(
@@ -754,7 +764,7 @@ def guides_subsidy(guide, mortality, cohort, interest, m):
 @click.option(
     "--members",
     "members_path",
-    type=click.Path(path_type=Path),
+    type=_Path(path_type=Path),
     default=None,
     help="Member file, CSV or Parquet (default: examples/members.csv).",
 )
@@ -762,7 +772,7 @@ def guides_subsidy(guide, mortality, cohort, interest, m):
     "--out",
     "out_dir",
     required=True,
-    type=click.Path(file_okay=False, path_type=Path),
+    type=_Path(file_okay=False, path_type=Path),
     help="Folder for index.html and one page per notebook.",
 )
 @click.option("--progress/--no-progress", default=True, show_default=True)
@@ -874,7 +884,7 @@ def examples():
 @click.option(
     "--out",
     "out_path",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=_Path(dir_okay=False, path_type=Path),
     default=Path("members.csv"),
     show_default=True,
     help="File to write.",

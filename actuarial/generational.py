@@ -116,7 +116,7 @@ def improvement_scale(spec: str, sex: str | None = None) -> ImprovementScale:
                 f"or male (a table whose name says so, or a side of a FEMALE/MALE spec)"
             )
         return _soa_scale(MP_SCALES[name][sex], name)
-    if name.startswith("csv:"):
+    if name.startswith("csv:") and str(spec).strip()[4:]:  # a path, never "" (the folder ".")
         return _csv_scale(Path(str(spec).strip()[4:]))
     raise MortalityError(f"'improvement' must be in {[*MP_SCALES, 'csv:<path>']} (got {spec!r})")
 

@@ -695,7 +695,7 @@ def _component(part: str, spec: str) -> tuple[LifeTable, float | None]:
         return ilt(), weight
     if kind == "soa" and len(args) == 1 and args[0].isdigit():
         return _soa_cached(int(args[0])), weight
-    if kind == "csv" and args:
+    if kind == "csv" and ":".join(args):  # a path: "csv:" alone would read the folder "."
         return from_csv(":".join(args)), weight
     raise MortalityError(
         f"'mortality' table must be in ['sult', 'ilt', 'soa:<id>', 'csv:<path>'], each "

@@ -8,6 +8,7 @@ import re
 import shutil
 from pathlib import Path
 
+import click
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -1082,3 +1083,44 @@ def test_the_first_pass_never_waits_for_pandas(tmp_path, fmt):
     command = [sys.executable, "-c", FIRST_PASS_WITHOUT_PANDAS, str(path), fmt]
     printed = subprocess.run(command, capture_output=True, check=True, text=True).stdout
     assert printed.split() == ["2", "False"]
+
+
+def _path_parameters(command, names=()):
+    """Every parameter of every command that takes a path: (the command's names, it)."""
+    if isinstance(command, click.Group):
+        for name, sub in sorted(command.commands.items()):
+            yield from _path_parameters(sub, (*names, name))
+        return
+    for parameter in command.params:
+        if isinstance(parameter.type, click.Path):
+            yield names, parameter
+
+
+PATH_PARAMETERS = list(_path_parameters(cli))
+
+
+def test_the_commands_take_paths_in_many_places():
+    assert len(PATH_PARAMETERS) >= 10  # the test below reaches every one of them
+
+
+@pytest.mark.parametrize(
+    ("command", "parameter"),
+    PATH_PARAMETERS,
+    ids=[" ".join(names) + " " + parameter.name for names, parameter in PATH_PARAMETERS],
+)
+def test_an_empty_path_is_refused_not_read_as_the_current_folder(
+    command, parameter, tmp_path, monkeypatch
+):
+    # Path("") is ".": `report --out ""` replaced the current folder, `--guides ""` read it.
+    monkeypatch.chdir(tmp_path)
+    given = [""] if isinstance(parameter, click.Argument) else [parameter.opts[0], ""]
+    result = invoke(*command, *given)
+    assert result.exit_code == 2, result.output
+    shown = parameter.human_readable_name if isinstance(parameter, click.Argument) else (
+        parameter.opts[0]
+    )
+    assert result.output.endswith(
+        f"Error: Invalid value for '{shown}': an empty path: give a file or folder ('.' for "
+        "the current one).\n"
+    )
+    assert list(tmp_path.iterdir()) == []

@@ -160,9 +160,10 @@ def test_a_csv_scale_reports_every_bad_cell_with_file_and_line(tmp_path):
     ]
 
 
-def test_an_unknown_scale_lists_the_valid_ones():
+@pytest.mark.parametrize("name", ["mp-2099", "csv:", " csv: "])  # csv: alone is no path
+def test_an_unknown_scale_lists_the_valid_ones(name):
     with pytest.raises(MortalityError, match=r"'improvement' must be in \['mp-2014', "):
-        Mortality("soa:3400", improvement="mp-2099")
+        Mortality("soa:3400", improvement=name)
 
 
 def test_generational_mortality_needs_a_cohort():

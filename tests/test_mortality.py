@@ -468,6 +468,8 @@ def test_table_from_spec_reads_a_csv_table(tmp_path):
     [
         ("foo", "'mortality' table must be in ['sult', 'ilt', 'soa:<id>', 'csv:<path>']"),
         ("soa:x", "(got 'soa:x')"),
+        ("csv:", "(got 'csv:')"),  # no path: not the folder "."
+        ("csv::0.5,sult", "(got 'csv::0.5')"),
         ("sult,ilt", "'mortality' blend must state a weight"),
         ("soa:3400,soa:3399:2", "'mortality' weight must be in [0, 1] (got 2"),
         ("soa:3400:0.6,soa:3399:0.6", "'mortality' blend weights must sum to 1"),
