@@ -216,8 +216,9 @@ def _typed(table: pa.Table) -> pa.Table:
     :func:`~actuarial.members.parse_members` types text: each cell trimmed, an empty one
     missing, then a cast of the whole column (exact dates YYYY-MM-DD, decimal numbers).
 
-    A column with a cell that does not cast, or a number that is NaN ("nan" is an error,
-    not a missing value), stays text: parse_members reports it row by row, as always. So
+    A column with a cell that does not cast, or a number that is NaN or infinite (errors
+    that show the text as given: "nan" is not a missing value, "1e400" not "inf"), stays
+    text: parse_members reports it row by row, as always. So
     the members parsed, and every message, are those of the text (the typed columns spare
     the main thread the trimming and parsing: done here, in the reading thread).
     """
@@ -233,8 +234,8 @@ def _typed(table: pa.Table) -> pa.Table:
                 values = cast_trimmed(pc.utf8_trim_whitespace(column), kind)
             except pa.ArrowInvalid:
                 continue
-        if pa.types.is_floating(kind) and pc.any(pc.is_nan(values)).as_py():
-            continue
+        if pa.types.is_floating(kind) and pc.any(pc.invert(pc.is_finite(values))).as_py():
+            continue  # an error shown as given (got 'nan', '1e400'): text
         table = table.set_column(position, name, values)
     return table
 

@@ -1010,15 +1010,18 @@ def _validated(fields: _Fields, source: str, first_row: int) -> MemberArrays:
         flag(~blank & np.isnan(fields.values[name]), name, _NOT_A_NUMBER, _GIVEN)
     service = fields.values["credited_service"]
     compensation = fields.values["average_compensation"]
-    flag(np.isinf(service), "credited_service", _NOT_FINITE, service)
-    flag(service < 0, "credited_service", _NEGATIVE, service)
+    # An infinite value, as given: 1e400 in a file, or an int too large for a float, is
+    # read as inf; -inf is only "not finite", not also negative.
+    service_infinite, compensation_infinite = np.isinf(service), np.isinf(compensation)
+    flag(service_infinite, "credited_service", _NOT_FINITE, _GIVEN)
+    flag((service < 0) & ~service_infinite, "credited_service", _NEGATIVE, service)
     flag(
-        ~(compensation > 0) & ~np.isnan(compensation),
+        ~(compensation > 0) & ~np.isnan(compensation) & ~compensation_infinite,
         "average_compensation",
         _NOT_POSITIVE,
         compensation,
     )
-    flag(np.isinf(compensation), "average_compensation", _NOT_FINITE, compensation)
+    flag(compensation_infinite, "average_compensation", _NOT_FINITE, _GIVEN)
     flag(
         np.isfinite(compensation) & (compensation > PLAUSIBLE.compensation_max),
         "average_compensation",
