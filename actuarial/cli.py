@@ -534,7 +534,9 @@ def _mortality(spec, improvement, base_year, close_at, female_weight):
     try:
         return Mortality(spec, improvement, base_year, female_weight, close_at)
     except MortalityError as error:
-        raise click.BadParameter(str(error), param_hint="--mortality") from error
+        # The message names the piece at fault: a table, the scale, or how they go together.
+        hint = ["--mortality"] if improvement is None else ["--mortality", "--improvement"]
+        raise click.BadParameter(str(error), param_hint=hint) from error
 
 
 def _cohort_of(mortality, cohort):

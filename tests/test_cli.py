@@ -667,13 +667,16 @@ def test_guides_review_refuses_a_table_without_the_ages_in_one_line(command, tmp
 
 
 @pytest.mark.parametrize(
-    ("options", "kind"),
+    ("options", "kind", "hint"),
     [
-        (["--mortality", "csv:{folder}"], "life table"),
-        (["--mortality", "sult", "--improvement", "csv:{folder}"], "improvement scale"),
+        (["--mortality", "csv:{folder}"], "life table", "'--mortality'"),
+        (["--mortality", "sult", "--improvement", "csv:{folder}"], "improvement scale",
+         "'--mortality' / '--improvement'"),
     ],
-)
-def test_a_table_or_scale_file_that_cannot_be_read_is_one_line_naming_it(options, kind, tmp_path):
+)  # fmt: skip
+def test_a_table_or_scale_file_that_cannot_be_read_is_one_line_naming_it(
+    options, kind, hint, tmp_path
+):
     folder = tmp_path / "rates.csv"
     folder.mkdir()  # a folder where a CSV file of rates is expected: no traceback
     out = tmp_path / "values.csv"
@@ -681,7 +684,7 @@ def test_a_table_or_scale_file_that_cannot_be_read_is_one_line_naming_it(options
     result = invoke("value", SAMPLE, "--out", out, "--interest", "0.05", *options)
     assert result.exit_code == 2
     assert result.stderr.splitlines()[-1] == (
-        f"Error: Invalid value for --mortality: {folder}: {kind}: cannot read (Is a directory)"
+        f"Error: Invalid value for {hint}: {folder}: {kind}: cannot read (Is a directory)"
     )
     assert "Traceback" not in result.output
     assert not out.exists()
