@@ -218,9 +218,9 @@ def _typed(table: pa.Table) -> pa.Table:
 
     A column with a cell that does not cast, or a number that is NaN or infinite (errors
     that show the text as given: "nan" is not a missing value, "1e400" not "inf"), stays
-    text: parse_members reports it row by row, as always. So
-    the members parsed, and every message, are those of the text (the typed columns spare
-    the main thread the trimming and parsing: done here, in the reading thread).
+    text: parse_members reports it row by row, as always. So the members parsed, and every
+    message, are those of the text (the typed columns spare the main thread the trimming
+    and parsing: done here, in the reading thread).
     """
     for name, kind in TYPED_FIELDS.items():
         position = table.schema.get_field_index(name)
