@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import codecs
 import csv
+import io
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -19,7 +20,7 @@ import pyarrow.csv as pa_csv
 
 from actuarial.duplicate_ids import DuplicateIds, find_duplicates
 from actuarial.member_record import MEMBER_ID_MAX_LENGTH, MemberFileError, check_columns
-from actuarial.shown_text import shortened
+from actuarial.shown_text import printable, shortened
 
 __all__ = [
     "FORMATS",
@@ -60,6 +61,10 @@ def _csv_reader(path: Path, columns, block_size=CSV_BLOCK_BYTES):
     return pa_csv.open_csv(
         path,
         read_options=pa_csv.ReadOptions(block_size=block_size),
+        # A quoted cell may hold line breaks (a note over several lines): blocks end only
+        # at a line break outside quotes. Without it, a cell across a block's end was cut
+        # there, and its second half read as rows of its own.
+        parse_options=pa_csv.ParseOptions(newlines_in_values=True),
         convert_options=pa_csv.ConvertOptions(
             include_columns=list(columns),
             column_types=dict.fromkeys(columns, pa.string()),
@@ -78,18 +83,30 @@ def parquet():
 
 
 def file_columns(path: Path, fmt: str) -> list[str]:
-    """The names of a member file's columns, as written in its header (or schema)."""
+    """The names of a member file's columns, as written in its header (or schema); in a
+    CSV header, without white space around them."""
     if fmt == "parquet":
         return list(parquet().read_schema(path).names)
-    # The header line alone (bounded), then csv.reader: header names may be quoted;
-    # utf-8-sig: a spreadsheet's byte order mark.
+    return [name.strip() for name in _header(path)]
+
+
+def _header(path: Path) -> list[str]:
+    """A CSV file's column names, exactly as written."""
+    # The header line alone (bounded; more lines while a quoted name holds a line break),
+    # then csv.reader: header names may be quoted, lines may end in CR alone; utf-8-sig: a
+    # spreadsheet's byte order mark.
     with path.open("rb") as handle:
         header = handle.readline(HEADER_BYTES)
+        while header.count(b'"') % 2 and len(header) < HEADER_BYTES:
+            more = handle.readline(HEADER_BYTES - len(header))
+            if not more:
+                break
+            header += more
     try:
         text = header.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise _not_utf8(path, 1, header[error.start]) from error
-    return [name.strip() for name in next(csv.reader([text]), [])]
+    return next(csv.reader(io.StringIO(text, newline="")), [])
 
 
 def _parquet_reader(path: Path):
@@ -123,7 +140,15 @@ def record_batches(path: Path, fmt: str, columns) -> Iterator[pa.RecordBatch]:
         for batch in _parquet_reader(path).iter_batches(PARQUET_BATCH_ROWS, columns=columns):
             yield _as_text(batch)
         return
-    yield from _csv_reader(path, columns)
+    # A header name is trimmed ("member_id " is member_id, as file_columns reads it);
+    # Arrow finds a column by its name as written.
+    written = {name.strip(): name for name in _header(path)}
+    as_written = [written.get(name, name) for name in columns]
+    if as_written == list(columns):
+        yield from _csv_reader(path, columns)
+        return
+    for batch in _csv_reader(path, as_written):
+        yield pa.RecordBatch.from_arrays(batch.columns, names=list(columns))
 
 
 class _Stopped(Exception):
@@ -162,8 +187,31 @@ def _not_utf8(path: Path, line: int, byte: int) -> MemberFileError:
 
 
 def _unreadable(path: Path, reason: str) -> MemberFileError:
-    """The error of a member file that cannot be read, its reason cut to 200 characters."""
-    return MemberFileError(f"{path}: cannot read the member file ({shortened(reason, 200)})")
+    """The error of a member file that cannot be read, its reason cut to 200 characters, on
+    one line (a reason may quote the file's text)."""
+    reason = printable(shortened(reason, 200), keep_newlines=False)
+    return MemberFileError(f"{path}: cannot read the member file ({reason})")
+
+
+def _misshapen_row(path: Path) -> str | None:
+    """Where a CSV file's first row whose number of cells is not the header's begins, and
+    what it holds, read again by Python's csv module (only once Arrow has refused the file:
+    its streaming reader does not know the line); None if every row has the header's."""
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        rows = csv.reader(handle)
+        expected = len(next(rows, []))
+        end = rows.line_num
+        for cells in rows:
+            start, end = end + 1, rows.line_num
+            if cells and len(cells) != expected:  # a blank line is skipped, as Arrow does
+                spans = f", to line {end:,}: a quote left open?" if end > start else ""
+                cells = f"{len(cells)} cell" + "s" * (len(cells) != 1)
+                return f"line {start:,} has {cells}, the header {expected}{spans}"
+    return None
+
+
+# Arrow's error for a row longer than a block (CSV_BLOCK_BYTES).
+_LONGER_THAN_A_BLOCK = "straddling object straddles two block boundaries"
 
 
 def reading(path: Path, chunks: Iterator) -> Iterator:
@@ -178,7 +226,12 @@ def reading(path: Path, chunks: Iterator) -> Iterator:
         where = _first_non_utf8(path) if not_utf8 else None  # CSV: the line of the byte
         if where is not None:
             raise _not_utf8(path, *where) from error
-        raise _unreadable(path, str(error)) from error
+        reason = str(error)
+        if "CSV parse error" in reason:
+            reason = _misshapen_row(path) or reason
+        elif _LONGER_THAN_A_BLOCK in reason:
+            reason = f"a row is longer than {CSV_BLOCK_BYTES:,} bytes, the most read at once"
+        raise _unreadable(path, reason) from error
 
 
 def duplicated_in_file(path: Path, fmt: str, stop: threading.Event | None = None) -> DuplicateIds:

@@ -835,7 +835,7 @@ def test_typed_reading_types_clean_columns_and_leaves_a_bad_one_text(tmp_path, m
         ),
         (
             lambda b: b.replace(b"general", b"general,extra", 1),
-            "{path}: cannot read the member file (CSV parse error: Expected 8 columns, got 9: ",
+            "{path}: cannot read the member file (line {line} has 9 cells, the header 8)",
         ),
     ],
 )
