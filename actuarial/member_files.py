@@ -230,7 +230,10 @@ def reading(path: Path, chunks: Iterator) -> Iterator:
         if "CSV parse error" in reason:
             reason = _misshapen_row(path) or reason
         elif _LONGER_THAN_A_BLOCK in reason:
-            reason = f"a row is longer than {CSV_BLOCK_BYTES:,} bytes, the most read at once"
+            reason = (
+                f"a row is too long: one of about {2 * CSV_BLOCK_BYTES:,} bytes or more cannot "
+                f"be read (the file is read {CSV_BLOCK_BYTES:,} bytes at a time)"
+            )
         raise _unreadable(path, reason) from error
 
 

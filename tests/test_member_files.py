@@ -79,8 +79,9 @@ def test_a_row_longer_than_a_block_says_so(tmp_path):
     with pytest.raises(MemberFileError) as caught:
         read_members(path)
     assert str(caught.value) == (
-        f"{path}: cannot read the member file (a row is longer than {CSV_BLOCK_BYTES:,} bytes, "
-        "the most read at once)"
+        f"{path}: cannot read the member file (a row is too long: one of about "
+        f"{2 * CSV_BLOCK_BYTES:,} bytes or more cannot be read (the file is read "
+        f"{CSV_BLOCK_BYTES:,} bytes at a time))"
     )
 
 
