@@ -64,7 +64,7 @@ from actuarial.output_files import (
     check_output,
     writing,
 )
-from actuarial.shown_text import printable
+from actuarial.shown_text import labelled, printable
 
 __all__ = ["main"]
 
@@ -378,10 +378,11 @@ def guides_list(guides_path):
         )
         for guide in found
     ]
+    rows = [[printable(cell, keep_newlines=False) for cell in row] for row in rows]
     widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]) - 1)]
     for row in rows:
         cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=False)]
-        click.echo("  ".join([*cells, row[-1]]))
+        _echo("  ".join([*cells, row[-1]]))
 
 
 @guides.command("validate")
@@ -393,8 +394,10 @@ def guides_validate(path):
     except GuideError as error:
         _fail(error)
     for guide in found:
+        guide_id = printable(guide.id, keep_newlines=False)  # one line each
+        series = printable(guide.series, keep_newlines=False)
         _echo(
-            f"ok: {guide.id} (series '{guide.series}', {guide.status}, from "
+            f"ok: {guide_id} (series '{series}', {guide.status}, from "
             f"{guide.effective_from} to {guide.effective_until or 'open end'}, "
             f"{len(guide.factors)} rows, {guide.interpolation})"
         )
@@ -409,6 +412,11 @@ def _all_guides(path):
     for name, members in series.items():
         GuideSet(name, tuple(members))  # overlapping periods are an error
     return found
+
+
+# The fields ``guides show`` shows over several lines (the further ones indented) when they
+# hold several: free text, as every value of [basis] is; the others (id, title, ...) one line.
+SHOWN_OVER_LINES = ("source",)
 
 
 @guides.command("show")
@@ -447,9 +455,9 @@ def guides_show(guide_id, guides_path):
     ):
         value = getattr(guide, key)
         if value is not None:
-            _echo(f"{key}: {value}")
+            _echo(labelled(key, value, multiline=key in SHOWN_OVER_LINES))
     for key, value in guide.basis.items():
-        _echo(f"basis.{key}: {value}")
+        _echo(labelled(f"basis.{key}", value, multiline=True))
     _echo(guide.table().to_string(index=False, float_format=lambda v: f"{v:.6f}"))
 
 
@@ -620,15 +628,16 @@ def guides_derive(
     method,
 ):
     """Write a complete guide derived by actuarial equivalence (every month of inciso (c))."""
-    from actuarial.equivalence import EquivalenceError, derive_guide
+    from actuarial.equivalence import EquivalenceError, derive_guide, guide_folder
     from actuarial.mortality import MortalityError
 
     cohort = _cohort_of(mortality, cohort)
     try:  # the guide's files may not replace a file its mortality read, checked before deriving
+        out_path = guide_folder(out_path)  # "." as the folder it is: its name is the id
         check_output(out_path, kind="folder")
         for name in GUIDE_FILE_LIMITS:  # a guide's files
             check_output(out_path / name, mortality.files)
-    except OutputFileError as error:
+    except (EquivalenceError, OutputFileError) as error:
         _fail(error)
     guide_id = out_path.name
     born = f", born {cohort}" if mortality.generational else ""

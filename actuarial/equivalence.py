@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import re
 import tempfile
 from collections.abc import Callable
@@ -57,6 +58,7 @@ __all__ = [
     "derive_reduction_table",
     "early_retirement_factor",
     "fit_interest",
+    "guide_folder",
     "pub2010_general_unisex",
     "subsidy",
     "write_guide",
@@ -221,7 +223,7 @@ def write_guide(
     ``basis`` is free-form (strings, numbers, booleans, dates) and records how the factors
     were made. Every problem is reported at once; nothing is written if there is one.
     """
-    folder = Path(folder)
+    folder = guide_folder(folder)
     problems = _table_problems(table_df, normal_retirement_age)
     if folder.name != guide_id:
         problems.append(f"'guide_id' must equal the folder name {folder.name!r} (got {guide_id!r})")
@@ -262,6 +264,18 @@ def write_guide(
         for path, name in zip(written, GUIDE_FILE_LIMITS, strict=True):
             path.write_text(texts[name], encoding="utf-8")
     return folder
+
+
+def guide_folder(folder) -> Path:
+    """``folder`` by a path whose name is its guide's id: ``.`` and ``..``, which have no
+    name of their own, as the folder they lead to; an error for the root, which has none."""
+    folder = Path(folder)
+    named = Path(os.path.realpath(folder)) if folder.name in ("", "..") else folder
+    if not named.name:
+        raise EquivalenceError(
+            f"{folder}: a guide's id is the name of its folder, and this folder has none"
+        )
+    return named
 
 
 def _check_as_loaded(folder: Path, texts: dict[str, str]) -> None:

@@ -2,17 +2,19 @@
 
 A message quotes at most :data:`QUOTE_LIMIT` characters of a value (then an ellipsis), so a
 200,000-character field never makes a 200,000-character message, and a terminal never
-receives an escape sequence hidden in a member file, a guide or a file name.
+receives an escape sequence hidden in a member file, a guide or a file name, nor a line
+break where one line is shown.
 """
 
 from __future__ import annotations
 
 import re
 
-__all__ = ["QUOTE_LIMIT", "printable", "quoted", "shortened"]
+__all__ = ["QUOTE_LIMIT", "labelled", "printable", "quoted", "shortened"]
 
 QUOTE_LIMIT = 80  # characters of a value quoted in a message
 ELLIPSIS = "…"
+INDENT = "  "  # the further lines of a value shown over several lines
 # C0 and C1 control characters, DEL, and the Unicode line and paragraph separators and
 # bidirectional controls a terminal would act on; newline and tab are handled by the caller.
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
@@ -38,3 +40,10 @@ def printable(text: str, keep_newlines: bool = True) -> str:
     text = _CONTROL.sub("\ufffd", str(text))
     text = text.replace("\t", " ")
     return text if keep_newlines else text.replace("\n", "\ufffd")
+
+
+def labelled(label, value, multiline: bool = False) -> str:
+    """``label: value``, printable and one line, its line breaks replaced; with ``multiline``
+    the value's further lines are indented, so that none of them reads as a label of its own."""
+    shown = printable(value, keep_newlines=multiline).replace("\n", "\n" + INDENT)
+    return f"{printable(label, keep_newlines=False)}: {shown}"

@@ -1127,3 +1127,136 @@ def test_an_empty_path_is_refused_not_read_as_the_current_folder(
         "the current one).\n"
     )
     assert list(tmp_path.iterdir()) == []
+
+
+# --------------------------------------------------- one-line fields of a guide, shown
+@pytest.fixture
+def guide_with_line_breaks(make_guide):
+    """A guide 'g' whose series ends in a line break and a line reading as a guide validated,
+    whose title holds controls and a line break, whose source holds a line reading as a
+    field, and whose [basis] holds a value of two lines."""
+
+    def edit(text):
+        text = text.replace('series = "g"', 'series = "g\\nok: fake"', 1)
+        text = text.replace('title = "', 'title = "\\u001b[31mRED\\u001b[0m\\r\\nfake ', 1)
+        text = text.replace('source = "', 'source = "first\\nstatus: adopted\\n', 1)
+        return text + 'note = "one\\nid: fake"\n'  # the last table is [basis]
+
+    return make_guide("g", toml=edit)
+
+
+SHOWN_TITLE = (  # the title of guide_with_line_breaks, shown
+    "\ufffd[31mRED\ufffd[0m\ufffd\ufffdfake Illustrative early-retirement reduction: 0.5% per "
+    "month before age 65"
+)
+
+
+def test_guides_list_prints_each_guide_on_one_line_without_control_characters(
+    guide_with_line_breaks,
+):
+    folder = guide_with_line_breaks
+    # color=True: click would strip "\x1b[31m" from text piped, not from a terminal.
+    result = CliRunner().invoke(cli, ["guides", "list", "--guides", str(folder.parent)], color=True)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert len(lines) == 2  # the header and the guide
+    assert lines[1].startswith("g   g\ufffdok: fake  illustrative  1990-04-01")
+    assert lines[1].endswith("  " + SHOWN_TITLE)
+    assert not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f]", result.stdout)
+
+
+def test_guides_show_prints_one_line_fields_on_one_line_and_indents_free_text(
+    guide_with_line_breaks,
+):
+    folder = guide_with_line_breaks
+    result = CliRunner().invoke(
+        cli, ["guides", "show", folder.name, "--guides", str(folder.parent)], color=True
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[:3] == ["id: g", "series: g\ufffdok: fake", "title: " + SHOWN_TITLE]
+    source = lines.index("source: first")
+    assert lines[source + 1] == "  status: adopted"  # indented: not read as the guide's status
+    assert lines[source + 2].startswith("  Illustrative, not adopted by the Junta")
+    assert lines[lines.index("basis.note: one") + 1] == "  id: fake"
+    assert [line for line in lines if line.startswith(("ok:", "id:", "status:", "fake"))] == [
+        "id: g",
+        "status: illustrative",
+    ]
+    assert not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f]", result.stdout)
+
+
+def test_guides_validate_prints_each_guide_on_one_line(guide_with_line_breaks):
+    result = invoke("guides", "validate", guide_with_line_breaks.parent)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == (
+        "ok: g (series 'g\ufffdok: fake', illustrative, from 1990-04-01 to open end, 11 rows, "
+        "monthly-linear)\n"
+    )
+
+
+@pytest.mark.parametrize(("out", "inside"), [(".", "my-guide"), ("..", "my-guide/sub")])
+def test_guides_derive_out_dot_writes_the_guide_named_as_the_folder_it_leads_to(
+    tmp_path, monkeypatch, out, inside
+):
+    # Path(".").name is "": the guide had no id, and the error named a temporary folder.
+    folder = tmp_path / "my-guide"
+    (tmp_path / inside).mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / inside)
+    result = invoke("guides", "derive", "--mortality", "sult", "--interest", "0.05", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(f"written: {folder.resolve()} (121 rows;")
+    assert load_guide(folder).id == "my-guide"
+
+
+def test_guides_derive_refuses_the_root_folder_which_has_no_name(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = invoke("guides", "derive", "--mortality", "sult", "--interest", "0.05", "--out", "/")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "error: /: a guide's id is the name of its folder, and this folder has none\n"
+    )
+
+
+VALUE = ["value", SAMPLE, "--interest", "0.05", "--out", "{out}"]
+
+
+@pytest.mark.parametrize(
+    ("args", "path", "error"),
+    [
+        (["batch", SAMPLE, "--law", "{path}", "--out", "{out}"], "{pipe}",
+         "error: {path}: cannot read the law file (a named pipe, not a file)"),
+        ([*VALUE, "--mortality", "csv:{path}"], "{pipe}",
+         "Error: Invalid value for '--mortality': {path}: life table: cannot read (a named "
+         "pipe, not a file)"),
+        ([*VALUE, "--mortality", "sult", "--improvement", "csv:{path}"], "{pipe}",
+         "Error: Invalid value for '--mortality' / '--improvement': {path}: improvement "
+         "scale: cannot read (a named pipe, not a file)"),
+        (["batch", SAMPLE, "--law", "{path}", "--out", "{out}"], "/dev/zero",
+         "error: {path}: cannot read the law file (a character device, not a file)"),
+        ([*VALUE, "--mortality", "csv:{path}"], "/dev/stdin",  # a pipe kept open, unwritten
+         "Error: Invalid value for '--mortality': {path}: life table: cannot read (not a "
+         "regular file)"),
+    ],
+)  # fmt: skip
+def test_a_law_table_or_scale_that_is_no_file_is_refused_without_waiting_on_it(
+    args, path, error, tmp_path
+):
+    import os
+    import subprocess
+    import sys
+
+    os.mkfifo(tmp_path / "pipe")  # opened to read, it would wait for a writer for ever
+    path = path.format(pipe=tmp_path / "pipe")
+    out = tmp_path / "out.csv"
+    command = [str(Path(sys.executable).parent / "actuarial")]
+    command += [arg.format(path=path, out=out) for arg in args]
+    unwritten, writer = os.pipe()
+    try:
+        ended = subprocess.run(command, stdin=unwritten, capture_output=True, text=True, timeout=60)
+    finally:
+        os.close(unwritten)
+        os.close(writer)
+    assert ended.stderr.splitlines()[-1] == error.format(path=path)
+    assert ended.returncode in (1, 2)
+    assert not out.exists()

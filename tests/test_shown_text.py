@@ -10,7 +10,7 @@ from conftest import PYTHON_CHARACTERS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from actuarial.shown_text import QUOTE_LIMIT, printable, quoted, shortened
+from actuarial.shown_text import QUOTE_LIMIT, labelled, printable, quoted, shortened
 
 
 @pytest.mark.parametrize(
@@ -73,3 +73,18 @@ def test_printable_leaves_no_control_character_but_newlines(text):
 def test_printable_replaces_each_control_character(text, expected):
     assert printable(text) == expected
     assert printable(text, keep_newlines=False) == expected.replace("\n", "\ufffd")
+
+
+@pytest.mark.parametrize(
+    ("label", "value", "multiline", "expected"),
+    [
+        ("title", "one\nok: fake", False, "title: one\ufffdok: fake"),
+        ("title", "a\x1b[2J\r\nb", False, "title: a\ufffd[2J\ufffd\ufffdb"),
+        ("source", "one\nstatus: adopted", True, "source: one\n  status: adopted"),
+        ("basis.a\nb", 0.05, True, "basis.a\ufffdb: 0.05"),
+    ],
+)
+def test_labelled_shows_a_value_on_one_line_or_its_further_lines_indented(
+    label, value, multiline, expected
+):
+    assert labelled(label, value, multiline) == expected
