@@ -204,9 +204,13 @@ _DAY_TEXTS_SPAN = (np.datetime64("1900-01-01", "D"), np.datetime64("2201-01-01",
 _DATE_WIDTH = len("YYYY-MM-DD")
 _DIGITS = np.frombuffer(b"0123456789", np.uint8)  # the byte of each decimal digit
 _BASE = len(_DIGITS)
-# "00" to "99": the two bytes of each number below 100, taken as one item.
 _INT32_DIGITS = len(str(np.iinfo(np.int32).max)) - 1  # any number of so many digits fits
+# "00" to "99": the two bytes of each number below 100, taken as one item.
 _PAIRS = np.frombuffer("".join(f"{n:02d}" for n in range(_BASE**2)).encode(), np.uint16)
+# An amount rounded to cents, of fewer cents than this (about 22 trillion USD), gives back its
+# cents exactly times 100 (two float64 roundings, each within 2**-53 of the value, stay below
+# half a cent); a schedule refuses a larger amount rather than write wrong digits.
+_SCHEDULE_CENTS_LIMIT = 2**51
 _DAY_HEAD = len("YYYY-MM-")  # a date's first 8 bytes, one 8-byte item; the day, a 2-byte one
 
 
@@ -249,6 +253,21 @@ def _put_dates(matrix: np.ndarray, column: int, dates: np.ndarray) -> None:
         _put(matrix, column + offset, np.take(items, index))
 
 
+def _schedule_cents(amounts: np.ndarray) -> np.ndarray:
+    """Amounts in USD, rounded to cents, as whole cents (int64); a ValueError for an amount
+    that is not from 0 to below :data:`_SCHEDULE_CENTS_LIMIT` cents (NaN, infinite, negative
+    or too large), instead of wrong digits."""
+    with np.errstate(over="ignore"):  # an infinite product is refused below
+        cents = np.rint(amounts * 100)
+    if len(cents) and not (cents.min() >= 0 and cents.max() < _SCHEDULE_CENTS_LIMIT):
+        wrong = amounts[~((cents >= 0) & (cents < _SCHEDULE_CENTS_LIMIT))][0]
+        raise ValueError(
+            f"a schedule amount must be from 0 to below {_SCHEDULE_CENTS_LIMIT / 100:,.2f} USD "
+            f"(got {float(wrong)!r})"
+        )
+    return cents.astype(np.int64)
+
+
 def schedule_text(
     count: int, rows: np.ndarray, dates: Sequence[np.ndarray], amounts: Sequence[np.ndarray]
 ) -> pa.Array:
@@ -260,14 +279,15 @@ def schedule_text(
     each entry in its own columns (``; `` after the first, the date, a space, the whole
     dollars right-aligned, a point and the cents), with a mask of the bytes used (the
     leading zeros of the dollars and the absent entries are not): the masked bytes, read
-    row by row, are the texts one after another. No Python string per row.
+    row by row, are the texts one after another. No Python string per row. An amount
+    the text cannot write exactly raises a ValueError (:func:`_schedule_cents`).
     """
     first = np.flatnonzero(~np.isnat(dates[0]))
     entries = []  # (separator, rows among ``first`` that have the entry, dates, amounts)
     for k, (on, amount) in enumerate(zip(dates, amounts, strict=True)):
         at = slice(None) if k == 0 else np.flatnonzero(~np.isnat(on[first]))
         if k == 0 or len(at):
-            cents = np.rint(amount[first][at] * 100).astype(np.int64)
+            cents = _schedule_cents(amount[first][at])
             entries.append((b"; " if k else b"", at, on[first][at], *np.divmod(cents, 100)))
     places = [len(str(int(whole.max()))) if len(whole) else 1 for *_, whole, _ in entries]
     fixed = _DATE_WIDTH + len(" ") + len(".00")

@@ -31,7 +31,7 @@ import numpy as np
 
 from actuarial import shipped
 from actuarial.dates import format_age
-from actuarial.law.parameters import shipped_law
+from actuarial.law.parameters import date_outside, shipped_law
 from actuarial.shown_text import quoted, shortened
 from actuarial.text_files import read_text, toml_shape_problems, unique_files
 
@@ -379,6 +379,9 @@ def _check_metadata(folder: Path, text: str, problems: list[Problem]) -> dict | 
     for key in ("id", "series", "title", "source", "adopted_by"):
         if key in meta and not (isinstance(meta[key], str) and meta[key].strip()):
             report(key, f"'{key}' must be a non-empty string (got {quoted(meta[key])})")
+    if isinstance(meta.get("id"), str) and not meta["id"].isprintable():  # a line break, ...
+        shown = quoted(meta["id"])
+        report("id", f"'id' must be printable text, without control characters (got {shown})")
     if isinstance(meta.get("id"), str) and meta["id"] != folder.name:
         report("id", f"'id' must equal the folder name '{folder.name}' (got {quoted(meta['id'])})")
     if "status" in meta and meta["status"] not in STATUSES:
@@ -404,6 +407,8 @@ def _check_metadata(folder: Path, text: str, problems: list[Problem]) -> dict | 
             isinstance(value, dt.date) and not isinstance(value, dt.datetime)
         ):
             report(key, f"'{key}' must be a date YYYY-MM-DD (got {quoted(value)})")
+        elif value is not None and (outside := date_outside(key, value)):
+            report(key, outside)
     start, end = meta.get("effective_from"), meta.get("effective_until")
     if isinstance(start, dt.date) and isinstance(end, dt.date) and end < start:
         report(

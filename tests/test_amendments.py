@@ -17,7 +17,7 @@ from actuarial.batch import OUTPUT_SCHEMA, run_batch
 from actuarial.cli import cli
 from actuarial.engine import COLUMNS, RESULT_COLUMNS, ClauseResult, evaluate, evaluate_frame
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, load_guides
-from actuarial.law import load_law, shipped_law
+from actuarial.law import LawError, load_law, shipped_law
 from actuarial.law.clauses import CLAUSES, register_clause, unregister_clause
 from actuarial.law.conditions import Clause, ClauseOutcome, Condition, Wording
 from actuarial.law.readings import Readings
@@ -412,3 +412,58 @@ def test_the_reading_switches_on_the_command_line_are_generated_from_the_reading
             for option in item.cli.option.split("/"):
                 assert option in help_text
     assert "$500" in help_text  # the I-4 help states the minimum of the law in force
+
+
+# ------------------------------------------------------ a minimum as large as a law may give
+def minimum_bill(tmp_path, value: str):
+    path = tmp_path / "minimum.toml"
+    path.write_text(
+        f"[[minimum_monthly_pension]]\neffective_from = 2027-01-01\nvalue = {value}\n"
+        'unit = "USD a month"\nsource = "Test bill"\n',
+        encoding="utf-8",
+    )
+    return path
+
+
+@pytest.mark.parametrize(
+    ("value", "cents"), [("10000000", 1_000_000_000), ("9999999.99", 999_999_999)]
+)
+def test_the_largest_minimum_a_law_gives_is_scheduled_right_to_the_cent(
+    half_percent_guides, tmp_path, value, cents
+):
+    """At most 10,000,000 USD a month: a cent more is refused, every amount up to it exact."""
+    bill = minimum_bill(tmp_path, value)
+    shown = f"{cents // 100}.{cents % 100:02d}"
+    schedule = f"2010-03-01 270.00; 2013-07-01 500.00; 2027-01-01 {shown}"
+    table = evaluate_frame(pd.DataFrame([SMALL]), half_percent_guides, as_of=AS_OF, law=bill)
+    row = table.set_index("clause").loc["a"]
+    assert row["schedule"] == schedule  # schedule_text, in bytes
+    assert (row["monthly_amount"], row["minimum_topup"]) == (cents / 100, (cents - 27_000) / 100)
+    one = evaluate(SMALL, half_percent_guides, as_of=AS_OF, law=bill).clause("a")
+    assert one.schedule == schedule
+    with pytest.raises(LawError, match=r"'value' must be at most 10,000,000, so that every cent"):
+        evaluate(SMALL, half_percent_guides, as_of=AS_OF, law=minimum_bill(tmp_path, "10000000.01"))
+
+
+@pytest.mark.parametrize("value", ["1e17", "99999999999999999999999999999", "1e308"])
+def test_a_huge_minimum_is_an_error_line_of_batch_and_evaluate_not_a_wrong_result(
+    tmp_path, write_members, value
+):
+    """1e17 was paid with a schedule '2027-01-01 1.92' and a numpy warning; 1e308 was
+    'monthly $inf' and a traceback of evaluate --json."""
+    bill = minimum_bill(tmp_path, value)
+    rule = f"error: {bill}: 'minimum_monthly_pension' entry 1 (effective_from 2027-01-01): "
+    rule += "'value' must be at most 10,000,000, so that every cent is exact (got "
+    out = tmp_path / "r.csv"
+    members = write_members([SMALL])
+    batch = CliRunner().invoke(
+        cli, ["batch", str(members), "--law", str(bill), "--as-of", "2028-06-01", "--out", str(out)]
+    )
+    args = ["evaluate", "--birth-date", "1960-06-15", "--entry-date", "1995-06-15"]
+    args += ["--separation-date", "2025-06-15", "--service", "20", "--compensation", "48000"]
+    one = CliRunner().invoke(cli, [*args, "--law", str(bill), "--as-of", "2028-06-01", "--json"])
+    for result in (batch, one):
+        assert result.exit_code == 1, result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+        assert result.stderr.startswith(rule) and result.stdout == ""
+    assert not out.exists()

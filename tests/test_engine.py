@@ -400,6 +400,27 @@ def test_schedule_text_agrees_with_python_formatting(schedules, data):
     assert schedule_text(count, rows, dates, amounts).to_pylist() == expected
 
 
+LARGEST_SCHEDULE_CENTS = 2**51 - 1  # about 22 trillion USD: the text's cents are still exact
+
+
+@pytest.mark.parametrize(
+    "amount",
+    [(LARGEST_SCHEDULE_CENTS + 1) / 100, 1e17, 1e308, np.inf, np.nan, -0.01],
+    ids=["2**51 cents", "1e17", "1e308", "inf", "nan", "negative"],
+)
+def test_schedule_text_refuses_an_amount_it_cannot_write_exactly(amount):
+    """1e17 was written '1.92' (its cents overflowed int64): never wrong digits."""
+    day = np.array(["2027-01-01"], dtype="datetime64[D]")
+    largest = LARGEST_SCHEDULE_CENTS / 100
+    written = schedule_text(1, np.array([0]), [day], [np.array([largest])]).to_pylist()
+    assert written == [f"2027-01-01 {Decimal(LARGEST_SCHEDULE_CENTS) / 100}"]
+    rule = r"^a schedule amount must be from 0 to below 22,517,998,136,852\.48 USD \(got "
+    for amounts in ([amount], [1.0, amount]):  # the first entry, or a later one
+        dates = [day + k for k in range(len(amounts))]
+        with pytest.raises(ValueError, match=rule):
+            schedule_text(1, np.array([0]), dates, [np.array([a]) for a in amounts])
+
+
 # ------------------------------------------------------------------ the table, chunk by chunk
 @pytest.mark.parametrize("workers", [1, 2])
 def test_the_table_is_the_same_whatever_the_chunks_and_threads(

@@ -804,3 +804,76 @@ def test_a_guide_set_lists_every_file_read_to_load_it_other_series_included(make
     )
     assert load_guide(used).files == (used / "guide.toml", used / "reduction.csv")
     assert GuideSet("used", (load_guide(used),)).files == load_guide(used).files
+
+
+# ------------------------------------------------------- dates and ids of guide.toml, bounded
+@pytest.mark.parametrize(
+    ("key", "outside", "inside", "line"),
+    [
+        ("effective_from", "1899-12-31", "1900-01-01", 5),
+        ("effective_from", "2101-01-01", "2100-12-31", 5),
+        ("effective_from", "0001-01-01", "1900-01-01", 5),
+        ("effective_from", "9999-01-01", "2100-12-31", 5),
+        ("effective_until", "2101-01-01", "2100-12-31", 1),
+        ("effective_until", "9999-01-01", "2100-12-31", 1),
+        ("adopted_on", "1899-12-31", "1900-01-01", 1),
+        ("adopted_on", "2101-01-01", "2100-12-31", 1),
+    ],
+)
+def test_a_date_of_guide_toml_outside_1900_to_2100_is_refused_and_inside_accepted(
+    make_guide, key, outside, inside, line
+):
+    folder = make_guide(toml=with_keys(**{key: outside}))
+    assert problems_of(folder) == [
+        f"{folder / 'guide.toml'}:{line}: '{key}' must be from 1900-01-01 to 2100-12-31 "
+        f"(got {outside})"
+    ]
+    guide = load_guide(make_guide("guide-b", toml=with_keys(**{key: inside})))
+    assert getattr(guide, key) == dt.date.fromisoformat(inside)
+
+
+def test_an_effective_until_before_1900_is_refused_for_both_rules(make_guide):
+    folder = make_guide(toml=with_keys(effective_until="0001-01-01"))
+    assert problems_of(folder) == [
+        f"{folder / 'guide.toml'}:1: 'effective_until' must be from 1900-01-01 to 2100-12-31 "
+        "(got 0001-01-01)",
+        f"{folder / 'guide.toml'}:1: 'effective_until' must be on or after 'effective_from' "
+        "1990-04-01 (got 0001-01-01)",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("guide_id", "shown"),
+    [
+        ("a\nb", r"'a\nb'"),
+        ("a\tb", r"'a\tb'"),
+        ("a\x1b[31mb", r"'a\x1b[31mb'"),
+        ("a\u2028b", r"'a\u2028b'"),  # a line separator
+        ("a\u202eb", r"'a\u202eb'"),  # right-to-left override
+    ],
+)
+def test_a_guide_id_must_be_printable_text_without_control_characters(make_guide, guide_id, shown):
+    import json
+
+    folder = make_guide(toml=with_keys(id=json.dumps(guide_id)))  # JSON escapes are TOML's
+    folder = folder.rename(folder.with_name(guide_id))  # the folder is named as the id
+    assert problems_of(folder) == [
+        f"{folder / 'guide.toml'}:1: 'id' must be printable text, without control characters "
+        f"(got {shown})"
+    ]
+
+
+def test_the_guide_writer_refuses_an_id_with_a_line_break_and_writes_nothing(tmp_path):
+    from click.testing import CliRunner
+
+    from actuarial.cli import cli
+
+    out = tmp_path / "a\nb"
+    result = CliRunner().invoke(
+        cli, ["guides", "derive", "--mortality", "sult", "--interest", "0.05", "--out", str(out)]
+    )
+    assert result.exit_code == 1, result.output
+    assert (
+        r"guide.toml:1: 'id' must be printable text, without control characters (got 'a\nb')"
+    ) in result.stderr
+    assert not out.exists() and list(tmp_path.iterdir()) == []

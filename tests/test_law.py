@@ -500,3 +500,90 @@ def test_the_law_on_a_few_dates_reads_the_table_of_periods_as_look_ups_do(law, a
             np.testing.assert_array_equal(on[name], law.value(name, chunk))
     with pytest.raises(LawError, match="has no value in force on 1990-03-31"):
         LawOn(law, np.array(["1990-03-31"], dtype="datetime64[D]"))["service_annuity.age"]
+
+
+# ------------------------------------------------- bounds of amounts and dates in a law file
+BILL_MINIMUM = "'minimum_monthly_pension' entry 1 (effective_from 2027-01-01)"
+TOO_LARGE = "'value' must be at most 10,000,000, so that every cent is exact"
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ("10000000.01", "10000000.01"),  # a cent above the bound
+        ("1e17", "1e+17"),  # cents beyond int64: the schedule wrote '1.92'
+        ("99999999999999999999999999999", "99999999999999999999999999999"),  # as given
+        ("1e308", "1e+308"),  # inf once times 100: 'monthly $inf', JSON refused
+    ],
+)
+def test_a_minimum_above_ten_million_dollars_a_month_is_refused_naming_the_rule(
+    amendment, value, shown
+):
+    bill = amendment(entry("minimum_monthly_pension", "2027-01-01", value, "USD a month"))
+    with pytest.raises(LawError) as error:
+        load_law(bill)
+    assert error.value.problems == [f"{bill}: {BILL_MINIMUM}: {TOO_LARGE} (got {shown})"]
+
+
+def test_the_largest_minimum_accepted_is_ten_million_dollars_a_month(amendment):
+    bill = amendment(entry("minimum_monthly_pension", "2027-01-01", 10_000_000, "USD a month"))
+    assert load_law(bill).value_on("minimum_monthly_pension", "2027-01-01") == 10_000_000.0
+    over = amendment(
+        entry("minimum_monthly_pension", "2027-01-01", 10_000_000.01, "USD a month"),
+        name="over.toml",
+    )
+    with pytest.raises(LawError, match=re.escape(f"{TOO_LARGE} (got 10000000.01)")):
+        load_law(over)
+
+
+def test_an_integer_too_large_for_a_float_is_refused_not_a_traceback(amendment):
+    huge = "1" + "0" * 400  # math.isfinite raised OverflowError on it
+    bill = amendment(entry("high_risk.age", "2027-01-01", huge, "years"))
+    with pytest.raises(LawError) as error:
+        load_law(bill)
+    assert error.value.problems == [
+        f"{bill}: 'high_risk.age' entry 1 (effective_from 2027-01-01): 'value' must be in "
+        f"[0, 120] (got {huge[:80]}…)"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("outside", "inside"),
+    [
+        ("1899-12-31", "1900-01-01"),
+        ("2101-01-01", "2100-12-31"),
+        ("0001-01-01", "1900-01-01"),
+        ("9999-12-31", "2100-12-31"),  # the schedule printed '9999-12-31 600.00'
+        ("2200-01-01", "2100-12-31"),
+    ],
+)
+def test_an_effective_from_outside_1900_to_2100_is_refused_and_inside_accepted(
+    amendment, outside, inside
+):
+    bill = amendment(entry("minimum_monthly_pension", outside, 600, "USD a month"))
+    with pytest.raises(LawError) as error:
+        load_law(bill)
+    assert error.value.problems == [
+        f"{bill}: 'minimum_monthly_pension' entry 1: 'effective_from' must be from 1900-01-01 "
+        f"to 2100-12-31 (got {outside})"
+    ]
+    accepted = amendment(entry("minimum_monthly_pension", inside, 600, "USD a month"), name="ok")
+    assert load_law(accepted).value_on("minimum_monthly_pension", inside) == 600.0
+
+
+@pytest.mark.parametrize(
+    ("outside", "inside"), [("1899-12-31", "1900-01-01"), ("2101-01-01", "2100-12-31")]
+)
+def test_a_date_value_outside_1900_to_2100_is_refused_and_inside_accepted(
+    amendment, outside, inside
+):
+    name = "coverage.first_entry_before"
+    bill = amendment(entry(name, "2027-01-01", outside, "date"))
+    with pytest.raises(LawError) as error:
+        load_law(bill)
+    assert error.value.problems == [
+        f"{bill}: '{name}' entry 1 (effective_from 2027-01-01): 'value' must be from "
+        f"1900-01-01 to 2100-12-31 (got {outside})"
+    ]
+    accepted = amendment(entry(name, "2027-01-01", inside, "date"), name="ok")
+    assert load_law(accepted).value_on(name, "2027-01-01") == dt.date.fromisoformat(inside)

@@ -4,7 +4,8 @@ The shipped ``law.toml`` holds, for each parameter of :data:`PARAMETERS`, a seri
 entries ``{effective_from, value, unit, source}``. An amendment file of the same form adds
 its entries on top: an entry at a new date starts a new period, an entry at a date already
 in force replaces it. The law in force is validated as a whole, each problem naming the
-file, the parameter and the entry. Before parsing, a file is checked as guide files are
+file, the parameter and the entry; amounts are at most :data:`USD_A_MONTH_MAX` and dates
+within :data:`DATE_RANGE`. Before parsing, a file is checked as guide files are
 (:mod:`actuarial.text_files`: size, UTF-8, nesting depth, number of keys). Look-ups are
 vectorized over arrays of dates and raise before a parameter's first date instead of
 returning nothing. TOML is only parsed: nothing loaded is executed.
@@ -25,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from actuarial.member_record import DATE_RANGE
 from actuarial.shown_text import quoted
 from actuarial.text_files import TextProblem, decode_text, read_bytes, toml_shape_problems
 
@@ -37,6 +39,7 @@ __all__ = [
     "LawFile",
     "LawOn",
     "Parameter",
+    "date_outside",
     "law_in_force",
     "law_provenance",
     "load_law",
@@ -46,11 +49,18 @@ __all__ = [
 
 SHIPPED_NAME = "actuarial/law/law.toml"
 
+# The largest amount in USD (a month) a law file may give, so that the engine's cents are
+# exact: float64 holds every whole number of cents exactly below 2**53 cents; the engine rounds
+# to cents through 6 decimals of a cent (engine.round_cents), exact while cents x 10**6 stay
+# below 2**53 (about 90 million USD); the schedule text writes far larger amounts exactly
+# (engine.schedule_text). Ten million USD a month is well inside all three.
+USD_A_MONTH_MAX = 10_000_000
+
 UNITS = {
-    "USD a month": "a monthly amount in US dollars, 0 or more",
+    "USD a month": f"a monthly amount in US dollars, from 0 to {USD_A_MONTH_MAX:,}",
     "years": "a number of years (ages in whole years), from 0 to 120",
     "rate": "a fraction, above 0 and at most 1 (0.02 = 2%)",
-    "date": "a calendar date, YYYY-MM-DD",
+    "date": f"a calendar date, YYYY-MM-DD, from {DATE_RANGE[0]} to {DATE_RANGE[1]}",
 }
 ENTRY_KEYS = ("effective_from", "value", "unit", "source")
 # Limits of a law file, checked before parsing (actuarial.text_files); the shipped law.toml
@@ -77,10 +87,10 @@ class Parameter:
         if self.unit == "date":
             if not isinstance(value, dt.date) or isinstance(value, dt.datetime):
                 return f"'value' must be a date YYYY-MM-DD (got {quoted(value)})"
-            return None
+            return date_outside("value", value)
         if isinstance(value, bool) or not isinstance(value, int | float):
             return f"'value' must be a number (got {quoted(value)})"
-        if not math.isfinite(value):
+        if isinstance(value, float) and not math.isfinite(value):  # an int is finite
             return f"'value' must be a finite number (got {quoted(value)})"
         if self.unit == "rate" and not 0 < value <= 1:
             return f"'value' must be in (0, 1] (got {quoted(value)})"
@@ -88,9 +98,22 @@ class Parameter:
             return f"'value' must be in [0, 120] (got {quoted(value)})"
         if self.unit == "USD a month" and value < 0:
             return f"'value' must be >= 0 (got {quoted(value)})"
+        if self.unit == "USD a month" and value > USD_A_MONTH_MAX:
+            return (
+                f"'value' must be at most {USD_A_MONTH_MAX:,}, so that every cent is exact "
+                f"(got {quoted(value)})"
+            )
         if self.whole and value != int(value):
             return f"'value' must be a whole number of years (got {quoted(value)})"
         return None
+
+
+def date_outside(key: str, day: dt.date) -> str | None:
+    """Why the date ``key`` of a law or guide file is outside :data:`DATE_RANGE` (None when
+    it is inside)."""
+    if DATE_RANGE[0] <= day <= DATE_RANGE[1]:
+        return None
+    return f"'{key}' must be from {DATE_RANGE[0]} to {DATE_RANGE[1]} (got {day})"
 
 
 PARAMETERS = {
@@ -267,6 +290,10 @@ def _entries(name: str, path: str, raw: list, problems: list[str]) -> list[Entry
             problems.append(
                 f"{where}: 'effective_from' must be a date YYYY-MM-DD (got {quoted(start)})"
             )
+            continue
+        outside = date_outside("effective_from", start)
+        if outside:
+            problems.append(f"{where}: {outside}")
             continue
         where = f"{where} (effective_from {start})"
         if unit != parameter.unit:
