@@ -1,6 +1,9 @@
-"""Text files of the user (guides, law amendments) checked before any parsing.
+"""Text files of the user (guides, law amendments, CSV life tables and scales) checked before
+any parsing.
 
-A file is read with a size limit (never more than the limit plus one byte), decoded as UTF-8
+A file is read only if it is a regular file (links followed): a named pipe, a socket or a
+device is refused before it is opened, and one put in its place meanwhile is never waited on.
+It is read with a size limit (never more than the limit plus one byte), decoded as UTF-8
 (a byte-order mark accepted: spreadsheets write one), and a TOML text is measured before the
 parser sees it: its nesting depth (a dotted key counts one level per part: ``a.b.c = 1`` is
 depth 3; each array or inline table one more) and its number of keys. So any file is
@@ -12,13 +15,19 @@ caller names the file in its own error (``GuideError``, ``LawError``) with every
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from actuarial.output_files import special_kind
+
 __all__ = [
     "BYTE_ORDER_MARK",
+    "NOT_A_REGULAR_FILE",
     "TextProblem",
     "decode_text",
+    "not_a_file",
     "read_bytes",
     "read_text",
     "toml_shape",
@@ -56,14 +65,41 @@ def decode_text(data: bytes, limit: int, kind: str) -> tuple[str | None, list[Te
         ]
 
 
+NOT_A_REGULAR_FILE = "not a regular file"  # what cannot be named: /dev/stdin on a pipe
+
+
+def not_a_file(path) -> str | None:
+    """Why ``path`` (links followed) is no file to read, said without opening it: ``"a named
+    pipe, not a file"`` (a socket, a device: :func:`~actuarial.output_files.special_kind`), or
+    :data:`NOT_A_REGULAR_FILE`; None for a file, a folder (opening it says so) or nothing."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    kind = special_kind(Path(os.path.realpath(path)))
+    return NOT_A_REGULAR_FILE if kind is None else f"{kind}, not a file"
+
+
+def _opened_without_waiting(path: str, flags: int) -> int:
+    """``os.open`` that never waits on a pipe nor takes a terminal (a file read is the same)."""
+    return os.open(path, flags | os.O_NONBLOCK | os.O_NOCTTY)
+
+
 def read_bytes(path, limit: int) -> tuple[bytes | None, list[TextProblem]]:
     """At most ``limit + 1`` bytes of the file at ``path`` (enough to tell it is too large), or
-    None with the problem: the file cannot be read."""
-    try:
-        with Path(path).open("rb") as handle:
-            return handle.read(limit + 1), []
-    except OSError as error:
-        return None, [TextProblem(None, f"cannot read ({error.strerror or error})")]
+    None with the problem: the file cannot be read, or is no file (:func:`not_a_file`)."""
+    reason = not_a_file(path)
+    if reason is None:
+        try:
+            with open(path, "rb", opener=_opened_without_waiting) as handle:
+                if stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                    return handle.read(limit + 1), []
+            reason = not_a_file(path) or NOT_A_REGULAR_FILE  # put in its place meanwhile
+        except OSError as error:
+            reason = error.strerror or str(error)
+    return None, [TextProblem(None, f"cannot read ({reason})")]
 
 
 def read_text(path, limit: int, kind: str) -> tuple[str | None, list[TextProblem]]:

@@ -1217,3 +1217,46 @@ def test_guides_derive_refuses_the_root_folder_which_has_no_name(tmp_path, monke
         "error: /: a guide's id is the name of its folder, and this folder has none\n"
     )
 
+
+VALUE = ["value", SAMPLE, "--interest", "0.05", "--out", "{out}"]
+
+
+@pytest.mark.parametrize(
+    ("args", "path", "error"),
+    [
+        (["batch", SAMPLE, "--law", "{path}", "--out", "{out}"], "{pipe}",
+         "error: {path}: cannot read the law file (a named pipe, not a file)"),
+        ([*VALUE, "--mortality", "csv:{path}"], "{pipe}",
+         "Error: Invalid value for '--mortality': {path}: life table: cannot read (a named "
+         "pipe, not a file)"),
+        ([*VALUE, "--mortality", "sult", "--improvement", "csv:{path}"], "{pipe}",
+         "Error: Invalid value for '--mortality' / '--improvement': {path}: improvement "
+         "scale: cannot read (a named pipe, not a file)"),
+        (["batch", SAMPLE, "--law", "{path}", "--out", "{out}"], "/dev/zero",
+         "error: {path}: cannot read the law file (a character device, not a file)"),
+        ([*VALUE, "--mortality", "csv:{path}"], "/dev/stdin",  # a pipe kept open, unwritten
+         "Error: Invalid value for '--mortality': {path}: life table: cannot read (not a "
+         "regular file)"),
+    ],
+)  # fmt: skip
+def test_a_law_table_or_scale_that_is_no_file_is_refused_without_waiting_on_it(
+    args, path, error, tmp_path
+):
+    import os
+    import subprocess
+    import sys
+
+    os.mkfifo(tmp_path / "pipe")  # opened to read, it would wait for a writer for ever
+    path = path.format(pipe=tmp_path / "pipe")
+    out = tmp_path / "out.csv"
+    command = [str(Path(sys.executable).parent / "actuarial")]
+    command += [arg.format(path=path, out=out) for arg in args]
+    unwritten, writer = os.pipe()
+    try:
+        ended = subprocess.run(command, stdin=unwritten, capture_output=True, text=True, timeout=30)
+    finally:
+        os.close(unwritten)
+        os.close(writer)
+    assert ended.stderr.splitlines()[-1] == error.format(path=path)
+    assert ended.returncode in (1, 2)
+    assert not out.exists()

@@ -495,3 +495,38 @@ def test_a_csv_table_records_its_file_and_every_table_made_from_it_keeps_it(tmp_
     assert joined.close_at(100).files == (low, high)
     assert scale_rates(joined, 1.1)[0].files == (low, high)
     assert table_from_spec(f"csv:{low}+csv:{high},sult:0.5@65").files == (low, high)
+
+
+@pytest.mark.parametrize(("read", "kind", "good"), CSV_RATE_FILES)
+def test_a_pipe_in_place_of_a_csv_of_rates_once_checked_is_refused_without_waiting_on_it(
+    read, kind, good, tmp_path, monkeypatch
+):
+    import os
+    import threading
+
+    from actuarial import text_files
+
+    pipe = tmp_path / "rates.csv"
+    os.mkfifo(pipe)
+    checks = [None]  # the first check saw a file: the pipe took its place before the open
+    checked = text_files.not_a_file
+    monkeypatch.setattr(
+        text_files, "not_a_file", lambda path: checks.pop() if checks else checked(path)
+    )
+    errors = []
+
+    def read_the_pipe():
+        try:
+            read(pipe)
+        except MortalityError as error:
+            errors.append(str(error))
+
+    reader = threading.Thread(target=read_the_pipe, daemon=True)
+    reader.start()
+    reader.join(10)
+    waiting = reader.is_alive()
+    if waiting:  # a writer opens the pipe and closes it: the reader gets an empty file
+        os.close(os.open(pipe, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join()
+    assert not waiting
+    assert errors == [f"{pipe}: {kind}: cannot read (a named pipe, not a file)"]
