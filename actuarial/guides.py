@@ -426,7 +426,7 @@ def _check_metadata(folder: Path, text: str, problems: list[Problem]) -> dict | 
 
 def _check_table(folder: Path, interpolation, problems: list[Problem]):
     csv_path = folder / "reduction.csv"
-    if not csv_path.is_file():
+    if not csv_path.exists():  # else read: a folder or a pipe is named as such
         problems.append(Problem(str(csv_path), None, "reduction.csv is missing"))
         return None
     where = str(csv_path)
@@ -560,7 +560,7 @@ def _check_rows(where: str, text: str, interpolation, problems: list[Problem]):
 
 def _check_guide(folder: Path, problems: list[Problem]) -> Guide | None:
     toml_path = folder / "guide.toml"
-    if not toml_path.is_file():
+    if not toml_path.exists():  # else read: a folder or a pipe is named as such
         problems.append(Problem(str(toml_path), None, "guide.toml is missing"))
         return None
     before = len(problems)

@@ -7,6 +7,7 @@ Each broken guide is the shipped half-percent guide copied into tmp_path with on
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 
 import numpy as np
@@ -121,6 +122,18 @@ def test_a_guide_without_reduction_csv_is_refused(make_guide):
     folder = make_guide()
     (folder / "reduction.csv").unlink()
     assert problems_of(folder) == [f"{folder / 'reduction.csv'}: reduction.csv is missing"]
+
+
+@pytest.mark.parametrize("name", ["guide.toml", "reduction.csv"])
+def test_a_guide_file_that_is_a_named_pipe_or_a_folder_is_named_as_such(make_guide, name):
+    # Before, "guide.toml is missing": the file was there, a pipe (read without waiting on it).
+    folder = make_guide()
+    (folder / name).unlink()
+    os.mkfifo(folder / name)
+    assert problems_of(folder) == [f"{folder / name}: cannot read (a named pipe, not a file)"]
+    (folder / name).unlink()
+    (folder / name).mkdir()
+    assert problems_of(folder) == [f"{folder / name}: cannot read (Is a directory)"]
 
 
 def test_invalid_toml_is_reported_with_its_line(make_guide):
