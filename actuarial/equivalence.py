@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import re
 import tempfile
 from collections.abc import Callable
@@ -43,6 +42,7 @@ from actuarial.guides import (
     NORMAL_RETIREMENT_AGE,
     GuideError,
     load_guide,
+    named_folder,
 )
 from actuarial.law.parameters import shipped_law
 from actuarial.mortality import LifeTable, blend, soa, sult
@@ -270,7 +270,7 @@ def guide_folder(folder) -> Path:
     """``folder`` by a path whose name is its guide's id: ``.`` and ``..``, which have no
     name of their own, as the folder they lead to; an error for the root, which has none."""
     folder = Path(folder)
-    named = Path(os.path.realpath(folder)) if folder.name in ("", "..") else folder
+    named = named_folder(folder)
     if not named.name:
         raise EquivalenceError(
             f"{folder}: a guide's id is the name of its folder, and this folder has none"

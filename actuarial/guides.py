@@ -22,6 +22,7 @@ import datetime as dt
 import hashlib
 import io
 import math
+import os
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -382,8 +383,9 @@ def _check_metadata(folder: Path, text: str, problems: list[Problem]) -> dict | 
     if isinstance(meta.get("id"), str) and not meta["id"].isprintable():  # a line break, ...
         shown = quoted(meta["id"])
         report("id", f"'id' must be printable text, without control characters (got {shown})")
-    if isinstance(meta.get("id"), str) and meta["id"] != folder.name:
-        report("id", f"'id' must equal the folder name '{folder.name}' (got {quoted(meta['id'])})")
+    name = named_folder(folder).name
+    if isinstance(meta.get("id"), str) and meta["id"] != name:
+        report("id", f"'id' must equal the folder name '{name}' (got {quoted(meta['id'])})")
     if "status" in meta and meta["status"] not in STATUSES:
         report("status", f"'status' must be in {list(STATUSES)} (got {quoted(meta['status'])})")
     if "interpolation" in meta and meta["interpolation"] not in INTERPOLATIONS:
@@ -556,6 +558,13 @@ def _check_rows(where: str, text: str, interpolation, problems: list[Problem]):
             )
     ordered = sorted(by_age)
     return (np.array(ordered, dtype=np.int64), np.array([by_age[a][1] for a in ordered]))
+
+
+def named_folder(folder) -> Path:
+    """``folder`` by a path whose name is its own, the guide's id: ``.`` and ``..`` (no name
+    of their own) as the folder they lead to."""
+    folder = Path(folder)
+    return Path(os.path.realpath(folder)) if folder.name in ("", "..") else folder
 
 
 def _check_guide(folder: Path, problems: list[Problem]) -> Guide | None:

@@ -136,6 +136,17 @@ def test_a_guide_file_that_is_a_named_pipe_or_a_folder_is_named_as_such(make_gui
     assert problems_of(folder) == [f"{folder / name}: cannot read (Is a directory)"]
 
 
+@pytest.mark.parametrize("spelled", [".", "sub/..", "../guide-a"])
+def test_a_guide_named_by_a_path_ending_in_dots_is_the_folder_it_leads_to(
+    make_guide, monkeypatch, spelled
+):
+    # Before, "." had no name: "'id' must equal the folder name ''" from inside the guide.
+    folder = make_guide("guide-a")
+    (folder / "sub").mkdir()
+    monkeypatch.chdir(folder)
+    assert load_guide(spelled).id == "guide-a"
+
+
 def test_invalid_toml_is_reported_with_its_line(make_guide):
     folder = make_guide(toml=replacing('status = "illustrative"', "status = illustrative"))
     assert problems_of(folder) == [
