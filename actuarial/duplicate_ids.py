@@ -10,7 +10,8 @@ Missing ids are left out, and so are ids longer than ``max_length`` characters (
 of their own, so hashing never reads a giant field). Ids of white space only are compared
 like any other text: the caller, which checks each row's id, leaves blank ids out
 ("required", not "unique"). Ids are compared exactly: no trimming, no case or Unicode
-folding.
+folding. An id of a kind that holds none (:func:`is_id_kind`: a float, a date, a list...)
+is an error of its own: never compared.
 """
 
 from __future__ import annotations
@@ -25,7 +26,14 @@ import pyarrow.compute as pc
 
 from actuarial import arrow_text
 
-__all__ = ["DuplicateIds", "duplicated_ids", "find_duplicates", "surely_distinct"]
+__all__ = [
+    "DuplicateIds",
+    "duplicated_ids",
+    "find_duplicates",
+    "id_texts",
+    "is_id_kind",
+    "surely_distinct",
+]
 
 _HASH_ROWS = 16_384  # ids hashed at a time: 8 bytes a byte of text, so bounded memory
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -40,14 +48,43 @@ def _position_keys(count: int) -> np.ndarray:
     return (z ^ (z >> np.uint64(31))) | np.uint64(1)
 
 
+def is_id_kind(kind: pa.DataType) -> bool:
+    """Whether Arrow values of ``kind`` are member ids: text, or whole numbers (integers,
+    decimals of scale 0), dictionary-encoded or not; or null (missing ids). No other kind is
+    (a float, a boolean, a date, a timestamp, a time, a duration, a list, a struct...): an id
+    of one would become text it never was ("7.0", "2000-01-02 00:00:00"), so each is an
+    error on its row ("must be text or a whole number"), and never compared."""
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    return (
+        pa.types.is_string(kind)
+        or pa.types.is_large_string(kind)
+        or pa.types.is_integer(kind)
+        or (pa.types.is_decimal(kind) and kind.scale == 0)
+        or pa.types.is_null(kind)
+    )
+
+
+def id_texts(ids: pa.Array) -> pa.StringArray:
+    """Ids as Arrow text: text as it is, whole numbers as their digits; all null when the
+    ids are of no id kind (:func:`is_id_kind`)."""
+    if ids.type == pa.string():  # the usual case: no cast
+        return ids
+    if not is_id_kind(ids.type):
+        return pa.nulls(len(ids), pa.string())
+    if pa.types.is_dictionary(ids.type):
+        ids = ids.dictionary_decode()
+    return ids.cast(pa.string())
+
+
 def _as_strings(chunk, max_length: int | None = None) -> pa.StringArray:
-    """A chunk of ids (Arrow or pandas, text or numbers) as one Arrow string array; ids
-    longer than ``max_length`` characters become missing."""
+    """A chunk of ids (Arrow, or pandas read as Arrow reads it) as one Arrow string array
+    (:func:`id_texts`); ids longer than ``max_length`` characters become missing."""
     if not isinstance(chunk, pa.Array | pa.ChunkedArray):  # pandas (not imported here)
-        chunk = pa.array(chunk.astype("string"), type=pa.string(), from_pandas=True)
+        chunk = pa.array(chunk, from_pandas=True)
     if isinstance(chunk, pa.ChunkedArray):
         chunk = chunk.combine_chunks()
-    chunk = chunk.cast(pa.string())
+    chunk = id_texts(chunk)
     # An id has at least as many bytes as characters: counted only when it may be too long
     # (and Arrow given no Python value unless then: see actuarial.arrow_text).
     if (
@@ -147,7 +184,8 @@ def find_duplicates(
     ids longer than ``max_length`` characters.
 
     ``read_chunks()`` yields the id column in order, in chunks (Arrow arrays or pandas
-    series); it is called a second time only when two ids share a hash.
+    series); it is called a second time only when two ids share a hash. Ids of no id kind
+    (:func:`is_id_kind`) are never repeated.
     """
     hash_parts, present_parts = [np.zeros(0, np.uint64)], [np.zeros(0, bool)]
     for chunk in read_chunks():

@@ -8,10 +8,12 @@ names the row, the member, the field, the rule and the value (at most
 :data:`~actuarial.shown_text.QUOTE_LIMIT` characters of it).
 
 Member ids are text, compared and written exactly as read: no trimming, no case or Unicode
-folding; only an empty cell is a missing id. An id that begins or ends with white space,
-holds a control character or is longer than :data:`MEMBER_ID_MAX_LENGTH` is an error on
-its row. Dates are calendar dates within :data:`DATE_RANGE`; amounts are finite and within
-:data:`PLAUSIBLE`. These bounds are checks of the data, not rules of the law.
+folding; only an empty cell is a missing id; a whole number is its digits. An id that is
+neither (a float, a date, a list: :func:`~actuarial.duplicate_ids.is_id_kind`), begins or
+ends with white space, holds a control character or is longer than
+:data:`MEMBER_ID_MAX_LENGTH` is an error on its row. Dates are calendar dates within
+:data:`DATE_RANGE`; amounts are finite and within :data:`PLAUSIBLE`. These bounds are
+checks of the data, not rules of the law.
 
 Text with a lone surrogate ("\\ud800": Python text, which a frame built in Python may hold,
 but not Unicode text, which a file holds) is an error on its row: an id must not contain
@@ -36,7 +38,7 @@ import pyarrow.compute as pc
 
 from actuarial import arrow_text
 from actuarial.dates import age_in_months
-from actuarial.duplicate_ids import DuplicateIds, find_duplicates, surely_distinct
+from actuarial.duplicate_ids import DuplicateIds, find_duplicates, is_id_kind, surely_distinct
 from actuarial.member_record import (
     DATE_FIELDS,
     DATE_RANGE,
@@ -647,30 +649,54 @@ def _map_unique_blank(
 
 
 def _id_text(series: pd.Series) -> tuple[pd.Series, np.ndarray]:
-    """Member ids as text exactly as read, and where an id is a decimal number.
+    """Member ids as text exactly as read, and where an id is not text: a value of a kind
+    that holds no id (:func:`~actuarial.duplicate_ids.is_id_kind`, by its Arrow type).
 
     Integers become their digits ("7", never "7.0"). A float column cannot hold every id
-    (2^53 + 1 is stored as 2^53), so a decimal number is refused, not converted.
+    (2^53 + 1 is stored as 2^53), so a decimal number is refused, not converted; so is a
+    date, a time, a list...
     """
-    decimal = np.zeros(len(series), dtype=bool)
-    if pd.api.types.is_float_dtype(series.dtype):
-        decimal = series.notna().to_numpy(dtype=bool)
-        return pd.Series(pd.NA, index=series.index, dtype="string"), decimal
-    if pd.api.types.is_bool_dtype(series.dtype):
-        decimal = series.notna().to_numpy(dtype=bool)
-        return pd.Series(pd.NA, index=series.index, dtype="string"), decimal
-    if series.dtype != object or not len(series):
-        return _text(series), decimal
+    not_text = np.zeros(len(series), dtype=bool)
+    if series.dtype != object:  # a typed column: its Arrow type tells
+        kind = _arrow_kind(series)
+        if kind is None:  # no one Arrow type (complex numbers, a sparse column): each value
+            return _id_text(series.astype(object))
+        if is_id_kind(kind):
+            return _text(series), not_text
+        not_text = series.notna().to_numpy(dtype=bool)
+        return pd.Series(pd.NA, index=series.index, dtype="string"), not_text
+    if not len(series):
+        return _text(series), not_text
     strings = _inferred_text(series)
     if strings is not None:  # text and missing values only: the usual case
-        return pd.Series(pd.arrays.ArrowStringArray(strings), index=series.index), decimal
-    kinds = _map_unique(
-        series, lambda v: isinstance(v, float | np.floating | bool | np.bool_) or _undecodable(v)
-    )
-    decimal = kinds.astype(bool) & series.notna().to_numpy(dtype=bool)
-    if decimal.any():
-        series = series.where(~decimal, None)
-    return _text(series, text_only=False), decimal
+        return pd.Series(pd.arrays.ArrowStringArray(strings), index=series.index), not_text
+    not_text = _map_unique(series, _not_an_id).astype(bool) & series.notna().to_numpy(dtype=bool)
+    if not_text.any():
+        series = series.where(~not_text, None)
+    return _text(series, text_only=False), not_text
+
+
+def _arrow_kind(series: pd.Series) -> pa.DataType | None:
+    """The Arrow type of a typed column (read from none of its values), or None."""
+    try:
+        if isinstance(series.dtype, np.dtype):
+            return pa.from_numpy_dtype(series.dtype)
+        return pa.array(series.array[:0], from_pandas=True).type
+    except _NOT_ARROW_TEXT:
+        return None
+
+
+def _not_an_id(value) -> bool:
+    """Whether ``value`` is of a kind that holds no id: of an Arrow type that is none
+    (:func:`~actuarial.duplicate_ids.is_id_kind`), or of no Arrow type. Text in bytes is
+    text; an int of any size (beyond Arrow's too) is a whole number."""
+    value = _decoded(value)
+    if isinstance(value, str | int | np.integer) and not isinstance(value, bool):
+        return False
+    try:
+        return not is_id_kind(pa.scalar(value).type)
+    except (*_NOT_ARROW_TEXT, ValueError):  # ValueError: NaT, which is missing anyway
+        return True
 
 
 @dataclass(frozen=True, slots=True)
@@ -679,8 +705,8 @@ class FrameIds:
     (:func:`code_frame_ids`), each row's code into the distinct id texts (first seen,
     first coded; a missing id is the text "") and the repeated ids."""
 
-    text: pa.Array  # each row's id as text (null: missing, a decimal number, a lone surrogate)
-    decimal: np.ndarray  # where the id is a decimal number (an error of its own)
+    text: pa.Array  # each row's id as text (null: missing, not text, a lone surrogate)
+    not_text: np.ndarray  # where the id is not text (a decimal number, a date...): an error
     duplicates: DuplicateIds  # none found yet until coded
     codes: np.ndarray | None = None
     texts: pd.Series | None = None
@@ -691,13 +717,13 @@ def frame_id_text(ids: pd.Series) -> FrameIds:
     """The ids of a whole frame as text, not yet coded (no repeated id known)."""
     lone_surrogate = None
     try:
-        text, decimal = _id_text(ids)
+        text, not_text = _id_text(ids)
         strings = _arrow_strings(text)
     except UnicodeEncodeError:  # ids with a lone surrogate, refused by Arrow: no text (an error)
         lone_surrogate = _map_unique(ids, _has_lone_surrogate).astype(bool)
-        text, decimal = _id_text(ids.where(~lone_surrogate, None))
+        text, not_text = _id_text(ids.where(~lone_surrogate, None))
         strings = _arrow_strings(text)
-    return FrameIds(strings, decimal, DuplicateIds.none(len(ids)), lone_surrogate=lone_surrogate)
+    return FrameIds(strings, not_text, DuplicateIds.none(len(ids)), lone_surrogate=lone_surrogate)
 
 
 def code_frame_ids(ids: FrameIds) -> FrameIds:
@@ -706,7 +732,7 @@ def code_frame_ids(ids: FrameIds) -> FrameIds:
     one hash table (in C) codes them.
 
     The same answer as :func:`~actuarial.duplicate_ids.find_duplicates`, which reads a
-    file in bounded memory: missing ids, decimal numbers and ids longer than
+    file in bounded memory: missing ids, ids that are not text and ids longer than
     :data:`MEMBER_ID_MAX_LENGTH` are never repeated (each is an error of its own).
     """
     text = pc.fill_null(ids.text, "")  # a missing id is the text ""
@@ -715,7 +741,7 @@ def code_frame_ids(ids: FrameIds) -> FrameIds:
         texts = pd.Series(pd.arrays.ArrowStringArray(text))
         return replace(ids, duplicates=DuplicateIds.none(len(codes)), codes=codes, texts=texts)
     short = pc.less_equal(pc.utf8_length(ids.text), MEMBER_ID_MAX_LENGTH)
-    counted = pc.fill_null(short, False).to_numpy(zero_copy_only=False) & ~ids.decimal
+    counted = pc.fill_null(short, False).to_numpy(zero_copy_only=False) & ~ids.not_text
     coded = text.dictionary_encode()
     codes = coded.indices.to_numpy(zero_copy_only=False)
     texts = coded.dictionary
@@ -864,7 +890,7 @@ def _problem(field: str, rule: str, note: str) -> str:
 
 def _who(blank_id: bool, not_text_id: bool, raw_id, id_text: str) -> str:
     """The member a message is about: its id as given (``raw_id`` where it has no text: a
-    decimal number, a lone surrogate), or "no member_id"."""
+    decimal number, a date, a lone surrogate...), or "no member_id"."""
     if blank_id:
         return "no member_id"
     if not_text_id:
@@ -912,7 +938,7 @@ def parse_members(
     fields = _Fields(
         given={name: frame[name] for name in MEMBER_FIELDS},
         id_text=text,
-        decimal=ids.decimal[first : first + count],
+        not_text=ids.not_text[first : first + count],
         lone_surrogate=lone_surrogate,
         duplicated=duplicates.mask[offset : offset + count],
         other_rows=_OtherRows(duplicates, offset, first_row),
@@ -943,8 +969,8 @@ class _Fields:
     """
 
     given: dict[str, object]  # a column each, or one member's values
-    id_text: pa.Array  # null where the id is not text: missing, a decimal number, ...
-    decimal: np.ndarray  # where the id is a decimal number
+    id_text: pa.Array  # null where the id is missing or not text
+    not_text: np.ndarray  # where the id is not text (a decimal number, a date...)
     lone_surrogate: np.ndarray | None  # where the id holds one; None: nowhere
     duplicated: np.ndarray  # where the id is repeated in the whole input
     other_rows: object  # the other rows of a repeated id, shown in its message
@@ -961,15 +987,16 @@ def _validated(fields: _Fields, source: str, first_row: int) -> MemberArrays:
     """The rules of the member fields, checked on ``fields`` read from ``source``: every
     row kept, each invalid one with a message naming the row, the member, and each field,
     rule and value (the one implementation, for a frame and for one member)."""
-    count = len(fields.decimal)
+    count = len(fields.not_text)
     rows = np.arange(first_row, first_row + count)
     problems: list[tuple[np.ndarray, str, str, object]] = []  # (mask, field, rule, values)
 
     def flag(mask, field, rule, values=None):  # mask: a boolean array
         problems.append((mask, field, rule, values))
 
-    decimal, lone_surrogate = fields.decimal, fields.lone_surrogate
-    not_text = decimal if lone_surrogate is None else decimal | lone_surrogate  # text is null
+    not_text, lone_surrogate = fields.not_text, fields.lone_surrogate
+    # The id has no text (null) where it is not text or holds a lone surrogate.
+    no_text = not_text if lone_surrogate is None else not_text | lone_surrogate
     arrow_ids = fields.id_text
     if arrow_ids.null_count:
         arrow_ids = pc.fill_null(arrow_ids, "")
@@ -977,9 +1004,9 @@ def _validated(fields: _Fields, source: str, first_row: int) -> MemberArrays:
     length = arrow_text.byte_lengths(arrow_ids)
     trimmed_length = _trimmed_byte_lengths(arrow_ids, length)
     # Only an empty cell (or white space alone) is a missing id: no token ("NA") is one.
-    id_blank = (trimmed_length == 0) & ~not_text
+    id_blank = (trimmed_length == 0) & ~no_text
     flag(id_blank, "member_id", _REQUIRED)
-    flag(decimal, "member_id", _ID_NOT_TEXT, _GIVEN)
+    flag(not_text, "member_id", _ID_NOT_TEXT, _GIVEN)
     if lone_surrogate is not None:
         flag(lone_surrogate, "member_id", _ID_LONE_SURROGATE, _GIVEN)
     too_long = length > MEMBER_ID_MAX_LENGTH  # in bytes: then counted in characters
@@ -1080,7 +1107,7 @@ def _validated(fields: _Fields, source: str, first_row: int) -> MemberArrays:
                 else:
                     note = _value_note(values, index)
                 messages.append(_problem(field_name, rule, note))
-            who = _who(id_blank[index], not_text[index], raw_ids[position], ids[position])
+            who = _who(id_blank[index], no_text[index], raw_ids[position], ids[position])
             errors[position] = _row_error(source, rows[index], who, messages)
     return MemberArrays(
         row=rows,
@@ -1130,7 +1157,7 @@ class _IsoDate:
         return self.text
 
 
-_PYTHON_VALUES = (str, bool, int, float, dt.datetime, pd.Timestamp, type(None), _IsoDate)
+_PYTHON_VALUES = (str, bool, int, float, dt.date, dt.datetime, pd.Timestamp, type(None), _IsoDate)
 _NUMPY_VALUES = (np.bool_, np.integer, np.floating)
 
 
@@ -1230,10 +1257,8 @@ def _parse_one(values: list, source: str, row: int) -> MemberArrays:
     given = {name: value.text if type(value) is _IsoDate else value for name, value in read.items()}
     # member_id: text kept exactly as given; a whole number as its digits.
     member_id = given["member_id"]
-    decimal_id = isinstance(member_id, float | np.floating | bool | np.bool_) and not _missing(
-        member_id
-    )
-    if decimal_id or _missing(member_id):
+    not_text_id = not _missing(member_id) and _not_an_id(member_id)
+    if not_text_id or _missing(member_id):
         id_text = None
     elif isinstance(member_id, str):
         id_text = member_id
@@ -1244,7 +1269,7 @@ def _parse_one(values: list, source: str, row: int) -> MemberArrays:
     fields = _Fields(
         given=given,
         id_text=pa.array([id_text], type=pa.string()),
-        decimal=np.array([decimal_id]),
+        not_text=np.array([not_text_id]),
         lone_surrogate=None,  # left to the frame parser (_checked)
         duplicated=np.zeros(1, dtype=bool),  # a member is unique in its own input
         other_rows=None,
@@ -1359,7 +1384,8 @@ def warnings_and_where(
 
 def _member_values(member) -> list:
     """The values of :data:`MEMBER_FIELDS` of a :class:`Member` or a mapping, in order; a
-    date (not a timestamp) as an :class:`_IsoDate` (its ISO text, as a file would hold it)."""
+    date (not a timestamp) as an :class:`_IsoDate` (its ISO text, as a file would hold it),
+    but the member_id's (a date is no id: an error)."""
     if isinstance(member, Member):
         record = {name: getattr(member, name) for name in MEMBER_FIELDS}
     elif isinstance(member, Mapping):
@@ -1374,9 +1400,14 @@ def _member_values(member) -> list:
         raise MemberDataError(f"member: missing field(s) {missing}")
     values = [record[name] for name in MEMBER_FIELDS]
     return [
-        _IsoDate(v) if isinstance(v, dt.date) and not isinstance(v, dt.datetime) else v
-        for v in values
+        _IsoDate(value) if name != "member_id" and _plain_date(value) else value
+        for name, value in zip(MEMBER_FIELDS, values, strict=True)
     ]
+
+
+def _plain_date(value) -> bool:
+    """Whether ``value`` is a date, not a timestamp."""
+    return isinstance(value, dt.date) and not isinstance(value, dt.datetime)
 
 
 def member_frame(member) -> pd.DataFrame:

@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import threading
+from decimal import Decimal
 from pathlib import Path
 
 import pandas as pd
@@ -1004,3 +1005,42 @@ def test_a_csv_batch_without_a_bar_imports_neither_tqdm_nor_parquet(tmp_path):
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.stdout.splitlines()[-1] == "[]", done.stderr
     assert out.exists()
+
+
+@pytest.mark.parametrize(
+    ("ids", "shown"),
+    [
+        (pa.array([["P-1"], ["P-1"]]), ["['P-1']"] * 2),
+        (pa.array([{"id": "P-1"}, {"id": "P-1"}]), ["{'id': 'P-1'}"] * 2),
+        (
+            pa.array([dt.datetime(2000, 1, 1, 5, 6), dt.datetime(2000, 1, 2)], pa.timestamp("ms")),
+            ["2000-01-01 05:06:00", "2000-01-02 00:00:00"],
+        ),
+        # date32 reaches pandas as datetime64 (dates are read so): shown as a timestamp
+        (pa.array([dt.date(2000, 1, 2)] * 2), ["2000-01-02 00:00:00"] * 2),
+        (pa.array([dt.time(5, 6)] * 2), ["05:06:00"] * 2),
+        (pa.array([Decimal("7.50")] * 2, pa.decimal128(10, 2)), ["7.50"] * 2),
+        (pa.array([7.0, 7.0]), ["7.0"] * 2),
+        (pa.array([True, True]), ["True"] * 2),
+    ],
+    ids=lambda value: str(value.type) if isinstance(value, pa.Array) else None,
+)
+def test_parquet_ids_that_are_not_text_or_whole_numbers_are_errors_never_repeated(
+    half_percent_guides, member, tmp_path, ids, shown
+):
+    """A list or a struct of ids was a traceback from the first pass; a date or a timestamp
+    became text with no error; floats and booleans were also "not unique" (the first pass
+    compared them as text). Each row is kept, with the one error of such an id."""
+    frame = pd.DataFrame([member(), member()]).drop(columns="member_id")
+    table = pa.Table.from_pandas(frame, preserve_index=False).append_column("member_id", ids)
+    source = tmp_path / "members.parquet"
+    pq.write_table(table, source)
+    summary = run(source, half_percent_guides, tmp_path / "out.csv")
+    assert (summary.members, summary.invalid) == (2, 2)
+    result = read_output(tmp_path / "out.csv")
+    rule = "'member_id' must be text or a whole number"
+    assert result["error"].tolist() == [
+        f"members.parquet row {row} (member {value}): {rule} (got {value})"
+        for row, value in enumerate(shown, 1)
+    ]
+    assert result["member_id"].tolist() == ["", ""]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import datetime as dt
+from decimal import Decimal
+
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -116,3 +119,35 @@ def test_different_ids_of_a_realistic_file_get_different_hashes():
     values = pa.array([f"{prefix}-{n:07d}" for prefix in ("M", "P") for n in range(50_000)])
     hashes = duplicate_ids._hashes(values)
     assert np.unique(hashes).size == len(values)
+
+
+NOT_ID_KINDS = [
+    pa.array([["P-1"], ["P-1"]]),
+    pa.array([{"id": "P-1"}, {"id": "P-1"}]),
+    pa.array([dt.datetime(2000, 1, 2)] * 2, pa.timestamp("ms")),
+    pa.array([dt.date(2000, 1, 2)] * 2),
+    pa.array([dt.date(2000, 1, 2)] * 2).dictionary_encode(),
+    pa.array([dt.time(5, 6)] * 2),
+    pa.array([dt.timedelta(days=1)] * 2),
+    pa.array([Decimal("7.00")] * 2, pa.decimal128(10, 2)),
+    pa.array([7.0, 7.0]),
+    pa.array([True, True]),
+]
+
+
+@pytest.mark.parametrize("ids", NOT_ID_KINDS, ids=lambda ids: str(ids.type))
+def test_ids_of_a_kind_that_holds_no_id_are_never_compared(ids):
+    """A list or a struct was a traceback (no cast to text); a date, a float or a boolean
+    became text it never was ("7", "2000-01-02 00:00:00") and was found repeated. Each such
+    id is an error on its row (actuarial.members), never a duplicate."""
+    assert not duplicate_ids.is_id_kind(ids.type)
+    assert duplicated_ids(lambda: [pa.chunked_array([ids])]).tolist() == [False, False]
+
+
+def test_whole_numbers_of_every_integer_and_decimal_kind_are_ids_as_their_digits():
+    wide = pa.array([Decimal("12345678901234567890")] * 2 + [Decimal(7)], pa.decimal128(20, 0))
+    assert duplicate_ids.is_id_kind(wide.type)
+    assert duplicate_ids.id_texts(wide).to_pylist() == ["12345678901234567890"] * 2 + ["7"]
+    assert duplicated_ids(lambda: [wide]).tolist() == [True, True, False]
+    small = pa.array([7, None, 7], pa.uint8()).dictionary_encode()
+    assert duplicate_ids.id_texts(small).to_pylist() == ["7", None, "7"]

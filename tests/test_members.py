@@ -885,3 +885,58 @@ def test_a_date_or_number_cell_is_read_the_same_whatever_the_other_rows_hold(
     beside = parse_members(pd.DataFrame(rows, dtype=object), source="m")
     np.testing.assert_array_equal(getattr(beside, field)[:1], getattr(alone, field))
     assert beside.error[0] == alone.error[0]
+
+
+# An id column of a kind that holds no id, as a frame holds it, and each row's id as a
+# message shows it: an error on the row, never the text it would become, never repeated.
+NOT_TEXT_ID_COLUMNS = [
+    pytest.param(
+        pd.Series(pd.to_datetime(["2000-01-01 05:06", "2000-01-02 00:00"])),
+        ["2000-01-01 05:06:00", "2000-01-02 00:00:00"],
+        id="datetime64",
+    ),
+    pytest.param(
+        pd.Series([dt.date(2000, 1, 2)] * 2, dtype=object), ["2000-01-02"] * 2, id="dates"
+    ),
+    pytest.param(
+        pd.Series([dt.datetime(2000, 1, 2), dt.time(5, 6)], dtype=object),
+        ["2000-01-02 00:00:00", "05:06:00"],
+        id="datetime-and-time",
+    ),
+    pytest.param(
+        pd.Series(pd.to_timedelta(["1D", "1D"])), ["1 days 00:00:00"] * 2, id="timedelta64"
+    ),
+    pytest.param(
+        pd.Series(pd.period_range("2000-01", periods=2, freq="M")),
+        ["2000-01", "2000-02"],
+        id="periods",
+    ),
+    pytest.param(
+        pd.Series([["P-1"], {"id": "P-1"}], dtype=object), ["['P-1']", "{'id': 'P-1'}"],
+        id="list-and-dict",
+    ),
+]
+
+
+@pytest.mark.parametrize(("ids", "shown"), NOT_TEXT_ID_COLUMNS)
+def test_an_id_column_of_dates_times_or_lists_is_an_error_on_each_row(
+    half_percent_guides, member, ids, shown
+):
+    frame = pd.DataFrame([member(), member()]).assign(member_id=ids)
+    table = evaluate_frame(frame, half_percent_guides)
+    rule = "'member_id' must be text or a whole number"
+    assert table["error"].tolist() == [
+        f"members row {row} (member {value}): {rule} (got {value})"
+        for row, value in enumerate(shown, 1)
+    ]
+    assert table["member_id"].tolist() == ["", ""]
+
+
+def test_evaluate_and_evaluate_frame_refuse_a_date_as_an_id_alike(half_percent_guides, member):
+    dated = member(member_id=dt.date(2000, 1, 2))
+    message = "member row 1 (member 2000-01-02): 'member_id' must be text or a whole number"
+    with pytest.raises(MemberDataError, match=exactly(f"{message} (got 2000-01-02)")):
+        evaluate(dated, half_percent_guides)
+    frame = pd.DataFrame([dated], dtype=object)
+    table = evaluate_frame(frame, half_percent_guides, source="member")
+    assert table["error"].tolist() == [f"{message} (got 2000-01-02)"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from decimal import Decimal
 from fractions import Fraction
 
 import numpy as np
@@ -377,3 +378,33 @@ def test_a_row_with_a_lone_surrogate_is_an_error_and_changes_no_other_row(
                 np.testing.assert_array_equal(mine, theirs, err_msg=name)
             else:
                 assert mine.tolist() == theirs.tolist(), name
+
+
+# Ids of a kind that holds no id (a date, a time, a decimal with a fraction, a list...): an
+# error, never the text they would become ("2000-01-02", "1/3"). Dates and timestamps are
+# read by the one-member parser itself; the others go to the frame parser.
+NOT_TEXT_IDS = [
+    (dt.date(2000, 1, 2), "2000-01-02", True),
+    (dt.datetime(2000, 1, 1, 5, 6), "2000-01-01 05:06:00", True),
+    (pd.Timestamp("2000-01-02"), "2000-01-02 00:00:00", True),
+    (np.datetime64("2000-01-02"), "2000-01-02", False),
+    (dt.time(5, 6), "05:06:00", False),
+    (dt.timedelta(days=1), "1 day, 0:00:00", False),
+    (Decimal("7.5"), "7.5", False),
+    (Decimal("7.00"), "7.00", False),
+    (Fraction(1, 3), "1/3", False),
+    (["P-1"], "['P-1']", False),
+    ({"id": "P-1"}, "{'id': 'P-1'}", False),
+]
+
+
+@pytest.mark.parametrize(("member_id", "shown", "native"), NOT_TEXT_IDS, ids=repr)
+def test_an_id_that_is_a_date_a_time_or_a_list_is_the_frame_parsers_error(
+    member_id, shown, native
+):
+    member = {**VALID_MEMBER, "member_id": member_id}
+    assert assert_parsed_alike(member) == native
+    problem = f"'member_id' must be text or a whole number (got {shown})"
+    assert parse_member(member).error.tolist() == [f"member row 1 (member {shown}): {problem}"]
+    assert parse_member(member).member_id.to_pylist() == [""]
+
