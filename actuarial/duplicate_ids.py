@@ -77,11 +77,23 @@ def id_texts(ids: pa.Array) -> pa.StringArray:
     return ids.cast(pa.string())
 
 
+def _id_value_text(value) -> str | None:
+    """One Python id as text: text as it is, an int as its digits; None for any other."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
 def _as_strings(chunk, max_length: int | None = None) -> pa.StringArray:
     """A chunk of ids (Arrow, or pandas read as Arrow reads it) as one Arrow string array
     (:func:`id_texts`); ids longer than ``max_length`` characters become missing."""
     if not isinstance(chunk, pa.Array | pa.ChunkedArray):  # pandas (not imported here)
-        chunk = pa.array(chunk, from_pandas=True)
+        try:
+            chunk = pa.array(chunk, from_pandas=True)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):  # Python values of several kinds
+            chunk = pa.array([_id_value_text(value) for value in chunk], type=pa.string())
     if isinstance(chunk, pa.ChunkedArray):
         chunk = chunk.combine_chunks()
     chunk = id_texts(chunk)

@@ -151,3 +151,11 @@ def test_whole_numbers_of_every_integer_and_decimal_kind_are_ids_as_their_digits
     assert duplicated_ids(lambda: [wide]).tolist() == [True, True, False]
     small = pa.array([7, None, 7], pa.uint8()).dictionary_encode()
     assert duplicate_ids.id_texts(small).to_pylist() == ["7", None, "7"]
+
+
+def test_pandas_chunks_of_python_values_of_several_kinds_are_compared_by_their_text():
+    # Arrow reads no column of text and ints together: each value is read alone (before
+    # that fallback, an ArrowTypeError). A float, a bool or None is no id: never repeated.
+    chunk = pd.Series(["a", 1, "a", 2.5, None, 1, 2.5, True, True, "1"], dtype=object)
+    found = duplicated_ids(lambda: [chunk])
+    assert found.tolist() == [True, True, True, False, False, True, False, False, False, True]
