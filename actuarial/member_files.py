@@ -18,7 +18,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 
-from actuarial.duplicate_ids import DuplicateIds, find_duplicates
+from actuarial.duplicate_ids import DuplicateIds, find_duplicates, id_texts, is_id_kind
 from actuarial.member_record import MEMBER_ID_MAX_LENGTH, MemberFileError, check_columns
 from actuarial.shown_text import printable, shortened
 
@@ -118,15 +118,18 @@ def _parquet_reader(path: Path):
 def _as_text(batch: pa.RecordBatch) -> pa.RecordBatch:
     """A Parquet batch whose binary columns are read as UTF-8 text (a byte that is not
     makes the file unreadable, never a changed value nor an error of another kind), and
-    whose integer member ids are text: their digits, exactly (an integer column with nulls
-    would otherwise reach pandas as floats: 7 -> 7.0)."""
+    whose member ids of an id kind are text (:func:`~actuarial.duplicate_ids.id_texts`:
+    whole numbers as their digits, exactly; an integer column with nulls would otherwise
+    reach pandas as floats: 7 -> 7.0); ids of any other kind are left as read: errors on
+    their rows."""
     for position, field in enumerate(batch.schema):
         kind = field.type
         value_kind = kind.value_type if pa.types.is_dictionary(kind) else kind
-        binary = pa.types.is_binary(value_kind) or pa.types.is_large_binary(value_kind)
-        an_id = field.name == "member_id"
-        if binary or (an_id and (pa.types.is_integer(kind) or pa.types.is_dictionary(kind))):
-            column = batch.column(position)
+        column = batch.column(position)
+        if field.name == "member_id" and is_id_kind(kind):
+            if kind != pa.string():
+                batch = batch.set_column(position, field.name, id_texts(column))
+        elif pa.types.is_binary(value_kind) or pa.types.is_large_binary(value_kind):
             if pa.types.is_dictionary(kind):
                 column = column.dictionary_decode()
             batch = batch.set_column(position, field.name, column.cast(pa.string()))
@@ -156,7 +159,7 @@ class _Stopped(Exception):
 
 
 def _id_chunks(path: Path, fmt: str, stop: threading.Event | None = None) -> Iterator[pa.Array]:
-    """The member_id column alone, in chunks, as text (integer ids as their digits);
+    """The member_id column alone, in chunks, as text (whole numbers as their digits);
     :class:`_Stopped` once ``stop`` is set."""
     for batch in record_batches(path, fmt, ["member_id"]):
         if stop is not None and stop.is_set():
