@@ -82,9 +82,13 @@ def not_a_file(path) -> str | None:
     return NOT_A_REGULAR_FILE if kind is None else f"{kind}, not a file"
 
 
+# Flags of POSIX only (Windows has no named pipe on a path, nor a controlling terminal).
+_NO_WAITING = getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+
+
 def _opened_without_waiting(path: str, flags: int) -> int:
     """``os.open`` that never waits on a pipe nor takes a terminal (a file read is the same)."""
-    return os.open(path, flags | os.O_NONBLOCK | os.O_NOCTTY)
+    return os.open(path, flags | _NO_WAITING)
 
 
 def read_bytes(path, limit: int) -> tuple[bytes | None, list[TextProblem]]:
