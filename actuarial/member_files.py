@@ -21,6 +21,7 @@ import pyarrow.csv as pa_csv
 from actuarial.duplicate_ids import DuplicateIds, find_duplicates, id_texts, is_id_kind
 from actuarial.member_record import MEMBER_ID_MAX_LENGTH, MemberFileError, check_columns
 from actuarial.shown_text import printable, shortened
+from actuarial.text_files import NOT_A_REGULAR_FILE, not_a_file
 
 __all__ = [
     "FORMATS",
@@ -290,8 +291,8 @@ def check_readable(path: Path, fmt: str) -> None:
     if not path.is_file():
         if path.is_dir():
             reason = "a folder, not a file"
-        elif path.exists():
-            reason = "not a regular file"  # a pipe or a device: never waited on
+        elif path.exists():  # a pipe, a socket, a device: named, never waited on
+            reason = not_a_file(path) or NOT_A_REGULAR_FILE
         else:
             reason = "no such file"
         raise _unreadable(path, reason)

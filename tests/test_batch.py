@@ -924,7 +924,7 @@ def test_a_member_file_that_is_a_pipe_is_refused_without_waiting(half_percent_gu
 
     source = tmp_path / "members.csv"
     os.mkfifo(source)
-    message = f"{source}: cannot read the member file (not a regular file)"
+    message = f"{source}: cannot read the member file (a named pipe, not a file)"
     with pytest.raises(MemberFileError, match=exactly(message)):
         run(source, half_percent_guides, tmp_path / "out.csv")
 
