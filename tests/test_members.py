@@ -675,10 +675,14 @@ def test_ids_differing_only_by_white_space_are_errors_not_three_members(
         ({}, dt.date(2025, 6, 15), ""),
         ({"average_compensation": 999.99}, None, "'average_compensation' is below 1,000 a year, "
          "the bottom of plausible amounts (got 999.99)"),
+        ({"average_compensation": 999.999}, None, "'average_compensation' is below 1,000 a "
+         "year, the bottom of plausible amounts (got 999.999)"),  # not rounded up to 1,000.00
         ({"average_compensation": 1_000}, None, ""),
         ({"average_compensation": 1_000_000.01}, None, "'average_compensation' is above "
          "1,000,000 a year, the top of plausible amounts (got 1,000,000.01)"),
         ({"average_compensation": 1_000_000}, None, ""),
+        ({"average_compensation": 9_999_999.999}, None, "'average_compensation' is above "
+         "1,000,000 a year, the top of plausible amounts (got 9,999,999.999)"),
     ],
 )  # fmt: skip
 def test_a_suspicious_fact_is_a_warning_on_either_side_of_its_bound(
