@@ -52,6 +52,7 @@ from actuarial.law.parameters import LawError, load_law, shipped_law
 from actuarial.law.readings import INTERPRETATIONS, Readings
 from actuarial.member_record import (
     DATE_RANGE,
+    DATE_RANGE_RULE,
     DEFAULT_CHUNK_ROWS,
     GROUPS,
     MemberDataError,
@@ -83,9 +84,7 @@ def _date(_context, _parameter, value):
     except ValueError as error:
         raise click.BadParameter(f"must be a date YYYY-MM-DD (got {value!r})") from error
     if not DATE_RANGE[0] <= day <= DATE_RANGE[1]:
-        raise click.BadParameter(
-            f"must be from {DATE_RANGE[0]} to {DATE_RANGE[1]} (got {value!r})"
-        )
+        raise click.BadParameter(f"{DATE_RANGE_RULE} (got {value!r})")
     return day
 
 

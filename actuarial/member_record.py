@@ -17,6 +17,7 @@ from actuarial.shown_text import quoted
 __all__ = [
     "DATE_FIELDS",
     "DATE_RANGE",
+    "DATE_RANGE_RULE",
     "DEFAULT_CHUNK_ROWS",
     "GROUPS",
     "HIGH_RISK_GROUPS",
@@ -43,6 +44,7 @@ GROUPS = ("general", "police", "firefighter")
 HIGH_RISK_GROUPS = ("police", "firefighter")
 MEMBER_ID_MAX_LENGTH = 100  # characters; a longer id is an error on its row
 DATE_RANGE = (dt.date(1900, 1, 1), dt.date(2100, 12, 31))  # every date, both ends included
+DATE_RANGE_RULE = f"must be from {DATE_RANGE[0]} to {DATE_RANGE[1]}"  # the rule's wording
 # Members per chunk of a batch (`actuarial batch --chunk-rows`): small enough that a
 # chunk's arrays reuse memory (at 10^6 members, 125,000 had the kernel zero 40% fewer fresh
 # pages than 250,000, 0.5 s of system time, and peaked 25% lower; 500,000 was a quarter

@@ -42,6 +42,7 @@ from actuarial.duplicate_ids import DuplicateIds, find_duplicates, is_id_kind, s
 from actuarial.member_record import (
     DATE_FIELDS,
     DATE_RANGE,
+    DATE_RANGE_RULE,
     GROUPS,
     MEMBER_FIELDS,
     MEMBER_ID_MAX_LENGTH,
@@ -152,7 +153,7 @@ _ID_NOT_UNIQUE = "must be unique in the file"
 _NOT_A_DATE = f"must be a date {_ISO_DATE}"
 _NO_TIME_ZONE = "must be a date without a time zone"
 _NO_TIME_OF_DAY = "must be a date, without a time of day"
-_DATE_OUTSIDE = f"must be from {DATE_RANGE[0]} to {DATE_RANGE[1]}"
+_DATE_OUTSIDE = DATE_RANGE_RULE
 _NOT_A_NUMBER = "must be a number"
 _NOT_FINITE = "must be finite"
 _NEGATIVE = "must be >= 0"

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from actuarial.member_record import DATE_RANGE
+from actuarial.member_record import DATE_RANGE, DATE_RANGE_RULE
 from actuarial.shown_text import quoted
 from actuarial.text_files import TextProblem, decode_text, read_bytes, toml_shape_problems
 
@@ -113,7 +113,7 @@ def date_outside(key: str, day: dt.date) -> str | None:
     it is inside)."""
     if DATE_RANGE[0] <= day <= DATE_RANGE[1]:
         return None
-    return f"'{key}' must be from {DATE_RANGE[0]} to {DATE_RANGE[1]} (got {day})"
+    return f"'{key}' {DATE_RANGE_RULE} (got {day})"
 
 
 PARAMETERS = {
