@@ -294,7 +294,7 @@ def value_results(
     birth_year = members.birth_date.astype("datetime64[Y]").astype(np.int64) + 1970
     sex_key = sex if mortality.sex_distinct else np.full(count, 2)
     cohort_key = birth_year if mortality.generational else np.zeros(count, dtype=np.int64)
-    valued = valid & results.eligible.any(axis=1)
+    valued = _with_eligible_row(results)
     combined = sex_key.astype(np.int64) * 100_000 + np.where(valued, cohort_key, 0)
     unique, group = np.unique(combined[valued], return_inverse=True)
     keys = [
@@ -354,6 +354,11 @@ def value_results(
         total[np.isnan(amounts[:, 0])] = np.nan  # no amount (no guide in force): no value
         values[index[rows], column] = total
     return values, error
+
+
+def _with_eligible_row(results: MemberResults) -> np.ndarray:
+    """The members there is something to value for: valid, with an eligible row."""
+    return results.members.valid & results.eligible.any(axis=1)
 
 
 # --------------------------------------------------------------------- frames
@@ -428,13 +433,16 @@ def _evaluated(members_df, guides, as_of, readings, source, law):
     return results, sex, sex_error
 
 
-def _values(results, basis, sex, sex_error, rates):
+def _values(results, basis, sex, sex_error, rates=None):
     """:func:`value_results`, with no value and the ``sex`` error for a bad ``sex`` on a
-    sex-distinct basis (a unisex one does not read ``sex``, as ``docs/valuation.md`` says)."""
+    sex-distinct basis (a unisex one does not read ``sex``, as ``docs/valuation.md`` says),
+    on the members with an eligible row only: a member with none has nothing to value, and
+    no row to carry the error, so the summary does not count him."""
     values, errors = value_results(results, basis, sex, rates)
     if basis.mortality.sex_distinct:
-        errors = np.where(sex_error != "", sex_error, errors)
-        values[sex_error != ""] = np.nan
+        bad = (sex_error != "") & _with_eligible_row(results)
+        errors = np.where(bad, sex_error, errors)
+        values[bad] = np.nan
     return values, errors
 
 
@@ -569,13 +577,13 @@ def _sensitivities(results, sex, sex_error, basis, as_of, readings, series, law)
         rows.append({"scenario": label, **totals, "note": note})
     for factor in (0.9, 1.1):
         scaled = basis.mortality.scaled(factor)
-        scaled_values, _ = value_results(results, basis.with_mortality(scaled), sex)
+        scaled_values, _ = _values(results, basis.with_mortality(scaled), sex, sex_error)
         capped = scaled.capped_ages
         note = f"q capped at 1 at ages {_ranges(capped)}" if capped else "no q capped"
         rows.append({"scenario": f"q x {factor:g}", **_totals(scaled_values[..., 0]), "note": note})
     for name, guide_set in (series or {}).items():
         other = evaluate_members(results.members, guide_set, as_of, readings, law)
-        other_values, _ = value_results(other, basis, sex)
+        other_values, _ = _values(other, basis, sex, sex_error)
         rows.append({"scenario": f"series {name}", **_totals(other_values[..., 0]), "note": ""})
     frame = pd.DataFrame(rows)
     frame.insert(

@@ -22,6 +22,7 @@ from actuarial.valuation import (
     SEX_CODES,
     Basis,
     ValuationError,
+    member_choices,
     run_valuation,
     schedule_steps,
     sensitivities,
@@ -222,6 +223,34 @@ def test_a_bad_sex_is_an_error_on_that_member_only():
     )
     assert np.isnan(frame.loc[("D-1125", "d")]["pv_at_separation"])
     assert frame.loc[("A-270", "a")]["pv_at_separation"] > 0
+
+
+def test_a_bad_sex_on_a_member_with_no_eligible_row_is_no_error_and_not_counted(tmp_path):
+    # docs/valuation.md: a member with no eligible row has nothing to value. Before, the
+    # summary counted him as not valued while no row of the table carried an error.
+    refunded = {**DEFERRED_FLAT, "member_id": "R-1", "refunded": "true", "sex": "X"}
+    rows = [{**EARLY_STEPPED, "sex": "F"}, refunded, {**DEFERRED_FLAT, "sex": "M"}]
+    members, out = tmp_path / "members.csv", tmp_path / "values.csv"
+    pd.DataFrame(rows).to_csv(members, index=False)
+    basis = Basis(PUB_JOINED, 0.045)
+    summary = run_valuation(members, GUIDES, basis, out, with_sensitivities=False)
+    table = pd.read_csv(out, keep_default_na=False)
+    assert (table["error"] == "").all()
+    assert summary.not_valued == 0
+    assert "not valued, the basis does not cover them: 0)" in summary.lines()[0]
+    choices = member_choices(refunded, GUIDES, basis)
+    assert (choices["error"] == "").all() and not choices["eligible"].any()
+
+
+def test_every_sensitivity_leaves_out_the_member_with_a_bad_sex_as_the_basis_does():
+    # Before, the q x 0.9, q x 1.1 and guide-series scenarios valued him on the blend.
+    good = [{**EARLY_STEPPED, "sex": "F"}, {**DEFERRED_FLAT, "sex": "M"}]
+    bad = {**EARLY_STEPPED, "member_id": "C-X", "sex": "X"}
+    basis = Basis(PUB_JOINED, 0.045)
+    series = {"sult": load_guides(SHIPPED_GUIDES, "sult-5pct-monthly")}
+    alone = sensitivities(pd.DataFrame(good), GUIDES, basis, series=series)
+    with_bad = sensitivities(pd.DataFrame([*good, bad]), GUIDES, basis, series=series)
+    pd.testing.assert_frame_equal(with_bad, alone)
 
 
 def test_a_unisex_basis_does_not_read_sex():
