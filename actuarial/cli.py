@@ -20,6 +20,7 @@ import sys
 if "numpy" not in sys.modules:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
+import contextlib
 import csv
 import datetime as dt
 import functools
@@ -27,6 +28,7 @@ import io
 import json
 import re
 import signal
+import warnings
 from pathlib import Path
 
 import click
@@ -48,6 +50,7 @@ from actuarial.guides import (
     load_guides,
 )
 from actuarial.law.conditions import render
+from actuarial.law.notes import LawNote
 from actuarial.law.parameters import LawError, load_law, shipped_law
 from actuarial.law.readings import INTERPRETATIONS, Readings
 from actuarial.member_record import (
@@ -220,8 +223,28 @@ def _fail(error: Exception | str):
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(version=__version__, prog_name="actuarial")
-def cli():
+@click.pass_context
+def cli(ctx):
     """Chapter 2 annuities of Puerto Rico's Government Employees Retirement System."""
+    ctx.with_resource(_law_notes_printed())
+
+
+@contextlib.contextmanager
+def _law_notes_printed():
+    """While a command runs, each :class:`LawNote` of an amended law (what in it can never
+    take effect) as a ``warning: law: ...`` line on stderr, every time its law is loaded."""
+    with warnings.catch_warnings():
+        shown = warnings.showwarning
+
+        def show(message, category, *args, **kwargs):
+            if issubclass(category, LawNote):
+                _echo(f"warning: law: {message}", err=True)
+            else:
+                shown(message, category, *args, **kwargs)
+
+        warnings.showwarning = show
+        warnings.simplefilter("always", LawNote)
+        yield
 
 
 @cli.command()

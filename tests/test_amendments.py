@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -13,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import FROM_START
 
+from actuarial import shipped
 from actuarial.batch import OUTPUT_SCHEMA, run_batch
 from actuarial.cli import cli
 from actuarial.engine import COLUMNS, RESULT_COLUMNS, ClauseResult, evaluate, evaluate_frame
@@ -20,9 +22,12 @@ from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, load_guides
 from actuarial.law import LawError, load_law, shipped_law
 from actuarial.law.clauses import CLAUSES, register_clause, unregister_clause
 from actuarial.law.conditions import Clause, ClauseOutcome, Condition, Wording
+from actuarial.law.notes import LawNote, law_notes
 from actuarial.law.readings import Readings
 
 AS_OF = dt.date(2027, 6, 1)
+USD = "USD a month"
+EXAMPLE_BILL = shipped.EXAMPLES / "bill-2027.toml"
 
 # A bill: $600 minimum from 2027, early retirement with 20 years, and 2% a year of service,
 # for separations (and payments) from 2027-01-01.
@@ -467,3 +472,100 @@ def test_a_huge_minimum_is_an_error_line_of_batch_and_evaluate_not_a_wrong_resul
         assert result.exception is None or isinstance(result.exception, SystemExit)
         assert result.stderr.startswith(rule) and result.stdout == ""
     assert not out.exists()
+
+
+# --------------------------------------------------- what an amended law can never apply
+def _entry(name: str, effective_from: str, value, unit: str) -> str:
+    return (
+        f'[[{name}]]\neffective_from = {effective_from}\nvalue = {value}\nunit = "{unit}"\n'
+        'source = "Test bill"\n\n'
+    )
+
+
+def _notes_of(tmp_path, text: str) -> list[str]:
+    """The notes warned when ``text`` amends the shipped law, as warned, in order."""
+    path = tmp_path / "amendment.toml"
+    path.write_text(text, encoding="utf-8")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        law = load_law(path)
+    assert [str(w.message) for w in caught] == list(law_notes(law))
+    assert all(w.category is LawNote for w in caught)
+    return list(law_notes(law))
+
+
+def test_the_shipped_law_and_the_example_bill_have_nothing_that_cannot_apply():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert law_notes(shipped_law()) == ()
+        assert law_notes(load_law(EXAMPLE_BILL)) == ()
+
+
+@pytest.mark.parametrize(
+    ("effective_from", "noted"), [("1985-01-01", True), ("1990-03-31", True), ("1990-04-02", False)]
+)
+def test_an_entry_replaced_before_the_laws_first_date_is_noted_never_in_force(
+    tmp_path, effective_from, noted
+):
+    notes = _notes_of(tmp_path, _entry("minimum_monthly_pension", effective_from, 700, USD))
+    expected = [
+        f"{tmp_path / 'amendment.toml'}: 'minimum_monthly_pension' entry 1 (effective_from "
+        f"{effective_from}): never in force: actuarial/law/law.toml: 'minimum_monthly_pension' "
+        "entry 1 (effective_from 1990-04-01) replaces it on or before 1990-04-01, the first "
+        "date of the law in force"
+    ]
+    assert notes == (expected if noted else [])
+
+
+@pytest.mark.parametrize(("end", "noted"), [("1990-04-01", True), ("1990-04-02", False)])
+def test_an_empty_coverage_window_is_noted_from_its_date(tmp_path, end, noted):
+    notes = _notes_of(tmp_path, _entry("coverage.first_entry_before", "2028-01-01", end, "date"))
+    expected = [
+        "from 2028-01-01: the coverage window is empty: no first entry is covered (I-1); in "
+        "force: actuarial/law/law.toml: 'coverage.first_entry_on_or_after' entry 1 "
+        f"(effective_from 1990-04-01) = 1990-04-01 and {tmp_path / 'amendment.toml'}: "
+        f"'coverage.first_entry_before' entry 1 (effective_from 2028-01-01) = {end}"
+    ]
+    assert notes == (expected if noted else [])
+
+
+@pytest.mark.parametrize(("age", "noted"), [(64, False), (65, True), (70, True)])
+def test_early_retirement_at_or_after_the_age_of_a_is_noted_for_its_span(tmp_path, age, noted):
+    text = _entry("early_retirement.age", "2027-01-01", age, "years")
+    text += _entry("early_retirement.age", "2030-01-01", 55, "years")
+    file = tmp_path / "amendment.toml"
+    expected = [
+        "from 2027-01-01 until 2030-01-01: inciso (c) cannot apply: no age at separation is "
+        f"from its age and below that of (a); in force: {file}: 'early_retirement.age' entry 1 "
+        f"(effective_from 2027-01-01) = {age} and actuarial/law/law.toml: "
+        "'service_annuity.age' entry 1 (effective_from 1990-04-01) = 65"
+    ]
+    assert _notes_of(tmp_path, text) == (expected if noted else [])
+
+
+def test_a_note_of_the_law_amended_is_not_warned_again_by_a_later_amendment(tmp_path):
+    first = tmp_path / "first.toml"
+    first.write_text(_entry("early_retirement.age", "2027-01-01", 65, "years"), encoding="utf-8")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        law = load_law(first)
+        law.amended(EXAMPLE_BILL)
+    assert len(caught) == 1 and "inciso (c) cannot apply" in str(caught[0].message)
+
+
+def test_the_command_line_prints_each_note_on_stderr_and_keeps_stdout_as_it_was(tmp_path):
+    amendment = tmp_path / "closed.toml"
+    amendment.write_text(
+        _entry("coverage.first_entry_before", "2028-01-01", "1990-04-01", "date"), encoding="utf-8"
+    )
+    args = ["evaluate", "--birth-date", "1960-06-15", "--entry-date", "1995-06-15"]
+    args += ["--separation-date", "2025-06-15", "--service", "20", "--compensation", "48000"]
+    args += ["--as-of", "2027-06-01", "--json"]
+    plain = CliRunner().invoke(cli, args)
+    amended = CliRunner().invoke(cli, [*args, "--law", str(amendment)])
+    assert amended.exit_code == 0 and plain.stderr == ""
+    with pytest.warns(LawNote):
+        notes = law_notes(load_law(amendment))
+    assert amended.stderr.splitlines() == [f"warning: law: {note}" for note in notes]
+    assert amended.stderr.startswith("warning: law: from 2028-01-01: the coverage window is empty")
+    assert json.loads(amended.stdout)["clauses"] == json.loads(plain.stdout)["clauses"]

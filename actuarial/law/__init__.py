@@ -8,6 +8,7 @@
 - :mod:`~actuarial.law.coverage`: who is covered (I-1);
 - :mod:`~actuarial.law.reduction`: the actuarial reduction of inciso (c);
 - :mod:`~actuarial.law.minimum`: the monthly minimum on the payment date (I-4);
+- :mod:`~actuarial.law.notes`: what an amended law holds that can never take effect;
 - :mod:`~actuarial.law.readings`: the readings I-1 to I-9 and their switches.
 """
 

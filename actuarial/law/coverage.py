@@ -19,6 +19,7 @@ __all__ = [
     "COVERED",
     "ENTERED_AFTER",
     "ENTERED_BEFORE",
+    "WINDOW",
     "coverage_codes",
     "first_day_included",
     "not_covered_reason",
@@ -26,8 +27,9 @@ __all__ = [
 
 COVERED, ENTERED_BEFORE, ENTERED_AFTER = 0, 1, 2
 
-START = "{law[coverage.first_entry_on_or_after]}"
-END = "{law[coverage.first_entry_before]}"
+# The window's two parameters: a first entry on or after the first and before the second.
+WINDOW = ("coverage.first_entry_on_or_after", "coverage.first_entry_before")
+START, END = (f"{{law[{name}]}}" for name in WINDOW)
 REASONS = {
     (ENTERED_BEFORE, True): f"not covered by Chapter 2 (I-1): first entry before {START}",
     (ENTERED_BEFORE, False): f"not covered by Chapter 2 (I-1, {START} excluded): first entry "
@@ -58,8 +60,7 @@ def coverage_codes(entry_date, separation_date, law, readings: Readings) -> np.n
     before_law = separation_date < first
     on = np.where(before_law, first, separation_date)
     window = LawOn(law, on)
-    start = window["coverage.first_entry_on_or_after"]
-    end = window["coverage.first_entry_before"]
+    start, end = (window[name] for name in WINDOW)
     before = entry_date < start if first_day_included(readings) else entry_date <= start
     return np.where(
         before | before_law, ENTERED_BEFORE, np.where(entry_date >= end, ENTERED_AFTER, COVERED)

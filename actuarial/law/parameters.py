@@ -18,6 +18,7 @@ import hashlib
 import math
 import re
 import tomllib
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
@@ -460,6 +461,8 @@ class Law:
     def amended(self, *sources) -> Law:
         """This law with the entries of each amendment file (a path) added, in order.
 
+        What the amended law holds that can never take effect is warned, a
+        :class:`~actuarial.law.notes.LawNote` each (:func:`~actuarial.law.notes.law_notes`).
         Every file is read and parsed first: the problems of all of them that do not depend
         on the law they amend (unreadable, too large, not UTF-8, too deep, too many keys, not
         TOML, an unknown parameter or a malformed entry) are raised together."""
@@ -479,6 +482,12 @@ class Law:
         law = self
         for name, data, found in read:
             law = _merge(law, name, data, found)
+        from actuarial.law.notes import LawNote, law_notes  # notes read the clauses
+
+        known = set(law_notes(self))
+        for note in law_notes(law):
+            if note not in known:
+                warnings.warn(note, LawNote, stacklevel=2)
         return law
 
     def provenance(self) -> list[dict[str, str]]:
