@@ -50,8 +50,7 @@ from actuarial.guides import (
     load_guides,
 )
 from actuarial.law.conditions import render
-from actuarial.law.notes import LawNote
-from actuarial.law.parameters import LawError, load_law, shipped_law
+from actuarial.law.parameters import LawError, LawNote, load_law, shipped_law
 from actuarial.law.readings import INTERPRETATIONS, Readings
 from actuarial.member_record import (
     DATE_RANGE,
@@ -62,6 +61,7 @@ from actuarial.member_record import (
     MemberFileError,
 )
 from actuarial.output_files import (
+    EMPTY_PATH,
     OutputExistsError,
     OutputFileError,
     cannot_write,
@@ -130,7 +130,7 @@ class _Path(click.Path):
 
     def convert(self, value, param, ctx):
         if value == "":
-            self.fail("an empty path: give a file or folder ('.' for the current one).", param, ctx)
+            self.fail(f"{EMPTY_PATH}.", param, ctx)  # worded as in Python (EmptyPathError)
         return super().convert(value, param, ctx)
 
 

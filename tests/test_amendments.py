@@ -19,10 +19,10 @@ from actuarial.batch import OUTPUT_SCHEMA, run_batch
 from actuarial.cli import cli
 from actuarial.engine import COLUMNS, RESULT_COLUMNS, ClauseResult, evaluate, evaluate_frame
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, load_guides
-from actuarial.law import LawError, load_law, shipped_law
+from actuarial.law import LawError, LawNote, load_law, shipped_law
 from actuarial.law.clauses import CLAUSES, register_clause, unregister_clause
 from actuarial.law.conditions import Clause, ClauseOutcome, Condition, Wording
-from actuarial.law.notes import LawNote, law_notes
+from actuarial.law.notes import law_notes
 from actuarial.law.readings import Readings
 
 AS_OF = dt.date(2027, 6, 1)

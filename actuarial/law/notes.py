@@ -16,12 +16,7 @@ from actuarial.law.clauses import C_AGE, C_BEFORE_A
 from actuarial.law.coverage import WINDOW
 from actuarial.law.parameters import Law
 
-__all__ = ["LawNote", "law_notes"]
-
-
-class LawNote(UserWarning):
-    """A note of :func:`law_notes`, warned when an amendment is applied."""
-
+__all__ = ["law_notes"]
 
 # (lower bound, upper bound, what is empty when the lower is not below the upper).
 _BOUNDS = (

@@ -37,6 +37,7 @@ __all__ = [
     "Entry",
     "Law",
     "LawError",
+    "LawNote",
     "LawFile",
     "LawOn",
     "Parameter",
@@ -209,6 +210,10 @@ class Entry:
 
     def where(self, name: str) -> str:
         return f"{self.file}: '{name}' entry {self.number} (effective_from {self.effective_from})"
+
+
+class LawNote(UserWarning):
+    """What an amended law holds that can never take effect (:meth:`Law.amended`)."""
 
 
 class LawError(ValueError):
@@ -462,7 +467,7 @@ class Law:
         """This law with the entries of each amendment file (a path) added, in order.
 
         What the amended law holds that can never take effect is warned, a
-        :class:`~actuarial.law.notes.LawNote` each (:func:`~actuarial.law.notes.law_notes`).
+        :class:`LawNote` each (:func:`~actuarial.law.notes.law_notes`).
         Every file is read and parsed first: the problems of all of them that do not depend
         on the law they amend (unreadable, too large, not UTF-8, too deep, too many keys, not
         TOML, an unknown parameter or a malformed entry) are raised together."""
@@ -482,7 +487,7 @@ class Law:
         law = self
         for name, data, found in read:
             law = _merge(law, name, data, found)
-        from actuarial.law.notes import LawNote, law_notes  # notes read the clauses
+        from actuarial.law.notes import law_notes  # notes read the clauses
 
         known = set(law_notes(self))
         for note in law_notes(law):
