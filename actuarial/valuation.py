@@ -211,6 +211,7 @@ def _grid(mortality: Mortality, keys: list[tuple[str | None, int | None]], rates
     rates = np.asarray(rates, dtype=float)
     sums = np.zeros((len(tables), len(rates), width))
     alive = np.zeros((len(tables), width))
+    end_month = np.zeros(len(tables), dtype=np.int64)
     for g, table in enumerate(tables):
         months = np.arange(12 * table.min_age, 12 * table.omega)
         ages = months / 12
@@ -219,9 +220,13 @@ def _grid(mortality: Mortality, keys: list[tuple[str | None, int | None]], rates
         columns = months - low
         sums[g][:, columns] = PAYMENTS_PER_YEAR * l_at[None, :] * value
         alive[g, columns] = l_at
+        # No one is alive from omega on, or from the year after a q of 1 before the last
+        # age (a table's own, or a rate capped at 1 by a sensitivity): no one to value.
+        dead = np.flatnonzero(l_at == 0)
+        end_month[g] = months[dead[0]] if dead.size else 12 * table.omega
     return _Grid(
         first_month=np.array([12 * t.min_age for t in tables]),
-        end_month=np.array([12 * t.omega for t in tables]),
+        end_month=end_month,
         names=[t.name for t in tables],
         sums=sums,
         alive=alive,
@@ -316,13 +321,12 @@ def value_results(
     for position in np.flatnonzero(below | beyond):
         g = group[position]
         rule = (
-            f"below {grid.first_month[g] // 12}, the first age"
+            f"below {grid.first_month[g] // 12}, the first age of table"
             if below[position]
-            else f"at or beyond {grid.end_month[g] // 12}, the end"
+            else f"at or beyond {grid.end_month[g] // 12}, where no one is alive in table"
         )
         error[index[position]] = (
-            f"valuation: age at separation {format_age(age[position])} is {rule} of table "
-            f"'{grid.names[g]}'"
+            f"valuation: age at separation {format_age(age[position])} is {rule} '{grid.names[g]}'"
         )
     covered = ~(below | beyond)
     index, group, age = index[covered], group[covered], age[covered]

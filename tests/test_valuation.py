@@ -197,6 +197,21 @@ def test_a_member_the_table_does_not_cover_gets_an_error_and_the_rest_are_valued
     assert frame.loc[("A-270", "a")]["pv_at_separation"] > 0
 
 
+@pytest.mark.filterwarnings("error")
+def test_a_member_past_a_q_of_one_before_the_tables_last_age_gets_an_error(tmp_path):
+    # q_57 = 1: no one is alive from 58 on, although the table goes on to 60. Before, the
+    # member at 58y3m had blank values, no error, a warning of a division by zero, and
+    # the summary did not count him as not valued.
+    path = tmp_path / "ends-early.csv"
+    path.write_text("age,qx\n55,0.1\n56,0.2\n57,1\n58,0.3\n59,0.4\n60,1\n")
+    frame = valued([EARLY_STEPPED], Basis(f"csv:{path}", 0.05))
+    assert frame.loc[("C-58", "c")]["error"] == (
+        "valuation: age at separation 58y3m is at or beyond 58, where no one is alive in "
+        "table 'ends-early'"
+    )
+    assert frame["pv_at_separation"].isna().all()
+
+
 def test_a_joined_basis_covers_the_whole_membership():
     frame = valued([DEFERRED_FLAT, IMMEDIATE_STEPPED], Basis(PUB_JOINED, 0.045))
     assert frame.loc[("D-1125", "d")]["pv_at_separation"] > 0
