@@ -32,6 +32,7 @@ __all__ = [
     "find_duplicates",
     "id_texts",
     "is_id_kind",
+    "is_id_value",
     "surely_distinct",
 ]
 
@@ -77,13 +78,15 @@ def id_texts(ids: pa.Array) -> pa.StringArray:
     return ids.cast(pa.string())
 
 
+def is_id_value(value) -> bool:
+    """Whether a Python value is of an id's kind: text, or a whole number (not a bool)."""
+    return isinstance(value, str | int | np.integer) and not isinstance(value, bool)
+
+
 def _id_value_text(value) -> str | None:
-    """One Python id as text: text as it is, an int as its digits; None for any other."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    return None
+    """One Python id as text: text as it is, a whole number as its digits; None for any
+    other value (:func:`is_id_value`)."""
+    return str(value) if is_id_value(value) else None
 
 
 def _as_strings(chunk, max_length: int | None = None) -> pa.StringArray:

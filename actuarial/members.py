@@ -38,7 +38,13 @@ import pyarrow.compute as pc
 
 from actuarial import arrow_text
 from actuarial.dates import age_in_months
-from actuarial.duplicate_ids import DuplicateIds, find_duplicates, is_id_kind, surely_distinct
+from actuarial.duplicate_ids import (
+    DuplicateIds,
+    find_duplicates,
+    is_id_kind,
+    is_id_value,
+    surely_distinct,
+)
 from actuarial.member_record import (
     DATE_FIELDS,
     DATE_RANGE,
@@ -692,7 +698,7 @@ def _not_an_id(value) -> bool:
     (:func:`~actuarial.duplicate_ids.is_id_kind`), or of no Arrow type. Text in bytes is
     text; an int of any size (beyond Arrow's too) is a whole number."""
     value = _decoded(value)
-    if isinstance(value, str | int | np.integer) and not isinstance(value, bool):
+    if is_id_value(value):
         return False
     try:
         return not is_id_kind(pa.scalar(value).type)
@@ -1261,9 +1267,7 @@ def _parse_one(values: list, source: str, row: int) -> MemberArrays:
     not_text_id = not _missing(member_id) and _not_an_id(member_id)
     if not_text_id or _missing(member_id):
         id_text = None
-    elif isinstance(member_id, str):
-        id_text = member_id
-    elif isinstance(member_id, int | np.integer):
+    elif is_id_value(member_id):
         id_text = str(member_id)
     else:
         raise _LeftToFrame
