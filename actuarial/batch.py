@@ -57,7 +57,7 @@ from actuarial.members import (
     cast_trimmed,
     parse_members,
 )
-from actuarial.output_files import check_output, writing
+from actuarial.output_files import check_output, check_paths, takes_paths, writing
 
 __all__ = ["OUTPUT_SCHEMA", "BatchSummary", "read_members", "run_batch"]
 
@@ -240,6 +240,7 @@ def _typed(table: pa.Table) -> pa.Table:
     return table
 
 
+@takes_paths("path")
 def read_members(path) -> pd.DataFrame:
     """A whole member file (required columns kept as read; extra columns dropped)."""
     path = Path(path)
@@ -516,6 +517,7 @@ def run_batch(
     link to it) or cannot be written. The output is replaced only by a complete run.
     """
     try:  # a first pass given is ended if the run stops before it is read
+        check_paths(members_path=members_path, out_path=out_path, law=law)
         readings = readings or Readings()
         law = law_in_force(law)
         as_of = resolve_as_of(as_of)

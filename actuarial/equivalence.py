@@ -46,7 +46,7 @@ from actuarial.guides import (
 )
 from actuarial.law.parameters import shipped_law
 from actuarial.mortality import LifeTable, blend, soa, sult
-from actuarial.output_files import check_output, writing
+from actuarial.output_files import check_output, takes_paths, writing
 
 __all__ = [
     "EARLIEST_RETIREMENT_AGE",
@@ -199,6 +199,7 @@ def _table_problems(table_df: pd.DataFrame, normal_retirement_age: int) -> list[
     return problems
 
 
+@takes_paths("folder")
 def write_guide(
     folder,
     *,
@@ -266,6 +267,7 @@ def write_guide(
     return folder
 
 
+@takes_paths("folder")
 def guide_folder(folder) -> Path:
     """``folder`` by a path whose name is its guide's id: ``.`` and ``..``, which have no
     name of their own, as the folder they lead to; an error for the root, which has none."""
@@ -303,6 +305,7 @@ def _payment_timing(m: int) -> str:
     )
 
 
+@takes_paths("folder")
 def derive_guide(
     folder,
     table,

@@ -33,6 +33,7 @@ import numpy as np
 from actuarial import shipped
 from actuarial.dates import format_age
 from actuarial.law.parameters import date_outside, shipped_law
+from actuarial.output_files import takes_paths
 from actuarial.shown_text import quoted, shortened
 from actuarial.text_files import read_text, toml_shape_problems, unique_files
 
@@ -126,6 +127,7 @@ TOML_MAX_KEYS = 200
 SHOWN_PERIODS = 3  # a "no guide" message lists the periods of at most this many guides
 
 
+@takes_paths("path")
 def file_sha256(path: Path) -> str:
     """SHA-256 of a file, read in blocks (provenance of guides and member files)."""
     digest = hashlib.sha256()
@@ -597,6 +599,7 @@ def _check_guide(folder: Path, problems: list[Problem]) -> Guide | None:
     )
 
 
+@takes_paths("folder")
 def load_guide(folder) -> Guide:
     """Load and validate one guide folder; raises :class:`GuideError` listing every problem."""
     problems: list[Problem] = []
@@ -606,6 +609,7 @@ def load_guide(folder) -> Guide:
     return guide
 
 
+@takes_paths("path")
 def load_every_guide(path) -> list[Guide]:
     """Every guide under ``path`` (a guide folder or a folder of guides), of every series.
 
@@ -644,6 +648,7 @@ def load_every_guide(path) -> list[Guide]:
     return guides
 
 
+@takes_paths("path")
 def load_guides(path, series: str | None = None) -> GuideSet:
     """Load a guide folder, or every guide in a folder of guides, as one series.
 

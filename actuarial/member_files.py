@@ -20,6 +20,7 @@ import pyarrow.csv as pa_csv
 
 from actuarial.duplicate_ids import DuplicateIds, find_duplicates, id_texts, is_id_kind
 from actuarial.member_record import MEMBER_ID_MAX_LENGTH, MemberFileError, check_columns
+from actuarial.output_files import takes_paths
 from actuarial.shown_text import printable, shortened
 from actuarial.text_files import NOT_A_REGULAR_FILE, not_a_file
 
@@ -42,6 +43,7 @@ PARQUET_BATCH_ROWS = 1_024  # Parquet rows decoded at a time: a row group of 20,
 HEADER_BYTES = 1 << 20  # a CSV header line longer than this is not read whole
 
 
+@takes_paths("path")
 def file_format(path: Path, what: str) -> str:
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
@@ -83,6 +85,7 @@ def parquet():
     return pyarrow.parquet
 
 
+@takes_paths("path")
 def file_columns(path: Path, fmt: str) -> list[str]:
     """The names of a member file's columns, as written in its header (or schema); in a
     CSV header, without white space around them."""
@@ -137,6 +140,7 @@ def _as_text(batch: pa.RecordBatch) -> pa.RecordBatch:
     return batch
 
 
+@takes_paths("path")
 def record_batches(path: Path, fmt: str, columns) -> Iterator[pa.RecordBatch]:
     """The file's columns in small record batches (1 MB of CSV, or PARQUET_BATCH_ROWS rows
     of Parquet, ids as text), so that no long text is read far ahead of its chunk."""
@@ -218,6 +222,7 @@ def _misshapen_row(path: Path) -> str | None:
 _LONGER_THAN_A_BLOCK = "straddling object straddles two block boundaries"
 
 
+@takes_paths("path")
 def reading(path: Path, chunks: Iterator) -> Iterator:
     """``chunks`` with any failure to read them as a :class:`MemberFileError` naming ``path``."""
     try:
@@ -241,6 +246,7 @@ def reading(path: Path, chunks: Iterator) -> Iterator:
         raise _unreadable(path, reason) from error
 
 
+@takes_paths("path")
 def duplicated_in_file(path: Path, fmt: str, stop: threading.Event | None = None) -> DuplicateIds:
     """The first pass: rows whose member_id occurs more than once in the whole file."""
     return find_duplicates(
@@ -252,6 +258,7 @@ class FirstPass:
     """The first pass in a thread of its own, while the first chunk is computed: started
     by :func:`~actuarial.batch.run_batch`, or by its caller beforehand (:meth:`start`)."""
 
+    @takes_paths("path")
     def __init__(self, path: Path, fmt: str):
         self.path = path
         self.stop = threading.Event()
@@ -259,6 +266,7 @@ class FirstPass:
         self.future = self.thread.submit(duplicated_in_file, path, fmt, self.stop)
 
     @classmethod
+    @takes_paths("path")
     def start(cls, path) -> FirstPass:
         """The pass over a member file, started once the file is known to be readable (as
         :func:`~actuarial.batch.run_batch` checks it); end it with :meth:`end` or ``with``."""
@@ -281,12 +289,14 @@ class FirstPass:
         self.end()
 
 
+@takes_paths("members_path", "law")
 def batch_inputs(members_path: Path, guides, law) -> list[Path]:
     """Every file a batch reads: the member file, the guides' and the law's. Its output
     must be none of them (:func:`~actuarial.output_files.check_output`)."""
     return [Path(members_path), *guides.files, *law.paths]
 
 
+@takes_paths("path")
 def check_readable(path: Path, fmt: str) -> None:
     if not path.is_file():
         if path.is_dir():
@@ -303,6 +313,7 @@ def check_readable(path: Path, fmt: str) -> None:
     check_columns(columns, str(path))
 
 
+@takes_paths("path")
 def readable_member_file(path: Path) -> str:
     """The format of a member file (its suffix), once the file is found readable with its
     required columns: :class:`MemberFileError` otherwise."""

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from actuarial.output_files import takes_paths
 from actuarial.shown_text import quoted, shortened
 from actuarial.text_files import read_text, unique_files
 
@@ -441,6 +442,7 @@ def _soa_cached(table_id: int) -> LifeTable:
     return soa(table_id)
 
 
+@takes_paths("path")
 def csv_rows(path: Path, kind: str):
     """A ``csv.reader`` over the file at ``path``, a user's ``kind`` ("life table",
     "improvement scale"): at most :data:`CSV_RATES_LIMIT` bytes, UTF-8 (a byte order mark
@@ -489,6 +491,7 @@ def age_rows(path: Path, reader, width: int, problems: list[str]):
         raise MortalityError("\n".join(shown))
 
 
+@takes_paths("path")
 def from_csv(path) -> LifeTable:
     """A table from a CSV file with header ``age,qx`` and consecutive integer ages.
 

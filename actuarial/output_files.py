@@ -25,6 +25,9 @@ Every command that writes a file goes through :func:`writing`:
   complete (from inside it, for a folder that cannot be renamed).
 
 The rename protects against an interrupted process, not against a power cut (no fsync).
+
+No path a public function takes may be given as "" (:func:`takes_paths`): ``Path("")`` is
+the current folder, which the call would read or write over.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ import contextlib
 import ctypes
 import errno
 import fcntl
+import functools
+import inspect
 import os
 import secrets
 import shutil
@@ -44,15 +49,19 @@ from pathlib import Path
 from actuarial import shipped
 
 __all__ = [
+    "EMPTY_PATH",
     "TEMPORARY_MARK",
+    "EmptyPathError",
     "OutputExistsError",
     "OutputFileError",
     "cannot_write",
     "check_output",
     "check_output_folder",
+    "check_paths",
     "package_folder_holding",
     "remove_stale_temporaries",
     "special_kind",
+    "takes_paths",
     "temporary_files",
     "writing",
     "writing_folder",
@@ -60,6 +69,59 @@ __all__ = [
 
 TEMPORARY_MARK = ".actuarial-partial-"
 PACKAGE = Path(os.path.realpath(__file__)).parent  # site-packages/actuarial, or the checkout's
+
+
+# The rule of every path given, in Python (EmptyPathError) and on the command line alike.
+EMPTY_PATH = "an empty path: give a file or folder ('.' for the current one)"
+
+
+class EmptyPathError(ValueError):
+    """A path given as "", which ``Path`` reads as the current folder: a call would read it,
+    or write over it."""
+
+
+def _empty_paths(value, name: str) -> Iterator[str]:
+    """The names of the empty paths in ``value``: itself (``name``) when it is a path, each
+    item (``name[i]``) of a list or tuple; anything else (a ``Law``, None) holds none."""
+    if isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            yield from _empty_paths(item, f"{name}[{index}]")
+    elif isinstance(value, str | bytes | os.PathLike) and os.fspath(value) in ("", b""):
+        yield name
+
+
+def check_paths(**paths) -> None:
+    """Raise :class:`EmptyPathError` naming the first of ``paths`` (parameter name: a path,
+    or a list of paths) that is "" (:func:`takes_paths` checks a function's on each call)."""
+    for name, value in paths.items():
+        for empty in _empty_paths(value, name):
+            raise EmptyPathError(f"{empty!r} is {EMPTY_PATH}")
+
+
+def takes_paths(*names: str):
+    """Decorator of a public function whose parameters ``names`` take a path (or a list of
+    paths): a call that gives one as "" raises :class:`EmptyPathError` naming it, before
+    anything runs (:func:`check_paths`). The names are kept as ``path_parameters``."""
+
+    def decorate(function):
+        signature = inspect.signature(function)
+        unknown = [name for name in names if name not in signature.parameters]
+        if unknown:
+            raise TypeError(f"{function.__qualname__} has no parameter {unknown}")
+
+        @functools.wraps(function)
+        def checked(*args, **kwargs):
+            try:
+                given = signature.bind_partial(*args, **kwargs).arguments
+            except TypeError:  # the call's own error, raised by the call
+                given = {}
+            check_paths(**{name: given[name] for name in names if name in given})
+            return function(*args, **kwargs)
+
+        checked.path_parameters = names
+        return checked
+
+    return decorate
 
 
 class OutputFileError(ValueError):
@@ -85,6 +147,7 @@ def _temporary_prefix(out: Path) -> str:
     return f".{out.name}{TEMPORARY_MARK}"
 
 
+@takes_paths("out")
 def temporary_files(out) -> list[Path]:
     """The temporary files of runs writing ``out`` (live or dead) in its folder."""
     out = Path(out)
@@ -102,6 +165,7 @@ def _first_existing(path: Path) -> Path:
     return Path(".")
 
 
+@takes_paths("out")
 def check_output(
     out, inputs: Iterable = (), kind: str = "file", package_files: bool = False
 ) -> None:
@@ -141,6 +205,7 @@ def check_output(
         raise OutputFileError(cannot_write(out, f"{existing} is not a folder"))
 
 
+@takes_paths("path")
 def package_folder_holding(path) -> Path | None:
     """The package's folder, or the shipped folder (guides, examples, notebooks, docs:
     outside it in a checkout), that holds ``path`` (links resolved); None when none does."""
@@ -159,6 +224,7 @@ _SPECIAL_KINDS = {
 }
 
 
+@takes_paths("path")
 def special_kind(path: Path) -> str | None:
     """What ``path`` is when it is neither a file, a folder nor a link (itself, unfollowed);
     None when it is one of those or does not exist."""
@@ -169,6 +235,7 @@ def special_kind(path: Path) -> str | None:
     return _SPECIAL_KINDS.get(stat.S_IFMT(mode))
 
 
+@takes_paths("folder")
 def check_output_folder(folder, inputs: Iterable = ()) -> None:
     """Refuse an output folder that is an input or holds one at any depth (links resolved):
     for a command that empties the folder before it writes, nothing it reads may be there."""
@@ -184,6 +251,7 @@ def check_output_folder(folder, inputs: Iterable = ()) -> None:
             )
 
 
+@takes_paths("out")
 def remove_stale_temporaries(out) -> list[Path]:
     """Remove the temporary files (or folders) of dead runs on ``out`` (no live run holds
     their lock)."""
@@ -271,6 +339,7 @@ def _signals_held():
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
+@takes_paths("outs")
 @contextlib.contextmanager
 def writing(
     outs, inputs: Iterable = (), replace: bool = True, package_files: bool = False
@@ -327,6 +396,7 @@ def writing(
             os.close(descriptor)
 
 
+@takes_paths("out")
 @contextlib.contextmanager
 def writing_folder(out) -> Iterator[Path]:
     """A temporary folder to write the folder ``out`` into, put in its place whole when the

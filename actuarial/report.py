@@ -38,7 +38,13 @@ from actuarial.interpretations import Readings
 from actuarial.law import load_law, resolve_as_of
 from actuarial.member_files import readable_member_file
 from actuarial.notebook_runs import run_at_once
-from actuarial.output_files import check_output_folder, special_kind, writing, writing_folder
+from actuarial.output_files import (
+    check_output_folder,
+    special_kind,
+    takes_paths,
+    writing,
+    writing_folder,
+)
 from actuarial.review import guides_in
 
 __all__ = [
@@ -76,6 +82,7 @@ class ReportError(RuntimeError):
 
 
 # --------------------------------------------------------------------- notebooks
+@takes_paths("folder")
 def notebook_paths(folder=NOTEBOOKS) -> list[Path]:
     """The notebooks of a folder in statute order (``NN_<topic>.ipynb``)."""
     return sorted(Path(folder).glob(NOTEBOOK_PATTERN))
@@ -121,6 +128,7 @@ def normalize_notebook(notebook):
     return notebook
 
 
+@takes_paths("path")
 def execute_in_place(path, timeout: int = 600) -> bool:
     """Run a notebook top to bottom (cwd: its folder), normalize it and save it.
 
@@ -161,6 +169,7 @@ def _write_whole(path: Path, text: str) -> None:
 
 
 # --------------------------------------------------------------------- provenance
+@takes_paths("repository", "paths")
 def git_commit(repository=REPOSITORY, paths: Iterable[str] = ()) -> str:
     """``git rev-parse HEAD`` of the repository the package runs from, or ``"unknown"``.
 
@@ -297,6 +306,7 @@ class Provenance:
         )
 
 
+@takes_paths("guides_path", "members_path", "law")
 def provenance(
     guides: GuideSet,
     guides_path,
@@ -684,6 +694,7 @@ MARKER = ".actuarial-report"
 REPORT_LAYOUT = re.compile(r"index\.html|[0-9][0-9]_[^/]*\.html|mathjax|\.actuarial-report")
 
 
+@takes_paths("out_dir")
 def check_out_dir(out_dir) -> None:
     """Refuse an ``--out`` folder that a report must not overwrite.
 
@@ -769,6 +780,7 @@ def _folders_read(notebooks_dir: Path) -> list[Path]:
     return [notebooks_dir.parent / name for name in shipped.FOLDERS if name != "notebooks"]
 
 
+@takes_paths("out_dir", "guides_path", "members_path", "notebooks_dir", "law_files")
 def build_report(
     out_dir,
     guides_path=None,

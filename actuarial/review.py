@@ -25,6 +25,7 @@ from actuarial.law.parameters import shipped_law
 from actuarial.law.readings import INTERPRETATIONS, Readings
 from actuarial.members import WARNING_RULES, WARNING_SEPARATOR
 from actuarial.mortality import LifeTable, MortalityError, scale_rates, table_from_spec
+from actuarial.output_files import takes_paths
 
 __all__ = [
     "benefits_by_clause",
@@ -151,6 +152,7 @@ def law_numbers(law=None, date=None) -> dict[str, str]:
 guides_in = load_every_guide  # every guide of every series, validated (actuarial.guides)
 
 
+@takes_paths("path")
 def series_in(path, first: str | None = None) -> list[str]:
     """The series of every guide under ``path``, ``first`` (when given) first, then by name."""
     present = sorted({guide.series for guide in guides_in(path)})

@@ -20,7 +20,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from actuarial.output_files import special_kind
+from actuarial.output_files import special_kind, takes_paths
 
 __all__ = [
     "BYTE_ORDER_MARK",
@@ -68,6 +68,7 @@ def decode_text(data: bytes, limit: int, kind: str) -> tuple[str | None, list[Te
 NOT_A_REGULAR_FILE = "not a regular file"  # what cannot be named: /dev/stdin on a pipe
 
 
+@takes_paths("path")
 def not_a_file(path) -> str | None:
     """Why ``path`` (links followed) is no file to read, said without opening it: ``"a named
     pipe, not a file"`` (a socket, a device: :func:`~actuarial.output_files.special_kind`), or
@@ -91,6 +92,7 @@ def _opened_without_waiting(path: str, flags: int) -> int:
     return os.open(path, flags | _NO_WAITING)
 
 
+@takes_paths("path")
 def read_bytes(path, limit: int) -> tuple[bytes | None, list[TextProblem]]:
     """At most ``limit + 1`` bytes of the file at ``path`` (enough to tell it is too large), or
     None with the problem: the file cannot be read, or is no file (:func:`not_a_file`)."""
@@ -106,6 +108,7 @@ def read_bytes(path, limit: int) -> tuple[bytes | None, list[TextProblem]]:
     return None, [TextProblem(None, f"cannot read ({reason})")]
 
 
+@takes_paths("path")
 def read_text(path, limit: int, kind: str) -> tuple[str | None, list[TextProblem]]:
     """The text of the file at ``path`` (:func:`read_bytes`), or None with the problem:
     unreadable, too large or not UTF-8 (:func:`decode_text`)."""
@@ -234,6 +237,7 @@ def toml_shape_problems(text: str, max_depth: int, max_keys: int) -> list[TextPr
     return problems
 
 
+@takes_paths("files")
 def unique_files(files) -> tuple[Path, ...]:
     """The paths of ``files``, each once, in the order first read."""
     return tuple(dict.fromkeys(Path(file) for file in files))

@@ -40,7 +40,7 @@ from actuarial.law.clauses import CLAUSES, situation
 from actuarial.law.readings import Readings
 from actuarial.member_files import file_columns, file_format, parquet, reading, record_batches
 from actuarial.members import parse_members
-from actuarial.output_files import check_output, writing
+from actuarial.output_files import check_output, takes_paths, writing
 from actuarial.pages import format_money
 from actuarial.shown_text import quoted
 
@@ -619,6 +619,7 @@ def shipped_series() -> dict[str, GuideSet]:
     return {name: load_guides(SHIPPED_GUIDES, name) for name in names}
 
 
+@takes_paths("members_path", "out_path", "law")
 def run_valuation(
     members_path,
     guides: GuideSet,

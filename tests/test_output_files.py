@@ -6,9 +6,14 @@ are injected (an ``OSError`` raised where the system would raise it).
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import fcntl
+import importlib
+import inspect
 import os
+import pkgutil
+import re
 import shutil
 import signal
 import socket
@@ -22,14 +27,23 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
-from conftest import folder_files, holds_input, refused_as_input, write_files
+from conftest import (
+    HALF_PERCENT_GUIDE,
+    VALID_MEMBER,
+    folder_files,
+    holds_input,
+    refused_as_input,
+    write_files,
+)
 
 import actuarial
 from actuarial import output_files, shipped
 from actuarial.batch import run_batch
 from actuarial.cli import cli
+from actuarial.members import parse_members
 from actuarial.output_files import (
     TEMPORARY_MARK,
+    EmptyPathError,
     OutputExistsError,
     OutputFileError,
     check_output,
@@ -163,9 +177,7 @@ def special_file(path: Path, kind: str) -> None:
 
 @pytest.mark.parametrize("kind", ["a named pipe", "a socket"])
 @pytest.mark.parametrize("replace", [True, False])
-def test_an_output_that_is_a_pipe_or_a_socket_is_refused_and_left_as_it_is(
-    tmp_path, kind, replace
-):
+def test_an_output_that_is_a_pipe_or_a_socket_is_refused_and_left_as_it_is(tmp_path, kind, replace):
     out = tmp_path / "out.csv"
     special_file(out, kind)
     message = f"{out}: the output is {kind}, not a file; refused: it would be replaced by one"
@@ -731,3 +743,156 @@ def test_a_killed_run_leaves_the_previous_output_and_the_next_run_cleans_up(
     subprocess.run(_batch(SAMPLE, out), check=True, capture_output=True)
     assert out.read_bytes() == previous  # the same input again: the same output
     assert names(tmp_path) == [out_name]
+
+
+# ------------------------------------------------------------ no path is ever ""
+# A parameter that takes a path, by its name or its annotation: a new public function with
+# one is checked below, or the walk fails until it is.
+PATH_PARAMETER = re.compile(
+    r"path|paths|folder|out|outs|repository|sources|amendments|files|law|"
+    r".*_(path|paths|dir|folder|file|files)"
+)
+
+# Parameters of that name that are no path to check: why.
+NOT_PATHS = {
+    ("actuarial.output_files.check_paths", "paths"): "the check itself (takes_paths's)",
+    ("actuarial.output_files.cannot_write", "path"): "words a message; opens nothing",
+    ("actuarial.mortality.age_rows", "path"): "names the file in messages; reads `reader`",
+    ("actuarial.law.coverage.coverage_codes", "law"): "a Law, never a path",
+    ("actuarial.law.minimum.minimum_changes", "law"): "a Law, never a path",
+    ("actuarial.law.minimum.minimum_on", "law"): "a Law, never a path",
+    ("actuarial.law.notes.law_notes", "law"): "a Law, never a path",
+    ("actuarial.law.parameters.LawOn.__init__", "law"): "a Law, never a path",
+}
+
+
+def _public_functions():
+    """Every public function and method of the package's modules (``__all__``): (qualified
+    name, function); the values that hold paths (dataclasses, errors) are not called."""
+    found = {}
+    for info in pkgutil.walk_packages(actuarial.__path__, "actuarial."):
+        module = importlib.import_module(info.name)
+        for name in getattr(module, "__all__", ()):
+            value = getattr(module, name)
+            if inspect.isfunction(value):
+                found[f"{value.__module__}.{value.__qualname__}"] = value
+            elif inspect.isclass(value) and value.__module__.startswith("actuarial"):
+                generated_init = dataclasses.is_dataclass(value) or issubclass(value, Exception)
+                for attribute, member in vars(value).items():
+                    function = getattr(member, "__func__", member)
+                    public = not attribute.startswith("_") or (
+                        attribute == "__init__" and not generated_init
+                    )
+                    if public and inspect.isfunction(function):
+                        found[f"{value.__module__}.{function.__qualname__}"] = getattr(
+                            value, attribute
+                        )
+    return found
+
+
+def _path_parameters():
+    """(qualified name, function, parameter) of every public parameter that takes a path."""
+    for qualified, function in sorted(_public_functions().items()):
+        for parameter in inspect.signature(function).parameters.values():
+            annotation = str(parameter.annotation)
+            named = PATH_PARAMETER.fullmatch(parameter.name) or "Path" in annotation
+            if named and annotation != "bool" and (qualified, parameter.name) not in NOT_PATHS:
+                yield qualified, function, parameter.name
+
+
+PATH_PARAMETERS = list(_path_parameters())
+
+
+@pytest.fixture
+def a_folder_to_keep(tmp_path, monkeypatch):
+    """The current folder, holding a file and a guide: what "" would read or replace."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "kept.csv").write_text("kept\n", encoding="utf-8")
+    shutil.copytree(HALF_PERCENT_GUIDE, tmp_path / HALF_PERCENT_GUIDE.name)
+    return folder_files(tmp_path)
+
+
+def _delegates(guides):
+    """The calls of the functions that pass their path on to one that checks it."""
+    from actuarial import engine, review, valuation
+
+    frame = pd.DataFrame([VALID_MEMBER])
+    basis = valuation.Basis("sult", 0.05)
+    out = Path("out.csv").resolve()
+    return {
+        ("actuarial.batch.run_batch", "members_path"): lambda empty: run(empty, guides, out),
+        ("actuarial.batch.run_batch", "out_path"): lambda empty: run(SAMPLE, guides, empty),
+        ("actuarial.batch.run_batch", "law"): lambda empty: run(SAMPLE, guides, out, law=empty),
+        ("actuarial.engine.evaluate", "law"): lambda empty: engine.evaluate(
+            VALID_MEMBER, guides, law=empty
+        ),
+        ("actuarial.engine.evaluate_frame", "law"): lambda empty: engine.evaluate_frame(
+            frame, guides, law=empty
+        ),
+        ("actuarial.engine.evaluate_members", "law"): lambda empty: engine.evaluate_members(
+            parse_members(frame), guides, law=empty
+        ),
+        ("actuarial.law.parameters.law_provenance", "law"): lambda empty: actuarial.law_provenance(
+            empty
+        ),
+        ("actuarial.review.law_numbers", "law"): lambda empty: review.law_numbers(empty),
+        ("actuarial.valuation.value_frame", "law"): lambda empty: valuation.value_frame(
+            frame, guides, basis, law=empty
+        ),
+        ("actuarial.valuation.sensitivities", "law"): lambda empty: valuation.sensitivities(
+            frame, guides, basis, series={}, law=empty
+        ),
+        ("actuarial.valuation.member_present_values", "law"): lambda empty: (
+            valuation.member_present_values(VALID_MEMBER, guides, basis, law=empty)
+        ),
+        ("actuarial.valuation.member_choices", "law"): lambda empty: valuation.member_choices(
+            VALID_MEMBER, guides, basis, law=empty
+        ),
+    }
+
+
+def _is_varargs(function, name):
+    parameter = inspect.signature(function).parameters[name]
+    return parameter.kind is parameter.VAR_POSITIONAL
+
+
+def _given(function, name, value):
+    """``function`` called with ``value`` for the parameter ``name`` (its items for
+    ``*name``), None for the others it requires: the path is checked before any is used."""
+    parameters = inspect.signature(function).parameters.values()
+    if _is_varargs(function, name):
+        before = [None for p in parameters if p.kind < p.VAR_POSITIONAL]  # self, say
+        return function(*before, *value)
+    required = [p.name for p in parameters if p.default is p.empty and p.kind != p.VAR_KEYWORD]
+    return function(**{**dict.fromkeys(required), name: value})
+
+
+def test_the_public_functions_take_paths_in_many_places():
+    assert len(PATH_PARAMETERS) >= 40  # the test below reaches every one of them
+
+
+@pytest.mark.parametrize(
+    ("qualified", "function", "name"),
+    PATH_PARAMETERS,
+    ids=[f"{qualified} {name}" for qualified, _, name in PATH_PARAMETERS],
+)
+def test_an_empty_path_is_refused_by_every_public_function_naming_its_parameter(
+    qualified, function, name, a_folder_to_keep, half_percent_guides
+):
+    # Path("") is "."; build_report("") wrote its report into the current folder,
+    # members_path="" read the sample members instead, derive_guide("") wrote a guide there.
+    delegates = _delegates(half_percent_guides)
+    checked = name in getattr(function, "path_parameters", ())
+    assert checked or (qualified, name) in delegates, (
+        f"{qualified}: its path parameter {name!r} is not checked: @takes_paths({name!r})"
+    )
+    first = ([""], f"{name}[0]") if _is_varargs(function, name) else ("", name)
+    for empty, shown in [first, (["kept.csv", ""], f"{name}[1]")]:
+        if not checked and empty != "":
+            continue  # what it passes the path on to checks lists (the calls above)
+        with pytest.raises(EmptyPathError) as raised:
+            _given(function, name, empty) if checked else delegates[qualified, name](empty)
+        assert str(raised.value) == (
+            f"'{shown}' is an empty path: give a file or folder ('.' for the current one)"
+        )
+    assert folder_files(Path.cwd()) == a_folder_to_keep

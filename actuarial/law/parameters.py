@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from actuarial.member_record import DATE_RANGE, DATE_RANGE_RULE
+from actuarial.output_files import takes_paths
 from actuarial.shown_text import quoted
 from actuarial.text_files import TextProblem, decode_text, read_bytes, toml_shape_problems
 
@@ -463,6 +464,7 @@ class Law:
             lambda: max(entries[0].effective_from for entries in self.entries.values()),
         )
 
+    @takes_paths("sources")
     def amended(self, *sources) -> Law:
         """This law with the entries of each amendment file (a path) added, in order.
 
@@ -564,11 +566,13 @@ def shipped_law() -> Law:
     return _merge(None, SHIPPED_NAME, data)
 
 
+@takes_paths("amendments")
 def load_law(*amendments) -> Law:
     """The shipped law with each amendment file (a path) applied in order."""
     return shipped_law().amended(*amendments)
 
 
+@takes_paths("law")
 def law_in_force(law=None) -> Law:
     """The ``law=`` argument of the public functions as a :class:`Law`.
 
