@@ -46,6 +46,7 @@ __all__ = [
     "check_interest",
     "deferred_annuity_due",
     "pure_endowment",
+    "show_rate",
     "temporary_annuity_due",
     "whole_life_insurance",
 ]
@@ -61,18 +62,26 @@ class AnnuityError(ValueError):
 
 
 # --------------------------------------------------------------------- argument checks
+def show_rate(rate) -> str:
+    """A rate as a message shows it: every digit that counts (-0.9999999, never -1)."""
+    return f"{float(rate):.15g}"
+
+
 def check_interest(interest) -> np.ndarray:
     """The annual effective rates as floats; each must be finite and > -1 (v = 1/(1+i))."""
     rates = np.asarray(interest, dtype=float)
     bad = ~(np.isfinite(rates) & (rates > -1))
     if bad.any():
-        raise AnnuityError(f"'interest' must be a finite rate > -1 (got {rates[bad].flat[0]:g})")
+        shown = show_rate(rates[bad].flat[0])
+        raise AnnuityError(f"'interest' must be a finite rate > -1 (got {shown})")
     return rates
 
 
 def _payments_per_year(m) -> int:
-    if isinstance(m, bool) or not isinstance(m, int | np.integer) or not (
-        1 <= m <= MAX_PAYMENTS_PER_YEAR
+    if (
+        isinstance(m, bool)
+        or not isinstance(m, int | np.integer)
+        or not (1 <= m <= MAX_PAYMENTS_PER_YEAR)
     ):
         raise AnnuityError(
             f"'m' must be a whole number of payments a year from 1 to {MAX_PAYMENTS_PER_YEAR} "
@@ -97,9 +106,21 @@ def _duration(n) -> np.ndarray:
 
 # --------------------------------------------------------------------- exact payment sums
 def _tail_sums(table: LifeTable, log_v: np.ndarray) -> np.ndarray:
-    """T[u, n] = sum_k v_u^k l_{n+k} (radix 1) at integer ages n, min_age..omega + 1."""
-    ahead = table._l_ahead  # l_{n+k} by [n, k]
-    return np.exp(log_v[:, None] * np.arange(ahead.shape[1])) @ ahead.T
+    """T[u, n] = sum_k v_u^k l_{n+k} (radix 1) at integer ages n, min_age..omega + 1.
+
+    Summed from the end, T_n = l_n + v T_{n+1}: a sum passes the largest float only when
+    its own terms do (a discount v^k computed for every k would reach inf at a k where no
+    one is alive, and inf x 0 = NaN, for a rate near -1 on a long table).
+    """
+    alive = np.concatenate([table._l_unit, [0.0]])  # l_n, then 0 beyond omega
+    v = np.exp(log_v)
+    tails = np.zeros((len(log_v), len(alive)))
+    running = np.zeros(len(log_v))
+    with np.errstate(over="ignore"):  # a sum past the largest float is inf: refused after
+        for n in range(len(alive) - 1, -1, -1):
+            running = alive[n] + v * running
+            tails[:, n] = running
+    return tails
 
 
 def _udd_sums(table: LifeTable, starts, rate_index, tails) -> np.ndarray:
@@ -112,7 +133,8 @@ def _udd_sums(table: LifeTable, starts, rate_index, tails) -> np.ndarray:
     n, f = table._year_and_fraction(starts)
     index = rate_index * tails.shape[1] + n
     flat = tails.ravel()
-    return (1.0 - f) * flat[index] + f * flat[1:][index]  # T[u, n] and T[u, n + 1]
+    with np.errstate(invalid="ignore"):  # 0 x inf where a sum passed the largest float
+        return (1.0 - f) * flat[index] + f * flat[1:][index]  # T[u, n] and T[u, n + 1]
 
 
 def _constant_force_sums(table: LifeTable, starts, rate_index, log_v) -> np.ndarray:
@@ -125,8 +147,26 @@ def _constant_force_sums(table: LifeTable, starts, rate_index, log_v) -> np.ndar
     total = np.zeros(np.broadcast_shapes(np.shape(starts), np.shape(rate_index)))
     for k in range(last + 1):
         index = np.minimum(n + k, last)
-        total += v**k * l_integer[index] * np.power(p[index], f)
+        alive = l_integer[index] * np.power(p[index], f)
+        with np.errstate(over="ignore", invalid="ignore"):  # no term where no one is alive
+            total += np.where(alive > 0, v**k * alive, 0.0)
     return total
+
+
+def _check_finite(value, table: LifeTable, ages, interest) -> None:
+    """A value that passes the largest float (a rate near -1 discounts by a huge v over a
+    long table) is refused, naming the rate, the age and the table."""
+    finite = np.isfinite(value)
+    if finite.all():
+        return
+    shape = np.shape(value)
+    first = np.unravel_index(int(np.argmin(finite)), shape) if shape else ()
+    age = np.broadcast_to(np.asarray(ages, float), shape)[first]
+    rate = np.broadcast_to(np.asarray(interest, float), shape)[first]
+    raise AnnuityError(
+        f"'interest' {show_rate(rate)} is too close to -1 for table '{table.name}': the value "
+        f"at age {age:g} passes the largest float ({np.finfo(float).max:.3g})"
+    )
 
 
 def _whole_life(table: LifeTable, ages, interest, m: int, method: str) -> np.ndarray:
@@ -170,6 +210,7 @@ def _whole_lives(table: LifeTable, age_arrays, interest, m: int, method: str) ->
             living = np.minimum(ages, table.omega - 1)
             force = np.log1p(interest) + table.force_of_mortality(living)
             value = value - np.where(alive > 0, (m * m - 1) / (12 * m * m) * force, 0.0)
+        _check_finite(value, table, ages, interest)
         values.append(value[()])  # a numpy scalar for scalar arguments
     return values
 
@@ -217,7 +258,11 @@ def pure_endowment(table, age, n, interest, fractional: str | None = None, cohor
     def compute(life: LifeTable, age, n, interest):
         ages = life.check_ages(age, upper="alive")
         years, rates = _duration(n), check_interest(interest)
-        return np.power(1.0 + rates, -years) * life.survival(ages, years, fractional)
+        survival = life.survival(ages, years, fractional)
+        with np.errstate(over="ignore", invalid="ignore"):  # nothing paid where no one is alive
+            value = np.where(survival > 0, np.power(1.0 + rates, -years) * survival, 0.0)
+        _check_finite(value, life, ages, rates)
+        return value[()]
 
     return by_cohort(table, cohort, sex, compute, age, n, interest)
 

@@ -94,7 +94,6 @@ class LifeTable:
     files: tuple[Path, ...] = ()
     _q_closed: np.ndarray = field(init=False, repr=False)
     _l_unit: np.ndarray = field(init=False, repr=False)
-    _l_ahead: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         qx = np.array(self.qx, dtype=float, copy=True).reshape(-1)
@@ -118,19 +117,12 @@ class LifeTable:
             raise MortalityError(f"{where}: 'sex' must be in ['F', 'M', None] (got {self.sex!r})")
         qx.setflags(write=False)
         unit_l = np.concatenate([[1.0], np.cumprod(1.0 - qx)])
-        size = len(unit_l) + 1  # ages min_age..max_age + 1, then one age of 0 beyond
-        padded = np.concatenate([unit_l, np.zeros(size)])
-        ahead = padded[np.add.outer(np.arange(size), np.arange(size))]
-        for array in (unit_l, ahead):
-            array.setflags(write=False)
+        unit_l.setflags(write=False)
         object.__setattr__(self, "min_age", int(self.min_age))
         object.__setattr__(self, "files", unique_files(self.files))
         object.__setattr__(self, "qx", qx)
         object.__setattr__(self, "_q_closed", qx)
         object.__setattr__(self, "_l_unit", unit_l)
-        # [n, k] = l_{n+k}, radix 1; the zeros past the end are read only for tables that
-        # run out (see require_runs_out), where they are the truth.
-        object.__setattr__(self, "_l_ahead", ahead)
 
     # ----------------------------------------------------------------- the table's ages
     @property

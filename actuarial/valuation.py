@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 
-from actuarial.annuities import AnnuityError, annuity_due, check_interest
+from actuarial.annuities import AnnuityError, annuity_due, check_interest, show_rate
 from actuarial.dates import add_months, format_age
 from actuarial.engine import MemberResults, evaluate_members
 from actuarial.generational import SEXES, Mortality
@@ -94,10 +95,7 @@ class Basis:
         rate = self.interest
         if isinstance(rate, bool) or not isinstance(rate, int | float):
             raise ValuationError(f"'interest' must be a number (got {rate!r})")
-        try:
-            check_interest(rate)
-        except AnnuityError as error:
-            raise ValuationError(str(error)) from None
+        _rates(rate)
         if isinstance(self.mortality, str):
             mortality = Mortality(
                 self.mortality,
@@ -130,7 +128,9 @@ class Basis:
         }
 
     def describe(self) -> str:
-        return f"{self.mortality.describe()}; interest {100 * self.interest:g}%; monthly, UDD"
+        percent = Decimal(show_rate(self.interest)).scaleb(2).normalize()  # 100 i: never inf
+        shown = f"{percent:f}" if abs(percent.adjusted()) < 16 else f"{percent:e}"
+        return f"{self.mortality.describe()}; interest {shown}%; monthly, UDD"
 
 
 # --------------------------------------------------------------------- schedules
@@ -201,7 +201,11 @@ class _Grid:
     low: int
 
 
-def _grid(mortality: Mortality, keys: list[tuple[str | None, int | None]], rates) -> _Grid:
+def _grid(
+    mortality: Mortality, keys: list[tuple[str | None, int | None]], rates, youngest
+) -> _Grid:
+    """The grid of each table in ``keys`` at ``rates``; its annuities from the month of age
+    ``youngest[g]`` on, the youngest member valued on table g (none is younger)."""
     tables = [mortality.table(sex, cohort) for sex, cohort in keys]
     for table in tables:
         table.require_runs_out()
@@ -216,9 +220,10 @@ def _grid(mortality: Mortality, keys: list[tuple[str | None, int | None]], rates
         months = np.arange(12 * table.min_age, 12 * table.omega)
         ages = months / 12
         l_at = table.l(ages, radix=1.0, fractional="udd")
-        value = annuity_due(table, ages[None, :], rates[:, None], PAYMENTS_PER_YEAR, "udd")
+        needed = months >= youngest[g]
+        value = annuity_due(table, ages[None, needed], rates[:, None], PAYMENTS_PER_YEAR, "udd")
         columns = months - low
-        sums[g][:, columns] = PAYMENTS_PER_YEAR * l_at[None, :] * value
+        sums[g][:, columns[needed]] = PAYMENTS_PER_YEAR * l_at[None, needed] * value
         alive[g, columns] = l_at
         # No one is alive from omega on, or from the year after a q of 1 before the last
         # age (a table's own, or a rate capped at 1 by a sensitivity): no one to value.
@@ -290,7 +295,7 @@ def value_results(
     """
     members = results.members
     count = len(members)
-    rates = np.atleast_1d(np.asarray(basis.interest if rates is None else rates, dtype=float))
+    rates = _rates(basis.interest if rates is None else rates)
     sex = np.full(count, 2) if sex is None else np.asarray(sex)
     step_dates, step_amounts = steps if steps is not None else schedule_steps(results)
     valid = members.valid
@@ -313,7 +318,12 @@ def value_results(
     error = np.full(count, "", dtype=object)
     if not keys:
         return values, error
-    grid = _grid(mortality, keys, rates)
+    youngest = np.full(len(keys), np.iinfo(np.int64).max)
+    np.minimum.at(youngest, group, at_separation[valued])
+    try:
+        grid = _grid(mortality, keys, rates, youngest)
+    except AnnuityError as error:  # a rate so near -1 that a value passes the largest float
+        raise ValuationError(str(error)) from None
     index = np.flatnonzero(valued)
     age = at_separation[index]
     below = age < grid.first_month[group]
@@ -352,17 +362,29 @@ def value_results(
         total = np.empty((len(rows), len(rates)))
         for r in range(len(rates)):
             tail = grid.sums[g[:, None], r, cells]
-            discount = np.exp(log_v[r] / 12 * months)
-            total[:, r] = np.einsum("ij,ij,ij->i", increments, discount, tail)
-        total /= l_at_separation[rows, None]
+            with np.errstate(over="ignore", invalid="ignore"):  # nothing where no one is alive
+                discount = np.exp(log_v[r] / 12 * months)
+                paid = np.where(tail > 0, discount * tail, 0.0)
+            total[:, r] = np.einsum("ij,ij->i", increments, paid)
+        with np.errstate(over="ignore"):  # a value past the largest float: refused below
+            total /= l_at_separation[rows, None]
         total[np.isnan(amounts[:, 0])] = np.nan  # no amount (no guide in force): no value
         values[index[rows], column] = total
+    _check_representable(values, rates, "a present value")
     return values, error
 
 
 def _with_eligible_row(results: MemberResults) -> np.ndarray:
     """The members there is something to value for: valid, with an eligible row."""
     return results.members.valid & results.eligible.any(axis=1)
+
+
+def _rates(rates) -> np.ndarray:
+    """Interest rates as floats, each finite and above -1 (the rule of the annuities)."""
+    try:
+        return np.atleast_1d(check_interest(rates))
+    except AnnuityError as error:
+        raise ValuationError(str(error)) from None
 
 
 # --------------------------------------------------------------------- frames
@@ -507,13 +529,12 @@ class ValuationSummary:
         summary.members = len(results.members)
         summary.invalid = int((~results.members.valid).sum())
         summary.not_valued = int((errors != "").sum())
+        totals = _totals(values, basis.interest)
         for column, clause in enumerate(CLAUSE_IDS):
-            pv = values[:, column]
-            summary.valued_rows[clause] = int(np.isfinite(pv).sum())
-            summary.totals[clause] = float(np.nansum(pv))
-        over = _over_deferred(values)
-        summary.total_subsidy = float(np.nansum(over))
-        summary.subsidy_rows = int(np.isfinite(over).sum())
+            summary.valued_rows[clause] = int(np.isfinite(values[:, column]).sum())
+            summary.totals[clause] = totals[f"pv_{clause}"]
+        summary.total_subsidy = totals["total_subsidy"]
+        summary.subsidy_rows = int(np.isfinite(_over_deferred(values)).sum())
         return summary
 
     def lines(self) -> list[str]:
@@ -538,13 +559,28 @@ class ValuationSummary:
         return lines
 
 
-def _totals(values) -> dict:
-    """Totals by clause and the total subsidy; all NaN for ``values`` None (not valued)."""
+def _totals(values, interest) -> dict:
+    """Totals by clause and the total subsidy at ``interest``; all NaN for ``values`` None
+    (not valued); refused when one passes the largest float."""
     if values is None:
         return {**{f"pv_{c}": np.nan for c in CLAUSE_IDS}, "total_subsidy": np.nan}
-    row = {f"pv_{c}": float(np.nansum(values[:, i])) for i, c in enumerate(CLAUSE_IDS)}
-    row["total_subsidy"] = float(np.nansum(_over_deferred(values)))
+    with np.errstate(over="ignore"):
+        row = {f"pv_{c}": float(np.nansum(values[:, i])) for i, c in enumerate(CLAUSE_IDS)}
+        row["total_subsidy"] = float(np.nansum(_over_deferred(values)))
+    _check_representable(np.array([[total] for total in row.values()]), [interest], "a total")
     return row
+
+
+def _check_representable(values, rates, what: str) -> None:
+    """Refuses ``values`` (..., rates) with one past the largest float: ``what`` names it.
+    Only a rate near -1 gets there (v large over a long life): the message names the rate."""
+    past = np.isinf(values)
+    if past.any():
+        rate = rates[int(np.nonzero(past)[-1][0])]
+        raise ValuationError(
+            f"'interest' {show_rate(rate)} is too close to -1: {what} passes the largest float "
+            f"({np.finfo(float).max:.3g})"
+        )
 
 
 def sensitivities(
@@ -566,29 +602,33 @@ def sensitivities(
 
 def _sensitivities(results, sex, sex_error, basis, as_of, readings, series, law) -> pd.DataFrame:
     """:func:`sensitivities` of members already evaluated (:func:`_evaluated`)."""
-    scenarios = {
-        "basis": basis.interest,
-        "interest -1pp": basis.interest - 0.01,
-        "interest +1pp": basis.interest + 0.01,
-    }
-    rates = [rate for rate in scenarios.values() if rate > -1]  # the others have no v
-    values, _ = _values(results, basis, sex, sex_error, rates)
-    rows = []
-    for label, rate in scenarios.items():
-        valued = rate > -1
-        totals = _totals(values[..., rates.index(rate)] if valued else None)
-        note = "" if valued else f"not valued: interest {rate:g} is not above -1"
-        rows.append({"scenario": label, **totals, "note": note})
+
+    def scenario(label, evaluated, on, rate=None):
+        # A rate at or below -1 has no v; one so near -1 that a value passes the largest
+        # float has no value: such a scenario alone is not valued, and its note says why.
+        rate = on.interest if rate is None else rate
+        try:
+            values, _ = _values(evaluated, on, sex, sex_error, [rate])
+            totals, note = _totals(values[..., 0], rate), ""
+        except ValuationError as error:
+            totals, note = _totals(None, rate), f"not valued: {error}"
+        return {"scenario": label, **totals, "note": note}
+
+    changes = {"basis": 0.0, "interest -1pp": -0.01, "interest +1pp": 0.01}
+    rows = [
+        scenario(label, results, basis, basis.interest + change)
+        for label, change in changes.items()
+    ]
     for factor in (0.9, 1.1):
         scaled = basis.mortality.scaled(factor)
-        scaled_values, _ = _values(results, basis.with_mortality(scaled), sex, sex_error)
-        capped = scaled.capped_ages
-        note = f"q capped at 1 at ages {_ranges(capped)}" if capped else "no q capped"
-        rows.append({"scenario": f"q x {factor:g}", **_totals(scaled_values[..., 0]), "note": note})
+        row = scenario(f"q x {factor:g}", results, basis.with_mortality(scaled))
+        if not row["note"]:  # valued: say where the scaling capped q at 1
+            ages = scaled.capped_ages
+            row["note"] = f"q capped at 1 at ages {_ranges(ages)}" if ages else "no q capped"
+        rows.append(row)
     for name, guide_set in (series or {}).items():
         other = evaluate_members(results.members, guide_set, as_of, readings, law)
-        other_values, _ = _values(other, basis, sex, sex_error)
-        rows.append({"scenario": f"series {name}", **_totals(other_values[..., 0]), "note": ""})
+        rows.append(scenario(f"series {name}", other, basis))
     frame = pd.DataFrame(rows)
     frame.insert(
         frame.columns.get_loc("total_subsidy") + 1,

@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from actuarial import mortality
+from actuarial.annuities import AnnuityError, annuity_due, pure_endowment
 from actuarial.generational import improvement_scale
 from actuarial.mortality import (
     LifeTable,
@@ -530,3 +531,59 @@ def test_a_pipe_in_place_of_a_csv_of_rates_once_checked_is_refused_without_waiti
         reader.join()
     assert not waiting
     assert errors == [f"{pipe}: {kind}: cannot read (a named pipe, not a file)"]
+
+
+# ----------------------------------------------------------------- rates near -1, long tables
+def plain_annuity_due(table, age, rate):
+    """sum_k v^k l_{x+k} / l_x by hand, in exact-enough floats (annual, integer age)."""
+    l_integer = [1.0]
+    for q in table.qx:
+        l_integer.append(l_integer[-1] * (1 - q))
+    start = age - table.min_age
+    return sum(
+        (1 + rate) ** -k * l_integer[start + k] / l_integer[start]
+        for k in range(len(l_integer) - start)
+    )
+
+
+@pytest.mark.filterwarnings("error")
+def test_an_annuity_near_minus_one_percent_is_its_sum_not_nan():
+    # At -99.91% a year on SULT v^k passes the largest float only at a k where no one is
+    # alive; before, inf x 0 made the UDD annuity NaN while constant force gave its value.
+    table = sult()
+    value = annuity_due(table, 60, -0.9991)
+    assert value == pytest.approx(plain_annuity_due(table, 60, -0.9991), rel=1e-12)
+    assert annuity_due(table, 60, -0.9991, method="constant-force") == pytest.approx(value)
+    assert pure_endowment(table, 60, 70, -0.9991) == 0.0  # no one is alive at 130
+
+
+@pytest.mark.filterwarnings("error")
+def test_an_annuity_that_passes_the_largest_float_is_refused_naming_rate_age_and_table():
+    # Before: NaN, silently, with warnings of overflow.
+    message = (
+        "'interest' -0.9999999 is too close to -1 for table 'SULT': the value at age 60 "
+        "passes the largest float (1.8e+308)"
+    )
+    for method in ("udd", "constant-force"):
+        with pytest.raises(AnnuityError, match=f"^{re.escape(message)}$"):
+            annuity_due(sult(), [110, 60], -0.9999999, 12, method)
+    with pytest.raises(AnnuityError, match="value at age 20 passes the largest float"):
+        pure_endowment(sult(), 20, 100, -0.9999999)
+
+
+def test_a_rate_below_minus_one_is_shown_with_every_digit():
+    with pytest.raises(AnnuityError, match=r"\(got -1.0000001\)$"):  # before: got -1
+        annuity_due(sult(), 60, -1.0000001)
+
+
+def test_a_long_table_takes_memory_in_proportion_to_its_ages():
+    # A CSV table of 200,000 ages (3 MB, under the size limit) asked for 298 GiB: the
+    # table kept l_{n+k} for every pair of ages. 5,000 ages asked for 400 MB.
+    import tracemalloc
+
+    tracemalloc.start()
+    table = LifeTable("long", 0, np.append(np.full(4_999, 1e-4), 1.0))
+    annuity_due(table, [0, 2_500], 0.05)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 20 * 2**20

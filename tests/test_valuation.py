@@ -387,10 +387,54 @@ def test_an_interest_minus_one_point_at_or_below_minus_one_is_not_valued_and_say
     table = sensitivities(pd.DataFrame(ROWS), GUIDES, Basis("sult", rate)).set_index("scenario")
     below = table.loc["interest -1pp"]
     assert below.drop("note").isna().all()
-    assert below["note"] == f"not valued: interest {rate - 0.01:g} is not above -1"
+    assert (
+        below["note"] == f"not valued: 'interest' must be a finite rate > -1 (got {rate - 0.01:g})"
+    )
     others = table.drop(index="interest -1pp")
     assert np.isfinite(others.drop(columns="note").to_numpy(float)).all()
     assert (others.loc[["basis", "interest +1pp"], "note"] == "").all()
+
+
+@pytest.mark.filterwarnings("error")
+def test_a_rate_whose_values_pass_the_largest_float_is_refused_not_left_blank(tmp_path):
+    # Before: every eligible row blank, no error, 'not valued: 0', totals $0.00 (0 rows).
+    with pytest.raises(ValuationError) as refused:
+        valued(ROWS, Basis("sult", -0.999999))
+    assert str(refused.value) == (
+        "'interest' -0.999999 is too close to -1 for table 'SULT': the value at age 45.6667 "
+        "passes the largest float (1.8e+308)"
+    )
+    # Each member's (d) 1.0001e308 is a float, their total is not: it is refused too.
+    members = tmp_path / "members.csv"
+    pd.DataFrame([EARLY_STEPPED, {**EARLY_STEPPED, "member_id": "C-2"}]).to_csv(
+        members, index=False
+    )
+    rate = -0.9999916575
+    alone = valued([EARLY_STEPPED], Basis("sult", rate))["pv_at_separation"]
+    assert alone.max() == pytest.approx(1.0001e308, rel=1e-4)
+    with pytest.raises(ValuationError) as refused:
+        run_valuation(members, GUIDES, Basis("sult", rate), tmp_path / "v.csv")
+    assert str(refused.value) == (
+        "'interest' -0.9999916575 is too close to -1: a total passes the largest float (1.8e+308)"
+    )
+
+
+@pytest.mark.filterwarnings("error")
+def test_a_sensitivity_whose_values_pass_the_largest_float_alone_is_not_valued():
+    table = sensitivities(pd.DataFrame(ROWS), GUIDES, Basis("sult", -0.98999))
+    by = table.set_index("scenario")
+    assert by.loc["interest -1pp", "note"] == (
+        "not valued: 'interest' -0.99999 is too close to -1 for table 'SULT': the value at "
+        "age 45.6667 passes the largest float (1.8e+308)"
+    )
+    assert by.loc["interest -1pp"].drop("note").isna().all()
+    assert np.isfinite(by.drop(index="interest -1pp").drop(columns="note").to_numpy(float)).all()
+
+
+def test_a_huge_rate_is_described_as_given_not_as_inf():
+    assert Basis("sult", 1e308).describe() == "mortality sult; interest 1e+310%; monthly, UDD"
+    assert Basis("sult", 0.045).describe() == "mortality sult; interest 4.5%; monthly, UDD"
+    assert Basis("sult", -0.5).describe() == "mortality sult; interest -50%; monthly, UDD"
 
 
 def test_value_command_writes_rows_and_prints_totals_and_sensitivities(tmp_path):
