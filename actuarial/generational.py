@@ -40,6 +40,7 @@ from actuarial.shown_text import quoted
 from actuarial.text_files import unique_files
 
 __all__ = [
+    "EVEN_WEIGHT",
     "MP_SCALES",
     "ImprovementScale",
     "Mortality",
@@ -60,6 +61,7 @@ MP_SCALES = {
 }
 SEXES = ("F", "M")
 SEX_NAMES = {"F": "female", "M": "male"}
+EVEN_WEIGHT = 0.5  # the female share of q for a member of unstated sex, unless stated
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -230,7 +232,7 @@ class Mortality:
     spec: str
     improvement: str | None = None
     base_year: int | None = None
-    female_weight: float = 0.5
+    female_weight: float = EVEN_WEIGHT
     close_at: int | None = None
     rate_factor: float = 1.0
     _cache: dict = field(default_factory=dict, init=False, repr=False)
@@ -249,6 +251,17 @@ class Mortality:
                 f"'base_year' must be a year from {dt.MINYEAR} to {dt.MAXYEAR} (got {year!r})"
             )
         sides = _sides(self.spec)
+        # An option that would change nothing is refused, never silently dropped.
+        if len(sides) == 1 and self.female_weight != EVEN_WEIGHT:
+            raise MortalityError(
+                f"'female_weight' weighs the sides of a FEMALE/MALE spec; '{self.spec}' has "
+                f"one (got {self.female_weight!r})"
+            )
+        if year is not None and self.improvement is None:
+            raise MortalityError(
+                f"'base_year' is the year of the rates an improvement scale projects: it "
+                f"needs 'improvement' (got {year!r})"
+            )
         object.__setattr__(self, "_sides", sides)
         self.table(None, _probe_cohort(self))  # every table and scale named must load
 

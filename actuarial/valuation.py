@@ -34,7 +34,7 @@ import pandas as pd
 from actuarial.annuities import AnnuityError, annuity_due, check_interest, show_rate
 from actuarial.dates import add_months, format_age
 from actuarial.engine import MemberResults, evaluate_members
-from actuarial.generational import SEXES, Mortality
+from actuarial.generational import EVEN_WEIGHT, SEXES, Mortality
 from actuarial.guides import GuideSet
 from actuarial.law import law_provenance
 from actuarial.law.clauses import CLAUSES, situation
@@ -89,7 +89,7 @@ class Basis:
     improvement: str | None = None
     base_year: int | None = None
     close_at: int | None = None
-    female_weight: float = 0.5
+    female_weight: float = EVEN_WEIGHT
 
     def __post_init__(self) -> None:
         rate = self.interest

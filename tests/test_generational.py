@@ -123,6 +123,22 @@ def test_a_table_without_a_base_year_needs_one_and_a_contradiction_is_refused(tm
         Mortality("soa:3400", improvement="mp-2020", base_year=2000)
 
 
+def test_a_female_weight_or_a_base_year_that_would_change_nothing_is_refused_not_dropped():
+    # Before, both were accepted, not applied, and left out of the basis as recorded.
+    with pytest.raises(MortalityError) as refused:
+        Mortality("sult", female_weight=0.9)
+    assert str(refused.value) == (
+        "'female_weight' weighs the sides of a FEMALE/MALE spec; 'sult' has one (got 0.9)"
+    )
+    with pytest.raises(MortalityError) as refused:
+        Mortality("soa:3399/soa:3400", base_year=1990)
+    assert str(refused.value) == (
+        "'base_year' is the year of the rates an improvement scale projects: it needs "
+        "'improvement' (got 1990)"
+    )
+    assert Mortality("sult", female_weight=0.5).as_dict() == {"mortality": "sult"}
+
+
 @pytest.mark.parametrize(
     ("year", "shown"),
     [(10**26, "100000000000000000000000000"), (-(10**9), "-1000000000"), (0, "0"),
