@@ -236,9 +236,11 @@ def special_kind(path: Path) -> str | None:
 
 
 @takes_paths("folder")
-def check_output_folder(folder, inputs: Iterable = ()) -> None:
+def check_output_folder(folder, inputs: Iterable = (), guide_folders: Iterable = ()) -> None:
     """Refuse an output folder that is an input or holds one at any depth (links resolved):
-    for a command that empties the folder before it writes, nothing it reads may be there."""
+    for a command that empties the folder before it writes, nothing it reads may be there;
+    nor may it lie in a folder of ``guide_folders``, every folder of which is read as a guide
+    (the next run on those guides would fail on it)."""
     inside = os.path.realpath(folder)
     for source in inputs:
         if source is None:
@@ -248,6 +250,13 @@ def check_output_folder(folder, inputs: Iterable = ()) -> None:
             raise OutputFileError(
                 f"{folder}: the output folder holds the input {source}; refused: it would be "
                 "replaced"
+            )
+    for guides in guide_folders:
+        real = os.path.realpath(guides)
+        if os.path.commonpath([real, inside]) == real:
+            raise OutputFileError(
+                f"{folder}: the output folder is inside the guides folder {guides}, every "
+                "folder of which is read as a guide; refused: choose a folder outside it"
             )
 
 

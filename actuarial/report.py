@@ -840,6 +840,7 @@ def build_report(
             *paths,  # the notebooks, and the folders copied beside them for their run
             *_folders_read(notebooks_dir),
         ],
+        guide_folders=[guides_path],  # a report there would be read as a guide next time
     )
     as_of = resolve_as_of(as_of)
     figures = _key_figures(guides, members_path, readings, as_of, law)

@@ -531,6 +531,27 @@ def test_report_refuses_a_previous_report_folder_holding_a_file_it_reads(
     assert after == before
 
 
+@pytest.mark.parametrize("where", ["report", "deeper/report", "g/report"])
+def test_report_refuses_an_out_inside_the_guides_folder(
+    notebooks, tmp_path, monkeypatch, make_guide, where
+):
+    # --out my-guides/report was written, and every later run on --guides my-guides (batch,
+    # report, guides validate) failed: "my-guides/report/guide.toml: guide.toml is missing".
+    monkeypatch.setattr(report, "NOTEBOOKS", notebooks)
+    guides = make_guide("g").parent
+    before = {path: path.read_bytes() if path.is_file() else None for path in guides.rglob("*")}
+    out = guides / where
+    result = CliRunner().invoke(
+        cli, ["report", "--guides", str(guides), "--out", str(out), "--no-progress"]
+    )
+    assert result.exit_code == 1, result.output
+    assert result.stderr == (
+        f"error: {out}: the output folder is inside the guides folder {guides}, every folder of "
+        "which is read as a guide; refused: choose a folder outside it\n"
+    )
+    assert {p: p.read_bytes() if p.is_file() else None for p in guides.rglob("*")} == before
+
+
 def test_a_previous_report_is_replaced_whole(notebooks, tmp_path):
     out = tmp_path / "out"
     build_report(out, notebooks_dir=notebooks, progress=False)
