@@ -45,7 +45,7 @@ from actuarial.output_files import (
     writing,
     writing_folder,
 )
-from actuarial.review import guides_in
+from actuarial.review import guides_in, readings_in_force
 
 __all__ = [
     "EXAMPLE_MEMBERS",
@@ -327,6 +327,7 @@ def provenance(
 
     listed = guides_in(guides_path)
     readings = readings or Readings()
+    law, payment_date = law_in_force(law), resolve_as_of(as_of)
     made_at = made_at or dt.datetime.now(dt.UTC)
     return Provenance(
         version=actuarial.__version__,
@@ -337,7 +338,7 @@ def provenance(
         ),
         members_file=Path(members_path).name,
         members_sha256=file_sha256(members_path),
-        readings=tuple(readings.describe()),
+        readings=tuple(readings_in_force(readings, law, payment_date)),  # a bill's minimum
         guide_details=tuple(
             (
                 guide.id,
@@ -348,10 +349,10 @@ def provenance(
             for guide in listed
         ),
         guides_folder=Path(guides_path).name,
-        payment_date=resolve_as_of(as_of).isoformat(),
+        payment_date=payment_date.isoformat(),
         law_files=tuple(
             (Path(item["file"]).name if number else item["file"], item["sha256"])
-            for number, item in enumerate(law_in_force(law).provenance())
+            for number, item in enumerate(law.provenance())
         ),
         made_at=made_at.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
         readings_label=readings.label(),

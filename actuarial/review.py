@@ -47,6 +47,7 @@ __all__ = [
     "lifted_by_minimum",
     "membership_counts",
     "mortality_sensitivity",
+    "readings_in_force",
     "relative_problems",
     "scale_mortality",
     "series_in",
@@ -150,6 +151,14 @@ def law_numbers(law=None, date=None) -> dict[str, str]:
 
 # --------------------------------------------------------------------- guides
 guides_in = load_every_guide  # every guide of every series, validated (actuarial.guides)
+
+
+@takes_paths("law")
+def readings_in_force(readings: Readings | None = None, law=None, date=None) -> list[str]:
+    """The readings described (:meth:`Readings.describe`) with the numbers of ``law`` in force
+    on ``date``, chosen as :func:`law_numbers` chooses them: under a bill, its minimum."""
+    values, _ = _law_values(law, date)
+    return (readings or Readings()).describe(law_values=values)
 
 
 @takes_paths("path")

@@ -552,6 +552,20 @@ def test_report_refuses_an_out_inside_the_guides_folder(
     assert {p: p.read_bytes() if p.is_file() else None for p in guides.rglob("*")} == before
 
 
+def test_the_readings_in_the_provenance_state_the_law_in_force_on_the_payment_date():
+    # Under examples/bill-2027.toml ($600 from 2027) every page's footer said the minimum
+    # on the payment date was $500.00: the shipped law's, not the law the report used.
+    guides = actuarial.load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
+    bill = REPOSITORY / "examples" / "bill-2027.toml"
+    for as_of, minimum in [(dt.date(2026, 12, 31), "500.00"), (dt.date(2027, 1, 1), "600.00")]:
+        made = report.provenance(guides, SHIPPED_GUIDES, EXAMPLE_MEMBERS, as_of=as_of, law=bill)
+        assert made.readings[3] == (
+            f"I-4 Minimum pension: the monthly minimum in force on the payment date (${minimum}) "
+            "on every Chapter 2 annuity [minimum_applies_to='all', default]"
+        )
+        assert html.escape(made.readings[3]) in made.html()
+
+
 def test_a_previous_report_is_replaced_whole(notebooks, tmp_path):
     out = tmp_path / "out"
     build_report(out, notebooks_dir=notebooks, progress=False)
