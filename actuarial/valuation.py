@@ -551,9 +551,11 @@ class ValuationSummary:
         ]
         if self.sensitivities is not None:
             lines.append("sensitivities (totals in USD):")
+            # A scenario not valued has empty totals (its note says why), not NaN; a change
+            # that rounds to zero is 0.00, not -0.00.
             lines.extend(
                 self.sensitivities.to_string(
-                    index=False, float_format=lambda v: f"{v:,.2f}"
+                    index=False, na_rep="", float_format=lambda v: f"{round(v, 2) + 0.0:,.2f}"
                 ).splitlines()
             )
         return lines

@@ -22,6 +22,7 @@ from actuarial.valuation import (
     SEX_CODES,
     Basis,
     ValuationError,
+    ValuationSummary,
     member_choices,
     run_valuation,
     schedule_steps,
@@ -435,6 +436,25 @@ def test_a_huge_rate_is_described_as_given_not_as_inf():
     assert Basis("sult", 1e308).describe() == "mortality sult; interest 1e+310%; monthly, UDD"
     assert Basis("sult", 0.045).describe() == "mortality sult; interest 4.5%; monthly, UDD"
     assert Basis("sult", -0.5).describe() == "mortality sult; interest -50%; monthly, UDD"
+
+
+def test_the_summary_shows_a_scenario_not_valued_empty_and_a_change_of_nothing_as_zero(
+    tmp_path,
+):
+    # docs/valuation.md: its totals are empty. Before, they were printed NaN; and a change
+    # of -1e-12 was printed -0.00.
+    members = tmp_path / "members.csv"
+    pd.DataFrame(ROWS).to_csv(members, index=False)
+    summary = run_valuation(members, GUIDES, Basis("sult", -0.995), tmp_path / "v.csv")
+    lines = summary.lines()
+    below = next(line for line in lines if line.strip().startswith("interest -1pp"))
+    assert below.split() == [
+        "interest", "-1pp", "not", "valued:", "'interest'", "must", "be", "a", "finite",
+        "rate", ">", "-1", "(got", "-1.005)",
+    ]  # fmt: skip
+    assert "NaN" not in "\n".join(lines)
+    tiny = pd.DataFrame({"scenario": ["basis"], "subsidy_change": [-1e-12]})
+    assert ValuationSummary(basis={}, sensitivities=tiny).lines()[-1].split() == ["basis", "0.00"]
 
 
 def test_value_command_writes_rows_and_prints_totals_and_sensitivities(tmp_path):
