@@ -186,9 +186,13 @@ def _batches(
     def table_frame(table: pa.Table) -> pd.DataFrame:
         # The values' own types only: a Parquet file's pandas metadata may say otherwise (a
         # column of lists declared text made the whole file unreadable), and is not needed.
-        return (_typed(table) if typed else table).to_pandas(
+        frame = (_typed(table) if typed else table).to_pandas(
             date_as_object=date_as_object, ignore_metadata=True
         )
+        ids = table.column("member_id")
+        if not date_as_object and pa.types.is_date(ids.type):  # no id: its error quotes
+            frame["member_id"] = ids.to_pandas(date_as_object=True)  # the date, no time
+        return frame
 
     pending: list[pa.RecordBatch] = []
     size = nbytes = 0

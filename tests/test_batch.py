@@ -1016,8 +1016,9 @@ def test_a_csv_batch_without_a_bar_imports_neither_tqdm_nor_parquet(tmp_path):
             pa.array([dt.datetime(2000, 1, 1, 5, 6), dt.datetime(2000, 1, 2)], pa.timestamp("ms")),
             ["2000-01-01 05:06:00", "2000-01-02 00:00:00"],
         ),
-        # date32 reaches pandas as datetime64 (dates are read so): shown as a timestamp
-        (pa.array([dt.date(2000, 1, 2)] * 2), ["2000-01-02 00:00:00"] * 2),
+        # Shown as the date it is, though the batch reads other date columns as datetime64
+        (pa.array([dt.date(2000, 1, 2)] * 2), ["2000-01-02"] * 2),
+        (pa.array([dt.date(2000, 1, 2)] * 2, pa.date64()), ["2000-01-02"] * 2),
         (pa.array([dt.time(5, 6)] * 2), ["05:06:00"] * 2),
         (pa.array([Decimal("7.50")] * 2, pa.decimal128(10, 2)), ["7.50"] * 2),
         (pa.array([7.0, 7.0]), ["7.0"] * 2),
