@@ -278,8 +278,13 @@ class Provenance:
             "</footer>\n"
         )
 
-    def inputs_html(self, members_rows: int | None = None, status: str = "") -> str:
-        """The short "inputs" box at the top of every page: what the page was run on."""
+    def inputs_html(
+        self, members_rows: int | None = None, status: str = "", given: Iterable[str] | None = None
+    ) -> str:
+        """The short "inputs" box at the top of every page: what the page was run on.
+
+        ``given``: the report's inputs the page takes (the names of its ``parameters`` cell;
+        None: every one, the index); another input is said not to be one of the page's."""
         escape = html.escape
         guides = "<br>".join(
             f"{escape(guide_id)}: series <b>{escape(series)}</b>"
@@ -291,19 +296,35 @@ class Provenance:
             f"{escape(name)}{' (shipped)' if number == 0 else ''} <code>{digest[:12]}</code>"
             for number, (name, digest) in enumerate(self.law_files)
         )
+        cells = {
+            "guides": (
+                "guides_path",
+                f"folder <code>{escape(self.guides_folder)}</code>, series "
+                f"<b>{escape(self.series)}</b><br>{guides}",
+            ),
+            "member file": ("members_path", f"{escape(self.members_file)}{rows}"),
+            "law files": ("law_files", law),
+            "readings": ("readings", escape(self.readings_label)),
+            "payment date": ("as_of", escape(self.payment_date)),
+        }
+        given = None if given is None else set(given)
         status_row = f"<tr><th>status</th><td>{status}</td></tr>" if status else ""
         return (
             '<section class="report-inputs">\n<h2>Inputs</h2>\n<table><tbody>\n'
             f"{status_row}"
-            f"<tr><th>guides</th><td>folder <code>{escape(self.guides_folder)}</code>, series "
-            f"<b>{escape(self.series)}</b><br>{guides}</td></tr>\n"
-            f"<tr><th>member file</th><td>{escape(self.members_file)}{rows}</td></tr>\n"
-            f"<tr><th>law files</th><td>{law}</td></tr>\n"
-            f"<tr><th>readings</th><td>{escape(self.readings_label)}</td></tr>\n"
-            f"<tr><th>payment date</th><td>{escape(self.payment_date)}</td></tr>\n"
-            f"<tr><th>made</th><td>{escape(self.made_at)}</td></tr>\n"
+            + "".join(
+                f"<tr><th>{label}</th><td>"
+                f"{cell if given is None or parameter in given else NOT_AN_INPUT}</td></tr>\n"
+                for label, (parameter, cell) in cells.items()
+            )
+            + f"<tr><th>made</th><td>{escape(self.made_at)}</td></tr>\n"
             "</tbody></table>\n</section>\n"
         )
+
+
+# What a page's inputs box says of a report input the page does not take (its notebook
+# declares no such parameter: page 01's worked examples are on the shipped law, say).
+NOT_AN_INPUT = "<i>not an input of this page</i>"
 
 
 @takes_paths("guides_path", "members_path", "law")
@@ -924,7 +945,8 @@ def build_report(
                 notebook = _readers_view(normalize_notebook(notebook))
                 title = notebook_title(notebook) or path.stem
                 page = path.with_suffix(".html").name
-                top = made.inputs_html(members_rows, _status_html(error))
+                given = _declared_parameters(path)  # the inputs the page took
+                top = made.inputs_html(members_rows, _status_html(error), given)
                 body = _render(notebook, title)
                 (folder / page).write_text(scrub(_page(body, top, footer)), encoding="utf-8")
                 entries.append(PageEntry(path.name, title, page, error))

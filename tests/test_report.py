@@ -344,14 +344,21 @@ def test_report_writes_an_index_and_one_page_per_notebook_with_provenance(
     assert "guides_path =" not in first  # the parameter cells are hidden: the inputs box says
     inputs = first.split('<section class="report-inputs">')[1].split("</section>")[0]
     assert "<tr><th>member file</th><td>staff.csv (313 rows)</td></tr>" in inputs
-    # The payment date by default, as in batch: the day the report was asked for.
-    assert any(f"<tr><th>payment date</th><td>{day}</td></tr>" in inputs for day in days)
     assert re.search(r"<tr><th>made</th><td>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC</td>", inputs)
     assert f"{DEFAULT_SERIES}: series <b>{DEFAULT_SERIES}</b> (used)" in inputs
+    # The page takes no law files and no payment date (its notebook declares neither): its
+    # box says so, rather than name inputs it never saw. The index names every input.
+    for label in ("law files", "payment date"):
+        assert f"<tr><th>{label}</th><td>{report.NOT_AN_INPUT}</td></tr>" in inputs
+    index_inputs = index.split('<section class="report-inputs">')[1].split("</section>")[0]
+    # The payment date by default, as in batch: the day the report was asked for.
+    assert any(f"<tr><th>payment date</th><td>{day}</td></tr>" in index_inputs for day in days)
     law = shipped_law().provenance()[0]
     assert f"<tr><th>law files</th><td>{law['file']} (shipped) <code>{law['sha256'][:12]}" in (
-        inputs
+        index_inputs
     )
+    second = (out / "01_second.html").read_text()  # no parameters cell: none of the inputs
+    assert f"<tr><th>member file</th><td>{report.NOT_AN_INPUT}</td></tr>" in second
     assert f"<b>{law['file']}</b> SHA-256 <code>{law['sha256']}</code>" in first  # footer
     assert "<b>staff.csv</b>: SHA-256 <code>" + sha256(members) in first
     for guide_id in SHIPPED_IDS:
