@@ -3,8 +3,9 @@
 Exit status 0 on success (invalid member rows included); 1 with the reason on unusable
 input (bad guides, a missing column, an unreadable file) or an output that cannot be
 written (one ``error: <path>: ...`` line, never a traceback); 2 on a usage error; 130 when
-interrupted (Ctrl-C) and 143 on SIGTERM, the previous output left as it was. Text printed
-from files has its control characters replaced.
+interrupted (Ctrl-C) and 143 on SIGTERM, the previous output left as it was; 1, with
+nothing more printed, when what it prints is no longer read (a broken pipe, ``| head``).
+Text printed from files has its control characters replaced.
 """
 
 from __future__ import annotations
@@ -115,6 +116,8 @@ def _writing_command(command):
         except KeyboardInterrupt:
             _echo("error: interrupted", err=True)
             sys.exit(130)
+        except BrokenPipeError:  # what it prints is no longer read (`| head`): not the files'
+            raise  # failure; click ends quietly with 1, as for every command
         except OSError as error:
             _fail(cannot_write(error.filename or "file system", error))
         finally:

@@ -1260,3 +1260,25 @@ def test_a_law_table_or_scale_that_is_no_file_is_refused_without_waiting_on_it(
     assert ended.stderr.splitlines()[-1] == error.format(path=path)
     assert ended.returncode in (1, 2)
     assert not out.exists()
+
+
+@pytest.mark.parametrize("command", [["batch", SAMPLE], ["guides", "show", DEFAULT_SERIES]])
+def test_a_reader_that_stops_reading_ends_the_command_quietly_its_files_written(
+    tmp_path, command
+):
+    """`actuarial batch ... | head -1` said "error: file system: cannot write (Broken pipe)"
+    once its results were written; every command now ends as click ends the others."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "out.csv"
+    args = [*command, "--out", str(out)] if command[0] == "batch" else command
+    script = "from actuarial.cli import main; main()"
+    run = subprocess.Popen(
+        [sys.executable, "-c", script, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    run.stdout.close()  # the reader is gone before anything is printed
+    assert run.wait() == 1
+    assert run.stderr.read() == b""
+    if command[0] == "batch":
+        assert len(pd.read_csv(out)) == 4 * 307 + 6
