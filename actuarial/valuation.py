@@ -285,13 +285,15 @@ def value_results(
     sex=None,
     rates=None,
     steps: tuple[np.ndarray, np.ndarray] | None = None,
+    skip=None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Present values (members, 4 clauses, rates) and a valuation error per member.
 
     ``sex``: codes into :data:`SEX_CODES` (default: not given). ``rates``: interest rates
     (default: the basis's). ``steps``: the schedule as dated steps (members, 4, S).
-    NaN where a clause is not eligible, the member is invalid, or the basis does not cover
-    the member (who then has an error).
+    ``skip``: members not to value (no table is built for them), e.g. of a bad ``sex``.
+    NaN where a clause is not eligible, the member is invalid or skipped, or the basis does
+    not cover the member (who then has an error).
     """
     members = results.members
     count = len(members)
@@ -305,6 +307,8 @@ def value_results(
     sex_key = sex if mortality.sex_distinct else np.full(count, 2)
     cohort_key = birth_year if mortality.generational else np.zeros(count, dtype=np.int64)
     valued = _with_eligible_row(results)
+    if skip is not None:
+        valued &= ~np.asarray(skip, dtype=bool)
     combined = sex_key.astype(np.int64) * 100_000 + np.where(valued, cohort_key, 0)
     unique, group = np.unique(combined[valued], return_inverse=True)
     keys = [
@@ -463,13 +467,11 @@ def _values(results, basis, sex, sex_error, rates=None):
     """:func:`value_results`, with no value and the ``sex`` error for a bad ``sex`` on a
     sex-distinct basis (a unisex one does not read ``sex``, as ``docs/valuation.md`` says),
     on the members with an eligible row only: a member with none has nothing to value, and
-    no row to carry the error, so the summary does not count him."""
-    values, errors = value_results(results, basis, sex, rates)
-    if basis.mortality.sex_distinct:
-        bad = (sex_error != "") & _with_eligible_row(results)
-        errors = np.where(bad, sex_error, errors)
-        values[bad] = np.nan
-    return values, errors
+    no row to carry the error, so the summary does not count him. Such a member is not
+    valued at all: no table is built for him (the blend of unstated sex may not exist)."""
+    bad = (sex_error != "") & _with_eligible_row(results) & basis.mortality.sex_distinct
+    values, errors = value_results(results, basis, sex, rates, skip=bad)
+    return values, np.where(bad, sex_error, errors)
 
 
 def _member_table(member, guides, basis, as_of, readings, law) -> pd.DataFrame:

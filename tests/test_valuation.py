@@ -269,6 +269,27 @@ def test_every_sensitivity_leaves_out_the_member_with_a_bad_sex_as_the_basis_doe
     pd.testing.assert_frame_equal(with_bad, alone)
 
 
+def test_a_bad_sex_builds_no_table_so_a_blend_that_does_not_run_out_stops_no_one(tmp_path):
+    # The female table ends at 100 (q = 1), SULT goes on: the blend for members of
+    # unstated sex has q_100 below 1 and does not run out. Before, a member with a bad sex
+    # was valued on that blend before his values were dropped, and the whole valuation was
+    # refused: "table '50% female + 50% SULT' does not run out".
+    female = write_sult_csv(tmp_path / "female.csv", range(20, 100))
+    with female.open("a") as rates:
+        rates.write("100,1\n")
+    rows = [
+        {**DEFERRED_FLAT, "sex": "F"},
+        {**DEFERRED_FLAT, "member_id": "M-1", "sex": "M"},
+        {**DEFERRED_FLAT, "member_id": "X-1", "sex": "X"},
+    ]
+    frame = valued(rows, Basis(f"csv:{female}/sult", 0.045))
+    assert frame.loc[("X-1", "d")]["error"] == (
+        "members row 3 (member 'X-1'): 'sex' must be in ['F', 'M', ''] (got 'X')"
+    )
+    assert frame.loc[("D-1125", "d")]["pv_at_separation"] > 0
+    assert frame.loc[("M-1", "d")]["pv_at_separation"] > 0
+
+
 def test_a_unisex_basis_does_not_read_sex():
     rows = [{**DEFERRED_FLAT, "sex": "X"}, {**DEFERRED_FLAT, "member_id": "D-2", "sex": "F"}]
     frame = valued(rows, Basis("sult", 0.05))
