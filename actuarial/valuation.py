@@ -35,7 +35,7 @@ from actuarial.annuities import AnnuityError, annuity_due, check_interest, show_
 from actuarial.dates import add_months, format_age
 from actuarial.engine import MemberResults, evaluate_members
 from actuarial.generational import EVEN_WEIGHT, SEXES, Mortality
-from actuarial.guides import GuideSet
+from actuarial.guides import GuideSet, file_sha256
 from actuarial.law import law_provenance
 from actuarial.law.clauses import CLAUSES, situation
 from actuarial.law.readings import Readings
@@ -119,8 +119,12 @@ class Basis:
         return replace(self, mortality=mortality, improvement=mortality.improvement)
 
     def as_dict(self) -> dict:
+        """What the basis is, and the files its mortality was read from with their SHA-256
+        (a CSV table or scale: its name alone does not say which rates were used)."""
+        files = [{"file": str(f), "sha256": file_sha256(f)} for f in self.mortality.files]
         return {
             **self.mortality.as_dict(),
+            **({"files": files} if files else {}),
             "interest": float(self.interest),
             "payments": "monthly in advance, for life, from the start date",
             "fractional_ages": "udd",
@@ -550,6 +554,7 @@ class ValuationSummary:
             f"present value at separation by clause: {totals}",
             f"total subsidy, (b) and (c) over (d): ${format_money(self.total_subsidy)} "
             f"({self.subsidy_rows:,} rows)",
+            *(f"mortality: {f['file']} sha256 {f['sha256']}" for f in self.basis.get("files", ())),
         ]
         if self.sensitivities is not None:
             lines.append("sensitivities (totals in USD):")

@@ -478,6 +478,25 @@ def test_the_summary_shows_a_scenario_not_valued_empty_and_a_change_of_nothing_a
     assert ValuationSummary(basis={}, sensitivities=tiny).lines()[-1].split() == ["basis", "0.00"]
 
 
+def test_the_basis_records_the_files_of_its_mortality_with_their_sha256(tmp_path):
+    # Before, a CSV table or scale was recorded by its path alone: not which rates.
+    import hashlib
+    import json
+
+    import pyarrow.parquet as pq
+
+    table = write_sult_csv(tmp_path / "table.csv")
+    digest = hashlib.sha256(table.read_bytes()).hexdigest()
+    members, out = tmp_path / "members.csv", tmp_path / "values.parquet"
+    pd.DataFrame(ROWS).to_csv(members, index=False)
+    basis = Basis(f"csv:{table}", 0.05)
+    summary = run_valuation(members, GUIDES, basis, out, with_sensitivities=False)
+    recorded = json.loads(pq.read_schema(out).metadata[b"actuarial.basis"])
+    assert recorded["files"] == [{"file": str(table), "sha256": digest}]
+    assert f"mortality: {table} sha256 {digest}" in summary.lines()
+    assert "files" not in Basis("sult", 0.05).as_dict()
+
+
 def test_value_command_writes_rows_and_prints_totals_and_sensitivities(tmp_path):
     members = tmp_path / "members.csv"
     rows = [{**row, "sex": ""} for row in ROWS] + [
