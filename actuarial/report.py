@@ -36,6 +36,7 @@ from actuarial.distribution import installed_version
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, GuideSet, file_sha256, load_guides
 from actuarial.interpretations import Readings
 from actuarial.law import load_law, resolve_as_of
+from actuarial.law.notes import law_notes
 from actuarial.member_files import readable_member_file
 from actuarial.notebook_runs import run_at_once
 from actuarial.output_files import (
@@ -217,6 +218,7 @@ class Provenance:
     guides_folder: str = ""  # shown without an absolute path
     payment_date: str = ""
     law_files: tuple[tuple[str, str], ...] = ()  # (file name, SHA-256), in the order applied
+    law_notes: tuple[str, ...] = ()  # what the law in force can never apply (law_notes)
     made_at: str = ""  # "YYYY-MM-DD HH:MM:SS UTC"
     readings_label: str = "defaults"
 
@@ -273,7 +275,15 @@ class Provenance:
                 for name, digest in self.law_files
             )
             + "</p>\n"
-            "<p>Readings in force (docs/readings.md) where a page does not set its "
+            + (
+                "<p>What the law in force holds that can never take effect (legal, and said "
+                "so that a mistake is not silent):</p><ul>"
+                + "".join(f"<li>{escape(note)}</li>" for note in self.law_notes)
+                + "</ul>\n"
+                if self.law_notes
+                else ""
+            )
+            + "<p>Readings in force (docs/readings.md) where a page does not set its "
             f"own; the clause pages compare readings side by side:</p><ul>{readings}</ul>\n"
             "</footer>\n"
         )
@@ -322,6 +332,13 @@ class Provenance:
         )
 
 
+def _with_names(text: str, names: dict[str, str]) -> str:
+    """``text`` with each file named as the report shows it (``names``: path -> name)."""
+    for path in sorted(names, key=len, reverse=True):  # a path before its own prefixes
+        text = text.replace(path, names[path])
+    return text
+
+
 # What a page's inputs box says of a report input the page does not take (its notebook
 # declares no such parameter: page 01's worked examples are on the shipped law, say).
 NOT_AN_INPUT = "<i>not an input of this page</i>"
@@ -349,6 +366,15 @@ def provenance(
     listed = guides_in(guides_path)
     readings = readings or Readings()
     law, payment_date = law_in_force(law), resolve_as_of(as_of)
+    # Each amendment by its file's name alone (its folder is the user's own).
+    law_files = tuple(
+        (Path(item["file"]).name if number else item["file"], item["sha256"])
+        for number, item in enumerate(law.provenance())
+    )
+    shown_names = {
+        item["file"]: name
+        for item, (name, _) in zip(law.provenance(), law_files, strict=True)
+    }
     made_at = made_at or dt.datetime.now(dt.UTC)
     return Provenance(
         version=actuarial.__version__,
@@ -371,10 +397,8 @@ def provenance(
         ),
         guides_folder=Path(guides_path).name,
         payment_date=payment_date.isoformat(),
-        law_files=tuple(
-            (Path(item["file"]).name if number else item["file"], item["sha256"])
-            for number, item in enumerate(law.provenance())
-        ),
+        law_files=law_files,
+        law_notes=tuple(_with_names(note, shown_names) for note in law_notes(law)),
         made_at=made_at.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
         readings_label=readings.label(),
     )

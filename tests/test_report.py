@@ -26,7 +26,7 @@ import actuarial
 from actuarial import MemberFileError, Readings, notebook_runs, output_files, report
 from actuarial.cli import cli
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES
-from actuarial.law import shipped_law
+from actuarial.law import LawNote, shipped_law
 from actuarial.notebook_runs import Kernels
 from actuarial.output_files import OutputFileError
 from actuarial.report import (
@@ -685,3 +685,30 @@ def test_index_key_figures_count_rows_with_warnings_beside_rows_with_errors(
         clause: str(int(count)) for clause, count in figures["clauses"]["warnings"].items()
     }
     assert warned["a"] == "2"
+
+
+def test_the_provenance_says_what_the_law_in_force_can_never_apply(tmp_path):
+    # An amendment that empties the coverage window was in the footer as a file and its
+    # SHA-256 only; the report's reader now sees the LawNote the command line prints.
+    guides = actuarial.load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
+    closing = tmp_path / "closing.toml"
+    closing.write_text(
+        "[[coverage.first_entry_before]]\neffective_from = 2028-01-01\nvalue = 1990-04-01\n"
+        'unit = "date"\nsource = "Test bill"\n',
+        encoding="utf-8",
+    )
+    bill = REPOSITORY / "examples" / "bill-2027.toml"
+    with pytest.warns(LawNote):
+        made = report.provenance(guides, SHIPPED_GUIDES, EXAMPLE_MEMBERS, law=[closing, bill])
+    assert made.law_notes == (
+        "from 2028-01-01: the coverage window is empty: no first entry is covered (I-1); in "
+        "force: actuarial/law/law.toml: 'coverage.first_entry_on_or_after' entry 1 "
+        "(effective_from 1990-04-01) = 1990-04-01 and closing.toml: "
+        "'coverage.first_entry_before' entry 1 (effective_from 2028-01-01) = 1990-04-01",
+    )
+    assert str(tmp_path) not in made.html()  # the amendment by its name alone
+    assert f"<li>{html.escape(made.law_notes[0])}</li>" in made.html()
+    names = ["actuarial/law/law.toml", "closing.toml", "bill-2027.toml"]
+    assert [name for name, _ in made.law_files] == names
+    shipped = report.provenance(guides, SHIPPED_GUIDES, EXAMPLE_MEMBERS, law=bill)
+    assert shipped.law_notes == () and "can never take effect" not in shipped.html()
