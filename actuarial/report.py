@@ -841,8 +841,9 @@ def build_report(
     """Run every notebook with the same inputs and write one HTML page each plus index.html.
 
     ``guides_path`` defaults to the shipped guides (series ``DEFAULT_SERIES``),
-    ``members_path`` to ``examples/members.csv``; ``law_files`` are amendment files applied in
-    order to the shipped law; ``as_of`` is the payment date (default: today, as in ``batch``).
+    ``members_path`` to ``examples/members.csv``; ``law_files`` are amendment files (a path
+    or a list) applied in order to the shipped law; ``as_of`` is the payment date (default:
+    today, as in ``batch``).
     The guides and law files are validated, the member file read and ``out_dir`` checked
     (:func:`check_out_dir`; it may hold nothing the report reads, since it is replaced)
     before any notebook runs. Notebooks receive ``guides_path``,
@@ -874,6 +875,8 @@ def build_report(
         raise ReportError(f"{notebooks_dir}: no notebooks named {NOTEBOOK_PATTERN}")
     check_out_dir(out_dir)
     readings = readings or Readings()
+    if isinstance(law_files, str | os.PathLike):  # one file, as law= takes it elsewhere
+        law_files = [law_files]  # not each character of its name a file ("." among them)
     law_paths = [Path(path).resolve() for path in law_files]
     law = load_law(*law_paths)  # every file validated before anything runs
     # The folder is replaced by the new report: nothing read may lie in it.

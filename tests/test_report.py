@@ -573,6 +573,18 @@ def test_the_readings_in_the_provenance_state_the_law_in_force_on_the_payment_da
         assert html.escape(made.readings[3]) in made.html()
 
 
+@pytest.mark.parametrize("given", [str, Path])
+def test_one_law_file_is_taken_as_law_is_elsewhere(notebooks, tmp_path, monkeypatch, given):
+    # law_files="bill.toml" read "b", "i", "l", "l", ".", ... as law files, "." the current
+    # folder: "r: cannot read the law file (Is a directory)".
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(REPOSITORY / "examples" / "bill-2027.toml", "bill.toml")
+    index = build_report("out", law_files=given("bill.toml"), notebooks_dir=notebooks)
+    inputs = index.read_text().split('<section class="report-inputs">')[1]
+    digest = sha256(tmp_path / "bill.toml")
+    assert f"<br>bill.toml <code>{digest[:12]}</code></td></tr>" in inputs
+
+
 def test_a_previous_report_is_replaced_whole(notebooks, tmp_path):
     out = tmp_path / "out"
     build_report(out, notebooks_dir=notebooks, progress=False)
