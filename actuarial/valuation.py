@@ -610,18 +610,36 @@ def sensitivities(
 
 
 def _sensitivities(results, sex, sex_error, basis, as_of, readings, series, law) -> pd.DataFrame:
-    """:func:`sensitivities` of members already evaluated (:func:`_evaluated`)."""
+    """:func:`sensitivities` of members already evaluated (:func:`_evaluated`).
 
-    def scenario(label, evaluated, on, rate=None):
+    Every scenario totals the rows the basis values, and no others, so that its change is
+    like for like; a row valued on one and not on the other (a guide series with no guide
+    on a date, an age past a q capped at 1) is counted in the scenario's note.
+    """
+    try:
+        on_basis = np.isfinite(_values(results, basis, sex, sex_error)[0][..., 0])
+    except ValuationError:
+        on_basis = None  # the basis is not valued: its row says why; no rows to keep to
+
+    def scenario(label, evaluated, on, rate=None, describe=lambda: ""):
         # A rate at or below -1 has no v; one so near -1 that a value passes the largest
         # float has no value: such a scenario alone is not valued, and its note says why.
         rate = on.interest if rate is None else rate
         try:
-            values, _ = _values(evaluated, on, sex, sex_error, [rate])
-            totals, note = _totals(values[..., 0], rate), ""
+            values = _values(evaluated, on, sex, sex_error, [rate])[0][..., 0]
         except ValuationError as error:
-            totals, note = _totals(None, rate), f"not valued: {error}"
-        return {"scenario": label, **totals, "note": note}
+            return {"scenario": label, **_totals(None, rate), "note": f"not valued: {error}"}
+        notes = [describe()]
+        if on_basis is not None:
+            valued = np.isfinite(values)
+            missing, extra = (on_basis & ~valued).sum(), (valued & ~on_basis).sum()
+            if missing:
+                notes.append(f"{missing:,} rows valued on the basis are not valued here")
+            if extra:
+                notes.append(f"{extra:,} rows not valued on the basis are left out")
+            values = np.where(on_basis, values, np.nan)
+        note = "; ".join(note for note in notes if note)
+        return {"scenario": label, **_totals(values, rate), "note": note}
 
     changes = {"basis": 0.0, "interest -1pp": -0.01, "interest +1pp": 0.01}
     rows = [
@@ -630,11 +648,13 @@ def _sensitivities(results, sex, sex_error, basis, as_of, readings, series, law)
     ]
     for factor in (0.9, 1.1):
         scaled = basis.mortality.scaled(factor)
-        row = scenario(f"q x {factor:g}", results, basis.with_mortality(scaled))
-        if not row["note"]:  # valued: say where the scaling capped q at 1
+
+        def capped(scaled=scaled) -> str:  # where the scaling capped q at 1
             ages = scaled.capped_ages
-            row["note"] = f"q capped at 1 at ages {_ranges(ages)}" if ages else "no q capped"
-        rows.append(row)
+            return f"q capped at 1 at ages {_ranges(ages)}" if ages else "no q capped"
+
+        on = basis.with_mortality(scaled)
+        rows.append(scenario(f"q x {factor:g}", results, on, describe=capped))
     for name, guide_set in (series or {}).items():
         other = evaluate_members(results.members, guide_set, as_of, readings, law)
         rows.append(scenario(f"series {name}", other, basis))

@@ -403,6 +403,25 @@ def test_sensitivities_move_the_way_they_must_and_name_capped_ages():
     )
 
 
+def test_every_scenario_totals_the_rows_the_basis_values_and_says_what_it_left_out(make_guide):
+    # The guide in force ends before C-58 separates: its (c) row is not valued on the basis.
+    # Before, the guide-series scenario valued it and called the difference a change of
+    # subsidy (the cost of adopting that series), comparing different rows.
+    until = "effective_from = 1990-04-01\neffective_until = 2012-01-01"
+    ended = make_guide(
+        "ended", toml=lambda text: text.replace("effective_from = 1990-04-01", until)
+    )
+    guides = load_guides(ended.parent, "ended")
+    basis_frame = value_frame(pd.DataFrame(ROWS), guides, Basis("sult", 0.05))
+    early = basis_frame.set_index(["member_id", "clause"]).loc[("C-58", "c")]
+    assert early["error"].startswith("no Actuarial Guide of series 'ended' is in force")
+    table = sensitivities(pd.DataFrame(ROWS), guides, Basis("sult", 0.05), series={"half": GUIDES})
+    by = table.set_index("scenario")
+    assert by.loc["series half", "note"] == "1 rows not valued on the basis are left out"
+    assert by.loc["series half", "pv_c"] == by.loc["basis", "pv_c"] == 0
+    assert by.loc["series half", "subsidy_change"] == 0
+
+
 @pytest.mark.parametrize("rate", [-0.995, -0.99])
 def test_an_interest_minus_one_point_at_or_below_minus_one_is_not_valued_and_says_so(rate):
     # Before, the whole valuation ended in a traceback from the annuities.
