@@ -569,3 +569,13 @@ def test_the_command_line_prints_each_note_on_stderr_and_keeps_stdout_as_it_was(
     assert amended.stderr.splitlines() == [f"warning: law: {note}" for note in notes]
     assert amended.stderr.startswith("warning: law: from 2028-01-01: the coverage window is empty")
     assert json.loads(amended.stdout)["clauses"] == json.loads(plain.stdout)["clauses"]
+
+
+def test_a_note_points_at_the_users_line_not_inside_the_package(half_percent_guides, tmp_path):
+    # It pointed into the package's wrapper of path parameters ("output_files.py:119: ...
+    # return function(*args, **kwargs)"), as the report's pages showed it.
+    path = tmp_path / "amendment.toml"
+    path.write_text(_entry("early_retirement.age", "2027-01-01", 65, "years"), encoding="utf-8")
+    with pytest.warns(LawNote) as caught:
+        evaluate(EARLY, half_percent_guides, as_of=AS_OF, law=path)
+    assert [warning.filename for warning in caught] == [__file__]

@@ -17,6 +17,7 @@ import datetime as dt
 import hashlib
 import math
 import re
+import sys
 import tomllib
 import warnings
 from collections.abc import Iterable
@@ -494,7 +495,7 @@ class Law:
         known = set(law_notes(self))
         for note in law_notes(law):
             if note not in known:
-                warnings.warn(note, LawNote, stacklevel=2)
+                warnings.warn(note, LawNote, stacklevel=_outside_the_package())
         return law
 
     def provenance(self) -> list[dict[str, str]]:
@@ -515,6 +516,18 @@ class Law:
         if name not in self._series:
             raise LawError([f"law: unknown parameter '{name}' (parameters: {sorted(PARAMETERS)})"])
         return self._series[name]
+
+
+_PACKAGE = str(Path(__file__).resolve().parents[1])  # actuarial/, where no warning points
+
+
+def _outside_the_package() -> int:
+    """The ``stacklevel`` of a warning raised in the function that calls this one which
+    points at the first caller outside the package: the user's line, not a wrapper's."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _merge(base: Law | None, name: str, data: bytes, found=None) -> Law:
