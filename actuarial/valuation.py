@@ -527,6 +527,7 @@ class ValuationSummary:
     totals: dict = field(default_factory=lambda: dict.fromkeys(CLAUSE_IDS, 0.0))
     total_subsidy: float = 0.0
     subsidy_rows: int = 0
+    eligible_not_valued: int = 0
     sensitivities: pd.DataFrame | None = None
 
     @classmethod
@@ -541,6 +542,9 @@ class ValuationSummary:
             summary.totals[clause] = totals[f"pv_{clause}"]
         summary.total_subsidy = totals["total_subsidy"]
         summary.subsidy_rows = int(np.isfinite(_over_deferred(values)).sum())
+        # Each such row's error says why: the basis, a bad sex, no guide in force.
+        eligible = results.eligible & results.members.valid[:, None]
+        summary.eligible_not_valued = int((eligible & ~np.isfinite(values)).sum())
         return summary
 
     def lines(self) -> list[str]:
@@ -554,6 +558,7 @@ class ValuationSummary:
             f"present value at separation by clause: {totals}",
             f"total subsidy, (b) and (c) over (d): ${format_money(self.total_subsidy)} "
             f"({self.subsidy_rows:,} rows)",
+            f"eligible rows not valued: {self.eligible_not_valued:,} (each row's error says why)",
             *(f"mortality: {f['file']} sha256 {f['sha256']}" for f in self.basis.get("files", ())),
         ]
         if self.sensitivities is not None:

@@ -422,6 +422,30 @@ def test_every_scenario_totals_the_rows_the_basis_values_and_says_what_it_left_o
     assert by.loc["series half", "subsidy_change"] == 0
 
 
+def test_the_summary_counts_the_eligible_rows_not_valued_and_each_has_its_error(
+    make_guide, tmp_path
+):
+    # Before, an eligible row with no guide in force (or a bad sex) was simply missing
+    # from the totals: no line of the summary counted it.
+    until = "effective_from = 1990-04-01\neffective_until = 2012-01-01"
+    ended = make_guide(
+        "ended", toml=lambda text: text.replace("effective_from = 1990-04-01", until)
+    )
+    members, out = tmp_path / "members.csv", tmp_path / "values.csv"
+    rows = [*ROWS, {**DEFERRED_FLAT, "member_id": "X-1", "sex": "X"}]
+    pd.DataFrame(rows).to_csv(members, index=False)
+    guides = load_guides(ended.parent, "ended")
+    summary = run_valuation(members, guides, Basis(PUB_JOINED, 0.05), out, with_sensitivities=False)
+    table = pd.read_csv(out, keep_default_na=False)
+    not_valued = table[table["eligible"] & (table["pv_at_separation"] == "")]
+    assert list(zip(not_valued["member_id"], not_valued["clause"], strict=True)) == [
+        ("C-58", "c"),
+        ("X-1", "d"),
+    ]
+    assert (not_valued["error"] != "").all()
+    assert "eligible rows not valued: 2 (each row's error says why)" in summary.lines()
+
+
 @pytest.mark.parametrize("rate", [-0.995, -0.99])
 def test_an_interest_minus_one_point_at_or_below_minus_one_is_not_valued_and_says_so(rate):
     # Before, the whole valuation ended in a traceback from the annuities.
