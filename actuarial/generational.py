@@ -390,7 +390,8 @@ class Mortality:
         return record
 
 
-_KIND_AHEAD = r"/(?=(?:sult|ilt)(?:[,:+@]|$)|soa:|csv:)"
+# The '/' before a table kind, spaces around it allowed as around '+' and ','.
+_KIND_AHEAD = r"/\s*(?=(?:sult|ilt)(?:[,:+@\s]|$)|soa:|csv:)"
 
 
 def _sides(spec: str) -> tuple[str, ...]:

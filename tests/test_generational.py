@@ -108,6 +108,12 @@ def test_joined_sexes_project_each_piece_from_its_own_base_year():
     assert male.q(70) == pytest.approx(hand_q(MALE_RETIREE, MP2020_MALE, 2010, 1970, 70), rel=1e-12)
 
 
+@pytest.mark.parametrize("spec", ["soa:3399 / soa:3400", "soa:3399/ soa:3400", " sult /ilt "])
+def test_spaces_around_the_slash_of_a_female_male_spec_are_allowed(spec):
+    # As around '+' and ','. Before: "'mortality' weight must be in [0, 1] (got 3400 ...)".
+    assert Mortality(spec).sex_distinct
+
+
 def test_a_male_table_on_the_female_side_is_refused():
     with pytest.raises(MortalityError, match=r"'PubG-2010 Male Retiree' is male but stands on "):
         Mortality("soa:3400/soa:3399")
