@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import datetime as dt
+import errno
 import html
 import json
 import os
@@ -749,10 +750,15 @@ def check_out_dir(out_dir) -> None:
     anything else (a guides folder, a folder of other files) raises :class:`ReportError`.
     """
     out_dir = Path(out_dir)
-    if not out_dir.exists():
+    try:
+        os.stat(out_dir)
+        loop = False
+    except OSError as error:
+        loop = error.errno == errno.ELOOP
+    if not out_dir.exists() and not loop:
         return
-    if not out_dir.is_dir():
-        kind = special_kind(out_dir) or "a file"
+    if loop or not out_dir.is_dir():
+        kind = "a loop of symbolic links" if loop else special_kind(out_dir) or "a file"
         raise ReportError(f"{out_dir}: --out must be a folder for the report (it is {kind})")
     entries = sorted(child.name for child in out_dir.iterdir())
     if not entries or MARKER in entries:
@@ -821,6 +827,11 @@ def _run_path(path: Path, notebooks_dir: Path) -> str:
     return str(path)
 
 
+def _real(path) -> Path:
+    """``path`` absolute, its links resolved (a loop of links as it is: the checks name it)."""
+    return Path(os.path.realpath(path))
+
+
 def _folders_read(notebooks_dir: Path) -> list[Path]:
     """The folders beside the notebooks that they read by relative path (``../guides``)."""
     return [notebooks_dir.parent / name for name in shipped.FOLDERS if name != "notebooks"]
@@ -862,13 +873,15 @@ def build_report(
     from papermill.exceptions import PapermillExecutionError
     from tqdm import tqdm
 
-    notebooks_dir = Path(notebooks_dir or NOTEBOOKS).resolve()
-    out_dir = Path(out_dir).resolve()
+    # Links resolved as os.path.realpath does, a loop of links left for the checks to name
+    # (Path.resolve raised RuntimeError: a traceback on the command line).
+    notebooks_dir = _real(notebooks_dir or NOTEBOOKS)
+    out_dir = _real(out_dir)
     if guides_path is None:
         guides_path, series = SHIPPED_GUIDES, series or DEFAULT_SERIES
-    guides_path = Path(guides_path).resolve()
+    guides_path = _real(guides_path)
     guides = load_guides(guides_path, series)
-    members_path = Path(members_path or EXAMPLE_MEMBERS).resolve()
+    members_path = _real(members_path or EXAMPLE_MEMBERS)
     readable_member_file(members_path)
     paths = notebook_paths(notebooks_dir)
     if not paths:
@@ -877,7 +890,7 @@ def build_report(
     readings = readings or Readings()
     if isinstance(law_files, str | os.PathLike):  # one file, as law= takes it elsewhere
         law_files = [law_files]  # not each character of its name a file ("." among them)
-    law_paths = [Path(path).resolve() for path in law_files]
+    law_paths = [_real(path) for path in law_files]
     law = load_law(*law_paths)  # every file validated before anything runs
     # The folder is replaced by the new report: nothing read may lie in it.
     check_output_folder(

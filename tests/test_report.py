@@ -585,6 +585,27 @@ def test_one_law_file_is_taken_as_law_is_elsewhere(notebooks, tmp_path, monkeypa
     assert f"<br>bill.toml <code>{digest[:12]}</code></td></tr>" in inputs
 
 
+@pytest.mark.parametrize("option", ["--out", "--guides", "--members", "--law"])
+def test_a_loop_of_symbolic_links_is_one_error_line_not_a_traceback(
+    notebooks, tmp_path, monkeypatch, option
+):
+    # Path.resolve raised RuntimeError ("Symlink loop from ...") out of the command.
+    monkeypatch.setattr(report, "NOTEBOOKS", notebooks)
+    loop = tmp_path / "loop"
+    loop.symlink_to(tmp_path / "back")
+    (tmp_path / "back").symlink_to(loop)
+    out = ["--out", str(tmp_path / "out")] if option != "--out" else []
+    result = CliRunner().invoke(cli, ["report", option, str(loop), *out, "--no-progress"])
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith(f"error: {loop}: ") and result.stderr.count("\n") == 1
+    if option == "--out":
+        assert result.stderr == (
+            f"error: {loop}: --out must be a folder for the report (it is a loop of symbolic "
+            "links)\n"
+        )
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["back", "loop", "notebooks"]
+
+
 def test_a_previous_report_is_replaced_whole(notebooks, tmp_path):
     out = tmp_path / "out"
     build_report(out, notebooks_dir=notebooks, progress=False)
