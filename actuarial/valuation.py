@@ -121,7 +121,7 @@ class Basis:
     def as_dict(self) -> dict:
         """What the basis is, and the files its mortality was read from with their SHA-256
         (a CSV table or scale: its name alone does not say which rates were used)."""
-        files = [{"file": str(f), "sha256": file_sha256(f)} for f in self.mortality.files]
+        files = [{"file": str(f), "sha256": _recorded_sha256(f)} for f in self.mortality.files]
         return {
             **self.mortality.as_dict(),
             **({"files": files} if files else {}),
@@ -135,6 +135,17 @@ class Basis:
         percent = Decimal(show_rate(self.interest)).scaleb(2).normalize()  # 100 i: never inf
         shown = f"{percent:f}" if abs(percent.adjusted()) < 16 else f"{percent:e}"
         return f"{self.mortality.describe()}; interest {shown}%; monthly, UDD"
+
+
+def _recorded_sha256(path: Path) -> str:
+    """The SHA-256 of a file the basis read, or the error that it can no longer be read."""
+    try:
+        return file_sha256(path)
+    except OSError as error:
+        raise ValuationError(
+            f"{path}: the mortality read this file, which cannot be read now to record its "
+            f"SHA-256 ({error.strerror or error})"
+        ) from None
 
 
 # --------------------------------------------------------------------- schedules

@@ -540,6 +540,20 @@ def test_the_basis_records_the_files_of_its_mortality_with_their_sha256(tmp_path
     assert "files" not in Basis("sult", 0.05).as_dict()
 
 
+def test_a_mortality_file_gone_before_its_sha256_is_recorded_is_an_error_not_a_traceback(
+    tmp_path,
+):
+    table = write_sult_csv(tmp_path / "table.csv")
+    basis = Basis(f"csv:{table}", 0.05)
+    table.unlink()
+    with pytest.raises(ValuationError) as refused:
+        basis.as_dict()
+    assert str(refused.value) == (
+        f"{table}: the mortality read this file, which cannot be read now to record its "
+        "SHA-256 (No such file or directory)"
+    )
+
+
 def test_value_command_writes_rows_and_prints_totals_and_sensitivities(tmp_path):
     members = tmp_path / "members.csv"
     rows = [{**row, "sex": ""} for row in ROWS] + [
