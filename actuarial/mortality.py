@@ -58,6 +58,7 @@ RADIX = 100_000.0
 # a larger file is refused before it is read whole.
 CSV_RATES_LIMIT = 16 * 2**20  # bytes
 PROBLEMS_SHOWN = 20  # problems of a rates file listed in its error; the others counted
+MAX_RATES_AGE = 200  # the last age a rates file may give: a human life ends long before
 
 
 class MortalityError(ValueError):
@@ -469,6 +470,10 @@ def age_rows(path: Path, reader, width: int, problems: list[str]):
             age = int(record[0])
         except ValueError:
             problems.append(f"{where}: 'age' must be an integer (got {quoted(record[0])})")
+            continue
+        if not 0 <= age <= MAX_RATES_AGE:
+            shown = shortened(record[0].strip())
+            problems.append(f"{where}: 'age' must be in [0, {MAX_RATES_AGE}] (got {shown})")
             continue
         if previous is not None and age != previous + 1:
             problems.append(f"{where}: 'age' must be {previous + 1}, the next age (got {age})")

@@ -336,6 +336,25 @@ def test_csv_table_reports_every_bad_row_with_file_and_line(tmp_path):
     ]
 
 
+def test_a_csv_of_rates_gives_ages_from_0_to_200(tmp_path):
+    # Before, -1 was a first age, and 99999999999999999999 made a table whose valuation
+    # said "'age' must be in [99999999999999999999, 100000000000000000000) ... (got 1e+20)".
+    table = tmp_path / "ages.csv"
+    table.write_text("age,qx\n-1,0.1\n201,0.2\n99999999999999999999,1\n")
+    scale = tmp_path / "scale.csv"
+    scale.write_text("age,2011\n-1,0.01\n")
+    with pytest.raises(MortalityError) as refused:
+        from_csv(table)
+    assert str(refused.value).splitlines() == [
+        f"{table} line 2: 'age' must be in [0, 200] (got -1)",
+        f"{table} line 3: 'age' must be in [0, 200] (got 201)",
+        f"{table} line 4: 'age' must be in [0, 200] (got 99999999999999999999)",
+    ]
+    with pytest.raises(MortalityError, match=r"line 2: 'age' must be in \[0, 200\] \(got -1\)$"):
+        improvement_scale(f"csv:{scale}")
+    assert from_csv(write_sult_csv(tmp_path / "sult.csv")).max_age == 120
+
+
 def test_a_csv_table_s_error_lists_twenty_problems_and_counts_the_others(tmp_path):
     """A hostile file (16 MB of bad rows, a field of 100,000 characters) gives an error of
     bounded size: each value cut to what a message quotes, the problems after 20 counted."""
