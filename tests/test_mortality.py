@@ -323,12 +323,17 @@ def test_csv_table_is_read_with_its_file_as_source(tmp_path):
     assert table.q([60, 61, 62]).tolist() == [0.1, 0.2, 1.0]
 
 
-def test_csv_table_reports_every_bad_row_with_file_and_line(tmp_path):
-    path = tmp_path / "bad.csv"
-    path.write_text("age,qx\n60,0.1\n61,abc\n62,1.5\n64,0.3\n65\n")
+def csv_table_problems(path, text) -> list[str]:
+    """The problems :func:`from_csv` reports, one a line, for a table file holding ``text``."""
+    path.write_text(text)
     with pytest.raises(MortalityError) as caught:
         from_csv(path)
-    assert str(caught.value).splitlines() == [
+    return str(caught.value).splitlines()
+
+
+def test_csv_table_reports_every_bad_row_with_file_and_line(tmp_path):
+    path = tmp_path / "bad.csv"
+    assert csv_table_problems(path, "age,qx\n60,0.1\n61,abc\n62,1.5\n64,0.3\n65\n") == [
         f"{path} line 3: 'qx' must be a number (got 'abc')",
         f"{path} line 4: 'qx' must be in [0, 1] (got 1.5)",
         f"{path} line 5: 'age' must be 63, the next age (got 64)",
@@ -340,12 +345,9 @@ def test_a_csv_of_rates_gives_ages_from_0_to_200(tmp_path):
     # Before, -1 was a first age, and 99999999999999999999 made a table whose valuation
     # said "'age' must be in [99999999999999999999, 100000000000000000000) ... (got 1e+20)".
     table = tmp_path / "ages.csv"
-    table.write_text("age,qx\n-1,0.1\n201,0.2\n99999999999999999999,1\n")
     scale = tmp_path / "scale.csv"
     scale.write_text("age,2011\n-1,0.01\n")
-    with pytest.raises(MortalityError) as refused:
-        from_csv(table)
-    assert str(refused.value).splitlines() == [
+    assert csv_table_problems(table, "age,qx\n-1,0.1\n201,0.2\n99999999999999999999,1\n") == [
         f"{table} line 2: 'age' must be in [0, 200] (got -1)",
         f"{table} line 3: 'age' must be in [0, 200] (got 201)",
         f"{table} line 4: 'age' must be in [0, 200] (got 99999999999999999999)",
