@@ -417,7 +417,9 @@ def writing_folder(out) -> Iterator[Path]:
     ``renameat2`` exchange); where the system cannot exchange two folders, the previous
     one is first moved aside (a run killed outright between the two renames leaves both as
     temporary folders, which the next run removes). A folder that cannot be renamed (a
-    mount point, as a container's volume is) or whose own folder may not be written is
+    mount point, as a container's volume is), whose own folder may not be written, or that
+    is the current folder (``--out .``: replaced, it would leave the shell that ran the
+    command in a deleted folder, showing nothing) is
     written the same way from inside: the temporary folder is hidden in ``out``, and its
     entries take the place of the previous ones when it is complete. Raises
     :class:`OutputFileError` for any file-system failure, including an ``OSError`` raised
@@ -485,8 +487,9 @@ def _put_folder(temporary: Path, out: Path) -> None:
 
 def _temporary_folder(out: Path, inside: Path) -> tuple[Path, int, bool]:
     """A new temporary folder for ``out``, locked: beside it, or in it (True) when ``out``
-    is a mount point or its own folder may not be written (named after ``inside``)."""
-    if not os.path.ismount(out):
+    is a mount point, is the current folder or its own folder may not be written (named
+    after ``inside``)."""
+    if not os.path.ismount(out) and not _is_current_folder(out):
         remove_stale_temporaries(out)
         try:
             return (*_create_locked(out, folder=True), False)
@@ -495,6 +498,14 @@ def _temporary_folder(out: Path, inside: Path) -> tuple[Path, int, bool]:
     out.mkdir(exist_ok=True)
     remove_stale_temporaries(inside)
     return (*_create_locked(inside, folder=True), True)
+
+
+def _is_current_folder(out: Path) -> bool:
+    """Whether ``out`` is the current folder (links followed)."""
+    try:
+        return os.path.samefile(out, os.curdir)
+    except OSError:  # either is missing: no folder to keep
+        return False
 
 
 def _put_entries(temporary: Path, out: Path, inside: Path) -> None:

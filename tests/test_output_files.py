@@ -591,7 +591,9 @@ def _a_folder_not_ours(monkeypatch, folder: Path) -> None:
     monkeypatch.setattr(output_files, "_create_locked", refused)
 
 
-@pytest.mark.parametrize("why", ["a mount point", "its folder not ours to write"])
+@pytest.mark.parametrize(
+    "why", ["a mount point", "its folder not ours to write", "the current folder"]
+)
 @pytest.mark.parametrize("previous", [{}, PREVIOUS])
 def test_a_folder_that_cannot_be_renamed_is_written_from_inside(
     tmp_path, monkeypatch, why, previous
@@ -601,14 +603,18 @@ def test_a_folder_that_cannot_be_renamed_is_written_from_inside(
     write_files(out, previous)
     if why == "a mount point":
         _a_mount_point(monkeypatch, out)
-    else:
+    elif why == "its folder not ours to write":
         _a_folder_not_ours(monkeypatch, tmp_path)
+    else:  # `report --out .` replaced it: the shell that ran it was left in a deleted folder
+        monkeypatch.chdir(out)
     with writing_folder(out) as folder:
         assert folder.parent == out and folder.name.startswith(f".report{TEMPORARY_MARK}")
         write_files(folder, NEW)
         assert folder_files(out) == {f"{folder.name}/{k}": v for k, v in NEW.items()} | previous
     assert folder_files(out) == NEW
     assert names(out) == sorted(NEW) and names(tmp_path) == ["report"]
+    if why == "the current folder":
+        assert os.path.samefile(os.curdir, out) and names(Path(os.curdir)) == sorted(NEW)
 
 
 @pytest.mark.parametrize("stop", [RuntimeError("stop"), KeyboardInterrupt()])
