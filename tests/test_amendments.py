@@ -15,7 +15,7 @@ from click.testing import CliRunner
 from conftest import FROM_START
 
 from actuarial import shipped
-from actuarial.batch import OUTPUT_SCHEMA, run_batch
+from actuarial.batch import OUTPUT_SCHEMA, read_members, run_batch
 from actuarial.cli import cli
 from actuarial.engine import COLUMNS, RESULT_COLUMNS, ClauseResult, evaluate, evaluate_frame
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, load_guides
@@ -579,3 +579,20 @@ def test_a_note_points_at_the_users_line_not_inside_the_package(half_percent_gui
     with pytest.warns(LawNote) as caught:
         evaluate(EARLY, half_percent_guides, as_of=AS_OF, law=path)
     assert [warning.filename for warning in caught] == [__file__]
+
+
+@pytest.mark.parametrize("name", ["deferred.age", "service_annuity.age", "early_retirement.age"])
+def test_an_entry_never_in_force_changes_no_result(half_percent_guides, tmp_path, name):
+    # The README calls it legal but said; every evaluation failed on it instead ("law:
+    # 'minimum_monthly_pension' has no value in force on 1980-01-01"): the engine read the
+    # law on every change date, the entry's among them, before the law's first date.
+    path = tmp_path / "amendment.toml"
+    path.write_text(_entry(name, "1980-01-01", 60, "years"), encoding="utf-8")
+    members = read_members(shipped.EXAMPLES / "members.csv")
+    with pytest.warns(LawNote, match="never in force"):
+        amended = evaluate_frame(members, half_percent_guides, as_of=AS_OF, law=path)
+    shipped_results = evaluate_frame(members, half_percent_guides, as_of=AS_OF)
+    pd.testing.assert_frame_equal(amended, shipped_results)
+    with pytest.warns(LawNote):
+        one = evaluate(EARLY, half_percent_guides, as_of=AS_OF, law=path)
+    assert one.clauses == evaluate(EARLY, half_percent_guides, as_of=AS_OF).clauses

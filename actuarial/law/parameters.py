@@ -426,27 +426,29 @@ class Law:
         return self.values_on(max(self.change_dates()))
 
     def change_dates(self, selected_by: str | None = None) -> np.ndarray:
-        """Every date on which a parameter (selected by ``selected_by``) changes, ascending
-        (a read-only array, computed once per law)."""
+        """The law's first date (:meth:`first_date`) and every later date on which a
+        parameter (selected by ``selected_by``) changes, ascending (a read-only array,
+        computed once per law). An entry dated earlier is in force from the first date at
+        the earliest: before it, the law has no value of every parameter to read."""
 
         def compute():
             names = [n for n in self._series if selected_by in (None, PARAMETERS[n].selected_by)]
-            dates = np.unique(np.concatenate([self._series[n].starts for n in names]))
+            changes = np.unique(np.concatenate([self._series[n].starts for n in names]))
+            first = np.datetime64(self.first_date(), "D")
+            dates = np.concatenate([[first], changes[changes > first]])
             dates.flags.writeable = False
             return dates
 
         return self.derived(("change_dates", selected_by), compute)
 
     def periods(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-        """The law's periods from its first date (:meth:`first_date`, every parameter in
-        force) and each parameter's value in each of them: the start of each period
-        (datetime64[D], ascending) and, by parameter, its values (computed once per law)."""
+        """The law's periods (from :meth:`change_dates`: from its first date, every
+        parameter in force) and each parameter's value in each of them: the start of each
+        period (datetime64[D], ascending) and, by parameter, its values (computed once per
+        law)."""
 
         def compute():
-            changes = self.change_dates()
-            first = np.datetime64(self.first_date(), "D")
-            starts = np.concatenate([[first], changes[changes > first]])
-            starts.flags.writeable = False
+            starts = self.change_dates()
             values = {name: self.value(name, starts) for name in self._series}
             for array in values.values():
                 array.flags.writeable = False
