@@ -318,7 +318,15 @@ def whole_life_insurance(table: LifeTable, age, interest, moment: int = 1):
     """
     if isinstance(moment, bool) or not isinstance(moment, int | np.integer) or moment < 1:
         raise AnnuityError(f"'moment' must be a positive integer (got {moment!r})")
-    rates = np.power(1.0 + check_interest(interest), moment) - 1.0
+    given = check_interest(interest)
+    with np.errstate(over="ignore"):
+        rates = np.power(1.0 + given, moment) - 1.0
+    if not np.isfinite(rates).all():
+        shown = show_rate(np.broadcast_to(given, rates.shape)[~np.isfinite(rates)].flat[0])
+        raise AnnuityError(
+            f"'interest' {shown} at 'moment' {moment}: (1 + i)^{moment} - 1 passes the largest "
+            f"float ({np.finfo(float).max:.3g})"
+        )
     ages = table.check_ages(age, upper="alive")
     annuity = _whole_life(table, ages, rates, 1, table.fractional)
     return 1.0 - rates / (1.0 + rates) * annuity

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from actuarial import mortality
-from actuarial.annuities import AnnuityError, annuity_due, pure_endowment
+from actuarial.annuities import AnnuityError, annuity_due, pure_endowment, whole_life_insurance
 from actuarial.generational import improvement_scale
 from actuarial.mortality import (
     LifeTable,
@@ -590,6 +590,15 @@ def test_an_annuity_that_passes_the_largest_float_is_refused_naming_rate_age_and
             annuity_due(sult(), [110, 60], -0.9999999, 12, method)
     with pytest.raises(AnnuityError, match="value at age 20 passes the largest float"):
         pure_endowment(sult(), 20, 100, -0.9999999)
+
+
+def test_an_insurance_whose_moment_takes_the_rate_past_the_largest_float_says_so():
+    # Before: NaN with a warning of overflow (then: "'interest' inf is too close to -1").
+    with pytest.raises(AnnuityError) as refused:
+        whole_life_insurance(sult(), 60, [0.05, 1e200], moment=2)
+    assert str(refused.value) == (
+        "'interest' 1e+200 at 'moment' 2: (1 + i)^2 - 1 passes the largest float (1.8e+308)"
+    )
 
 
 def test_a_rate_below_minus_one_is_shown_with_every_digit():
