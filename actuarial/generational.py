@@ -237,6 +237,7 @@ class Mortality:
     rate_factor: float = 1.0
     _cache: dict = field(default_factory=dict, init=False, repr=False)
     _capped: set = field(default_factory=set, init=False, repr=False)
+    _base_years: set = field(default_factory=set, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if not (isinstance(self.female_weight, int | float) and 0 <= self.female_weight <= 1):
@@ -279,6 +280,12 @@ class Mortality:
     @property
     def sex_distinct(self) -> bool:
         return len(self._sides) == 2
+
+    @property
+    def base_years(self) -> list[int]:
+        """The years of the rates the improvement scale projects from: each table's own
+        (Pub-2010: 2010) or ``base_year`` (empty when not generational)."""
+        return sorted(self._base_years)
 
     @property
     def capped_ages(self) -> list[int]:
@@ -343,6 +350,7 @@ class Mortality:
                     f"table '{table.name}' does not state the year of its rates: give "
                     f"--base-year to project it by '{self.improvement}'"
                 )
+            self._base_years.add(int(base_year))
             q = project(table, scale, int(base_year), [cohort])[0]
             return LifeTable(
                 name=f"{table.name}, {scale.name} from {base_year}, born {cohort}",

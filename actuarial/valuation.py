@@ -122,8 +122,10 @@ class Basis:
         """What the basis is, and the files its mortality was read from with their SHA-256
         (a CSV table or scale: its name alone does not say which rates were used)."""
         files = [{"file": str(f), "sha256": _recorded_sha256(f)} for f in self.mortality.files]
+        years = self.mortality.base_years
         return {
             **self.mortality.as_dict(),
+            **({"base_years": years} if years else {}),
             **({"files": files} if files else {}),
             "interest": float(self.interest),
             "payments": "monthly in advance, for life, from the start date",
@@ -134,7 +136,10 @@ class Basis:
     def describe(self) -> str:
         percent = Decimal(show_rate(self.interest)).scaleb(2).normalize()  # 100 i: never inf
         shown = f"{percent:f}" if abs(percent.adjusted()) < 16 else f"{percent:e}"
-        return f"{self.mortality.describe()}; interest {shown}%; monthly, UDD"
+        mortality = self.mortality
+        years = ", ".join(map(str, mortality.base_years))
+        own = f"; base year {years} (the tables' own)" if years and not mortality.base_year else ""
+        return f"{mortality.describe()}{own}; interest {shown}%; monthly, UDD"
 
 
 def _recorded_sha256(path: Path) -> str:

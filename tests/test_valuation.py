@@ -330,6 +330,7 @@ def test_the_basis_records_itself():
         "mortality": "soa:3399/soa:3400",
         "female_weight": 0.5,
         "improvement": "mp-2020",
+        "base_years": [2010],  # Pub-2010's own: before, recorded nowhere
         "interest": 0.045,
         "payments": "monthly in advance, for life, from the start date",
         "fractional_ages": "udd",
@@ -494,6 +495,14 @@ def test_a_sensitivity_whose_values_pass_the_largest_float_alone_is_not_valued()
     )
     assert by.loc["interest -1pp"].drop("note").isna().all()
     assert np.isfinite(by.drop(index="interest -1pp").drop(columns="note").to_numpy(float)).all()
+
+
+def test_a_generational_basis_describes_the_base_year_of_its_tables():
+    basis = Basis("soa:3399/soa:3400", 0.045, improvement="mp-2020")
+    assert basis.describe().endswith(
+        "generational, improvement mp-2020; base year 2010 (the tables' own); interest 4.5%; "
+        "monthly, UDD"
+    )
 
 
 def test_a_huge_rate_is_described_as_given_not_as_inf():
