@@ -916,36 +916,56 @@ def examples():
     """Write the files the package ships as examples (to try every command without a checkout)."""
 
 
-@examples.command("members")
-@click.option(
-    "--out",
-    "out_path",
-    type=_Path(dir_okay=False, path_type=Path),
-    default=Path("members.csv"),
-    show_default=True,
-    help="File to write.",
-)
-@click.option("--force", is_flag=True, help="Replace OUT if it exists.")
-@_writing_command
-def examples_members(out_path, force):
-    """Write the sample member file (synthetic members, CSV) for `batch` and `report`."""
+def _example_command(name: str, source: Path, described: str, detail=lambda data: ""):
+    """``actuarial examples NAME``: write the shipped example ``source`` to ``--out``;
+    ``detail(data)``: what the line that names the file written adds."""
 
-    source = shipped.EXAMPLE_MEMBERS
-    if out_path.exists() and out_path.resolve() == source.resolve():
-        _fail(f"{out_path} is the shipped sample itself; choose another --out")
-    if not out_path.parent.is_dir():  # as before: a missing folder is not made
-        _fail(cannot_write(out_path, f"no folder {out_path.parent}"))
-    data = source.read_bytes()
-    try:  # complete or not at all; without --force never over a file, even a new one
-        with writing(out_path, [source], replace=force) as partial:
-            partial.write_bytes(data)
-    except OutputExistsError:
-        _fail(f"{out_path} exists; use --force to replace it")
-    except OutputFileError as error:
-        _fail(error)
-    text = io.StringIO(data.decode("utf-8"), newline="")  # the sample, read once
-    members = sum(1 for _ in csv.reader(text)) - 1  # the header
-    click.echo(f"written: {out_path} ({members} members)")
+    @examples.command(name, help=f"Write {described}.")
+    @click.option(
+        "--out",
+        "out_path",
+        type=_Path(dir_okay=False, path_type=Path),
+        default=Path(source.name),
+        show_default=True,
+        help="File to write.",
+    )
+    @click.option("--force", is_flag=True, help="Replace OUT if it exists.")
+    @_writing_command
+    def write_example(out_path, force):
+        if out_path.exists() and out_path.resolve() == source.resolve():
+            _fail(f"{out_path} is the shipped example itself; choose another --out")
+        if not out_path.parent.is_dir():  # as before: a missing folder is not made
+            _fail(cannot_write(out_path, f"no folder {out_path.parent}"))
+        data = source.read_bytes()
+        try:  # complete or not at all; without --force never over a file, even a new one
+            with writing(out_path, [source], replace=force) as partial:
+                partial.write_bytes(data)
+        except OutputExistsError:
+            _fail(f"{out_path} exists; use --force to replace it")
+        except OutputFileError as error:
+            _fail(error)
+        click.echo(f"written: {out_path}{detail(data)}")
+
+    return write_example
+
+
+def _members_in(data: bytes) -> str:
+    """`` (N members)``: the rows of a member file's text but its header."""
+    members = sum(1 for _ in csv.reader(io.StringIO(data.decode("utf-8"), newline=""))) - 1
+    return f" ({members} members)"
+
+
+examples_members = _example_command(
+    "members",
+    shipped.EXAMPLE_MEMBERS,
+    "the sample member file (synthetic members, CSV) for `batch`, `value` and `report`",
+    _members_in,
+)
+examples_bill = _example_command(
+    "bill",
+    shipped.EXAMPLE_BILL,
+    "the example amendment of the law (a hypothetical bill, TOML) for `--law`",
+)
 
 
 def main():

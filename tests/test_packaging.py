@@ -60,7 +60,12 @@ COMMANDS = {
     **{f"guides-show-{guide_id}": ["guides", "show", guide_id] for guide_id in SHIPPED_IDS},
     "guides-fit": ["guides", "fit", "illustrative-half-percent-per-month", "--mortality", "sult"],
     "examples-members": ["examples", "members"],
+    "examples-bill": ["examples", "bill"],
     "batch": ["batch", "members.csv", "--out", "results.csv", "--no-progress", *AS_OF],
+    "batch-bill": [
+        "batch", "members.csv", "--law", "bill-2027.toml", "--out", "bill.csv", "--no-progress",
+        *AS_OF,
+    ],  # the README's amendment, outside a checkout
     "value": [
         "value", "members.csv", "--out", "values.csv", "--interest", "0.045", *AS_OF,
         "--mortality", "soa:3397+soa:3399@50/soa:3398+soa:3400@50", "--improvement", "mp-2020",

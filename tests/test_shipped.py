@@ -89,6 +89,23 @@ def test_guides_list_shows_an_open_end_or_the_last_day_in_force(make_guide, tmp_
 
 
 # ------------------------------------------------------------------- examples members
+def test_examples_bill_writes_the_example_amendment_in_the_current_folder_once(
+    tmp_path, monkeypatch
+):
+    # The README's `--law examples/bill-2027.toml` needed a checkout: no command wrote it.
+    monkeypatch.chdir(tmp_path)
+    result = invoke("examples", "bill")
+    assert (result.exit_code, result.output) == (0, "written: bill-2027.toml\n")
+    assert (tmp_path / "bill-2027.toml").read_bytes() == (
+        CHECKOUT / "examples" / "bill-2027.toml"
+    ).read_bytes()
+    again = invoke("examples", "bill")
+    assert (again.exit_code, again.output) == (
+        1,
+        "error: bill-2027.toml exists; use --force to replace it\n",
+    )
+
+
 def test_examples_members_writes_the_sample_member_file(tmp_path):
     out = tmp_path / "members.csv"
     result = invoke("examples", "members", "--out", out)
@@ -175,12 +192,15 @@ def test_examples_members_never_replaces_a_file_made_while_it_writes(tmp_path, m
     assert sorted(path.name for path in tmp_path.iterdir()) == ["members.csv"]
 
 
-def test_examples_members_never_writes_onto_the_shipped_file_itself():
-    before = shipped.EXAMPLE_MEMBERS.read_bytes()
-    result = invoke("examples", "members", "--out", shipped.EXAMPLE_MEMBERS, "--force")
+@pytest.mark.parametrize(
+    ("name", "source"), [("members", shipped.EXAMPLE_MEMBERS), ("bill", shipped.EXAMPLE_BILL)]
+)
+def test_examples_never_writes_onto_the_shipped_file_itself(name, source):
+    before = source.read_bytes()
+    result = invoke("examples", name, "--out", source, "--force")
     assert result.exit_code == 1
-    assert "is the shipped sample itself" in result.output
-    assert shipped.EXAMPLE_MEMBERS.read_bytes() == before
+    assert "is the shipped example itself" in result.output
+    assert source.read_bytes() == before
 
 
 def test_examples_members_names_an_unwritable_place(tmp_path):

@@ -17,6 +17,7 @@ __all__ = [
     "DOCS",
     "EXAMPLE_MEMBERS",
     "EXAMPLES",
+    "EXAMPLE_BILL",
     "FOLDERS",
     "GUIDES",
     "NOTEBOOKS",
@@ -38,3 +39,4 @@ def folder(name: str) -> Path:
 PATHS = tuple(folder(name) for name in FOLDERS)  # on disk, in the order of FOLDERS
 GUIDES, EXAMPLES, NOTEBOOKS, DOCS = PATHS
 EXAMPLE_MEMBERS = EXAMPLES / "members.csv"
+EXAMPLE_BILL = EXAMPLES / "bill-2027.toml"  # a hypothetical amendment of the law
