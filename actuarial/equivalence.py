@@ -226,6 +226,13 @@ def write_guide(
     """
     folder = guide_folder(folder)
     problems = _table_problems(table_df, normal_retirement_age)
+    held = _guides_held(folder)
+    if held:
+        # Its guide.toml would make the folder one guide: the guides in it would be unread.
+        problems.append(
+            f"{folder}: a folder of guides ({', '.join(held)}), not a guide's own folder: "
+            f"write the guide into a folder of its own, such as {folder / guide_id}"
+        )
     if folder.name != guide_id:
         problems.append(f"'guide_id' must equal the folder name {folder.name!r} (got {guide_id!r})")
     if status not in _STATUSES:
@@ -265,6 +272,13 @@ def write_guide(
         for path, name in zip(written, GUIDE_FILE_LIMITS, strict=True):
             path.write_text(texts[name], encoding="utf-8")
     return folder
+
+
+def _guides_held(folder: Path) -> list[str]:
+    """The folders in ``folder`` that hold a guide (a ``guide.toml``), by name."""
+    if not folder.is_dir():
+        return []
+    return sorted(path.name for path in folder.iterdir() if (path / "guide.toml").is_file())
 
 
 @takes_paths("folder")

@@ -280,3 +280,36 @@ def test_shipped_pub2010_guide_states_its_tables_weighting_blend_and_interest():
     assert "Amount-weighted" in guide.basis["mortality_source"]
     assert guide.basis["mortality"] == "50% PubG-2010 Male Retiree + 50% PubG-2010 Female Retiree"
     assert guide.status == "illustrative"
+
+
+def test_a_guide_is_not_written_over_a_folder_of_guides_whose_guides_it_would_hide(tmp_path):
+    # `guides derive --out my-guides` wrote my-guides/guide.toml: the folder was then one
+    # guide, and `batch --guides my-guides --series jcs` said 'series' must be in ['my-guides'].
+    guides = tmp_path / "my-guides"
+    write_guide(
+        guides / "jcs",
+        guide_id="jcs",
+        series="jcs",
+        title="t",
+        source="s",
+        effective_from="1990-04-01",
+        table_df=derive_reduction_table(SULT, 0.05),
+        basis={},
+    )
+    before = sorted(path.name for path in guides.iterdir())
+    with pytest.raises(EquivalenceError) as caught:
+        write_guide(
+            guides,
+            guide_id="my-guides",
+            series="s",
+            title="t",
+            source="s",
+            effective_from="1990-04-01",
+            table_df=derive_reduction_table(SULT, 0.05),
+            basis={},
+        )
+    assert str(caught.value) == (
+        f"{guides}: a folder of guides (jcs), not a guide's own folder: write the guide into "
+        f"a folder of its own, such as {guides / 'my-guides'}"
+    )
+    assert sorted(path.name for path in guides.iterdir()) == before == ["jcs"]
