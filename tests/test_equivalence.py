@@ -286,30 +286,13 @@ def test_a_guide_is_not_written_over_a_folder_of_guides_whose_guides_it_would_hi
     # `guides derive --out my-guides` wrote my-guides/guide.toml: the folder was then one
     # guide, and `batch --guides my-guides --series jcs` said 'series' must be in ['my-guides'].
     guides = tmp_path / "my-guides"
-    write_guide(
-        guides / "jcs",
-        guide_id="jcs",
-        series="jcs",
-        title="t",
-        source="s",
-        effective_from="1990-04-01",
-        table_df=derive_reduction_table(SULT, 0.05),
-        basis={},
-    )
-    before = sorted(path.name for path in guides.iterdir())
+    table = derive_reduction_table(SULT, 0.05)
+    common = dict(title="t", source="s", effective_from="1990-04-01", table_df=table, basis={})
+    write_guide(guides / "jcs", guide_id="jcs", series="jcs", **common)
     with pytest.raises(EquivalenceError) as caught:
-        write_guide(
-            guides,
-            guide_id="my-guides",
-            series="s",
-            title="t",
-            source="s",
-            effective_from="1990-04-01",
-            table_df=derive_reduction_table(SULT, 0.05),
-            basis={},
-        )
+        write_guide(guides, guide_id="my-guides", series="s", **common)
     assert str(caught.value) == (
         f"{guides}: a folder of guides (jcs), not a guide's own folder: write the guide into "
         f"a folder of its own, such as {guides / 'my-guides'}"
     )
-    assert sorted(path.name for path in guides.iterdir()) == before == ["jcs"]
+    assert sorted(path.name for path in guides.iterdir()) == ["jcs"]
