@@ -767,6 +767,9 @@ def run_valuation(
                 b"actuarial.guides": json.dumps({g.id: g.sha256() for g in guides}).encode(),
                 b"actuarial.law": json.dumps(law_files).encode(),
                 b"actuarial.readings": json.dumps(results.readings.as_dict()).encode(),
+                # As the batch records them: which member file, and the date asked for.
+                b"actuarial.members": members_path.name.encode(),
+                b"actuarial.as_of": law_files["as_of"].encode(),
             }
             parquet().write_table(arrow.replace_schema_metadata(metadata), partial)
     return summary

@@ -542,9 +542,14 @@ def test_the_basis_records_the_files_of_its_mortality_with_their_sha256(tmp_path
     members, out = tmp_path / "members.csv", tmp_path / "values.parquet"
     pd.DataFrame(ROWS).to_csv(members, index=False)
     basis = Basis(f"csv:{table}", 0.05)
-    summary = run_valuation(members, GUIDES, basis, out, with_sensitivities=False)
-    recorded = json.loads(pq.read_schema(out).metadata[b"actuarial.basis"])
+    as_of = dt.date(2026, 7, 1)
+    summary = run_valuation(members, GUIDES, basis, out, as_of=as_of, with_sensitivities=False)
+    metadata = pq.read_schema(out).metadata
+    recorded = json.loads(metadata[b"actuarial.basis"])
     assert recorded["files"] == [{"file": str(table), "sha256": digest}]
+    # As the batch: the member file and the date asked for (before, neither was recorded).
+    assert metadata[b"actuarial.members"] == b"members.csv"
+    assert metadata[b"actuarial.as_of"] == b"2026-07-01"
     assert f"mortality: {table} sha256 {digest}" in summary.lines()
     assert "files" not in Basis("sult", 0.05).as_dict()
 
