@@ -720,7 +720,18 @@ def _readers_view(notebook):
             if output.get("output_type") == "error":
                 message = ANSI_ESCAPE.sub("", f"{output.ename}: {output.evalue}")
                 output.traceback = [f"This cell failed. {message}"]
+            elif output.get("output_type") == "stream" and output.get("name") == "stderr":
+                output.text = WARNING_LOCATION.sub(r"\g<warning>\n", output.text)
     return notebook
+
+
+# A warning as Python prints it: "<file>:<line>: <Category>: <message>", then the line of
+# code. The file is the kernel's cell (/tmp/ipykernel_<pid>/<hash>.py) or a module: a path
+# of the machine. A page shows "<Category>: <message>" (a LawNote of an amended law, say).
+WARNING_LOCATION = re.compile(
+    r"^[^\n]*?:\d+: (?P<warning>[A-Za-z_]\w*(?:Warning|Note): [^\n]*)\n(?:  [^\n]*\n)?",
+    re.MULTILINE,
+)
 
 
 def _scrubber(replacements: dict[str, str]):

@@ -606,6 +606,21 @@ def test_a_loop_of_symbolic_links_is_one_error_line_not_a_traceback(
     assert sorted(path.name for path in tmp_path.iterdir()) == ["back", "loop", "notebooks"]
 
 
+def test_a_warning_on_a_page_names_no_file_of_the_machine(tmp_path):
+    # A LawNote of an amended law (notebook 07's load_law) was shown as
+    # "/tmp/ipykernel_9662/3382088222.py:4: LawNote: ...", then the line of code.
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    write_notebook(
+        folder / "00_warns.ipynb",
+        [new_code_cell('import warnings\nwarnings.warn("no age is left to (c)", UserWarning)')],
+    )
+    build_report(tmp_path / "out", notebooks_dir=folder, progress=False)
+    page = (tmp_path / "out" / "00_warns.html").read_text()
+    assert "<pre>UserWarning: no age is left to (c)\n</pre>" in page
+    assert "ipykernel" not in page and "warnings.warn(" not in page
+
+
 def test_a_previous_report_is_replaced_whole(notebooks, tmp_path):
     out = tmp_path / "out"
     build_report(out, notebooks_dir=notebooks, progress=False)
