@@ -63,8 +63,9 @@ class AnnuityError(ValueError):
 
 # --------------------------------------------------------------------- argument checks
 def show_rate(rate) -> str:
-    """A rate as a message shows it: every digit that counts (-0.9999999, never -1)."""
-    return f"{float(rate):.15g}"
+    """A rate as a message shows it: every digit that counts (-0.9999999, never -1; 0,
+    never -0)."""
+    return f"{float(rate) + 0.0:.15g}"
 
 
 def check_interest(interest) -> np.ndarray:

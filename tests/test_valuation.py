@@ -509,6 +509,7 @@ def test_a_huge_rate_is_described_as_given_not_as_inf():
     assert Basis("sult", 1e308).describe() == "mortality sult; interest 1e+310%; monthly, UDD"
     assert Basis("sult", 0.045).describe() == "mortality sult; interest 4.5%; monthly, UDD"
     assert Basis("sult", -0.5).describe() == "mortality sult; interest -50%; monthly, UDD"
+    assert Basis("sult", -0.0).describe() == "mortality sult; interest 0%; monthly, UDD"
 
 
 def test_the_summary_shows_a_scenario_not_valued_empty_and_a_change_of_nothing_as_zero(
