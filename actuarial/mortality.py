@@ -137,6 +137,13 @@ class LifeTable:
         return self.max_age + 1
 
     @property
+    def alive_end(self) -> int:
+        """The first age at which no one is alive: the end age, or the age after a q of 1
+        that comes before the last age (no one reaches the ages after it)."""
+        dead = np.flatnonzero(self._l_unit[:-1] == 0)
+        return self.min_age + int(dead[0]) if dead.size else self.end_age
+
+    @property
     def runs_out(self) -> bool:
         """Whether the last q is 1, so that no one is alive at max_age + 1."""
         return bool(self.qx[-1] == 1)
@@ -191,10 +198,11 @@ class LifeTable:
         """``age`` as a float array, or an error naming the first age outside the table.
 
         ``upper="omega"`` allows [min_age, max_age + 1]; ``"alive"`` allows
-        [min_age, max_age + 1), the ages at which the table says someone may be alive.
+        [min_age, max_age + 1), the ages at which the table says someone may be alive: up to
+        the age after a q of 1 that comes before the last age, if one does.
         """
         ages = np.asarray(age, dtype=float)
-        top = self.end_age
+        top = self.end_age if upper == "omega" else self.alive_end
         inside = (ages >= self.min_age) & ((ages <= top) if upper == "omega" else (ages < top))
         if not inside.all():
             bad = ages[~inside].flat[0]

@@ -240,7 +240,7 @@ def _grid(
         months = np.arange(12 * table.min_age, 12 * table.omega)
         ages = months / 12
         l_at = table.l(ages, radix=1.0, fractional="udd")
-        needed = months >= youngest[g]
+        needed = (months >= youngest[g]) & (l_at > 0)  # no one to value where none is alive
         value = annuity_due(table, ages[None, needed], rates[:, None], PAYMENTS_PER_YEAR, "udd")
         columns = months - low
         sums[g][:, columns[needed]] = PAYMENTS_PER_YEAR * l_at[None, needed] * value

@@ -601,6 +601,24 @@ def test_an_insurance_whose_moment_takes_the_rate_past_the_largest_float_says_so
     )
 
 
+@pytest.mark.filterwarnings("error")
+def test_no_one_is_alive_after_a_q_of_1_before_the_last_age_and_asking_there_is_refused():
+    # q_56 = 1: no one reaches 57, although the table goes on to 58. Before, survival and
+    # the expectation of life at 57 were NaN (0/0, with a warning), annuities 0.
+    table = LifeTable("ends early", 55, [0.1, 1.0, 0.5, 1.0])
+    assert table.alive_end == 57 and sult().alive_end == 121
+    refused = r"^'age' must be in \[55, 57\) for table 'ends early' \(got 57\)$"
+    for ask in (
+        lambda: table.survival(57, 1),
+        lambda: table.e(57),
+        lambda: annuity_due(table, 57, 0.05),
+        lambda: pure_endowment(table, 57, 1, 0.05),
+    ):
+        with pytest.raises(MortalityError, match=refused):
+            ask()
+    assert table.e(55) == pytest.approx(0.9)  # 1_p_55 = 0.9, 2_p_55 = 0
+
+
 def test_a_rate_below_minus_one_is_shown_with_every_digit():
     with pytest.raises(AnnuityError, match=r"\(got -1.0000001\)$"):  # before: got -1
         annuity_due(sult(), 60, -1.0000001)
