@@ -214,7 +214,7 @@ class _Grid:
     """Per table (sex, cohort) and rate: S(n) and l(n/12) at month ages n0 .. n1."""
 
     first_month: np.ndarray  # (groups,) 12 x the table's first age
-    end_month: np.ndarray  # (groups,) 12 x omega
+    end_month: np.ndarray  # (groups,) 12 x the first age no one is alive (alive_end)
     names: list
     sums: np.ndarray  # (groups, rates, months), 0 at and past omega
     alive: np.ndarray  # (groups, months)
@@ -235,23 +235,20 @@ def _grid(
     rates = np.asarray(rates, dtype=float)
     sums = np.zeros((len(tables), len(rates), width))
     alive = np.zeros((len(tables), width))
-    end_month = np.zeros(len(tables), dtype=np.int64)
     for g, table in enumerate(tables):
+        # No one is alive from alive_end on: omega, or the age after a q of 1 before the
+        # last age (a table's own, or a rate capped at 1 by a sensitivity).
         months = np.arange(12 * table.min_age, 12 * table.omega)
         ages = months / 12
         l_at = table.l(ages, radix=1.0, fractional="udd")
-        needed = (months >= youngest[g]) & (l_at > 0)  # no one to value where none is alive
+        needed = (months >= youngest[g]) & (months < 12 * table.alive_end)
         value = annuity_due(table, ages[None, needed], rates[:, None], PAYMENTS_PER_YEAR, "udd")
         columns = months - low
         sums[g][:, columns[needed]] = PAYMENTS_PER_YEAR * l_at[None, needed] * value
         alive[g, columns] = l_at
-        # No one is alive from omega on, or from the year after a q of 1 before the last
-        # age (a table's own, or a rate capped at 1 by a sensitivity): no one to value.
-        dead = np.flatnonzero(l_at == 0)
-        end_month[g] = months[dead[0]] if dead.size else 12 * table.omega
     return _Grid(
         first_month=np.array([12 * t.min_age for t in tables]),
-        end_month=end_month,
+        end_month=np.array([12 * t.alive_end for t in tables]),
         names=[t.name for t in tables],
         sums=sums,
         alive=alive,
