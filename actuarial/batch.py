@@ -277,6 +277,40 @@ def _spreadsheet_safe(texts: pa.Array) -> pa.Array:
     return pc.if_else(risky, pc.binary_join_element_wise("'", texts, ""), texts)
 
 
+def run_metadata(readings, guides, members_path: Path, law_files: list, as_of) -> dict:
+    """A results file's Parquet metadata: what it was made from (the readings, each guide's
+    files' SHA-256, the member file, the law files, the date asked for)."""
+    return {
+        b"actuarial.readings": json.dumps(readings.as_dict()).encode(),
+        b"actuarial.guides": json.dumps(
+            {g.id: g.sha256() for g in guides}, sort_keys=True
+        ).encode(),
+        b"actuarial.members": str(Path(members_path).name).encode(),
+        b"actuarial.law": json.dumps(law_files).encode(),
+        b"actuarial.as_of": as_of.isoformat().encode(),
+    }
+
+
+def write_results(table: pa.Table, path: Path, fmt: str, metadata: dict) -> None:
+    """A results table in memory (of :data:`OUTPUT_SCHEMA`'s columns, then any others)
+    written as the batch writes its files: CSV with the text cells a spreadsheet would
+    evaluate after an apostrophe, Parquet with ``metadata``."""
+    first = table.column_names[: len(OUTPUT_SCHEMA)]
+    if first != OUTPUT_SCHEMA.names:
+        raise ValueError(f"a results table's first columns must be {OUTPUT_SCHEMA.names}")
+    table = table.cast(pa.schema([*OUTPUT_SCHEMA, *list(table.schema)[len(first) :]]))
+    if fmt != "csv":
+        parquet().write_table(table.replace_schema_metadata(metadata), str(path))
+        return
+    columns = [
+        _spreadsheet_safe(column.combine_chunks()) if column.type == pa.string() else column
+        for column in table.columns
+    ]
+    pa_csv.write_csv(
+        pa.table(columns, names=table.column_names), str(path), write_options=CSV_WRITE_OPTIONS
+    )
+
+
 def _arrow_numbers(values: np.ndarray, kind: pa.DataType) -> pa.Array:
     """A number, flag or date column as Arrow: NaN and NaT become missing values (as
     ``pa.array(values, from_pandas=True)`` makes them), the numbers' buffer taken as is."""
@@ -535,15 +569,7 @@ def run_batch(
             first_pass = FirstPass.start(members_path)  # checks the file can be read first
         elif first_pass.path != members_path:
             raise ValueError(f"the first pass given reads {first_pass.path}, not {members_path}")
-        metadata = {
-            b"actuarial.readings": json.dumps(readings.as_dict()).encode(),
-            b"actuarial.guides": json.dumps(
-                {g.id: g.sha256() for g in guides}, sort_keys=True
-            ).encode(),
-            b"actuarial.members": str(members_path.name).encode(),
-            b"actuarial.law": json.dumps(law_files).encode(),
-            b"actuarial.as_of": as_of.isoformat().encode(),
-        }
+        metadata = run_metadata(readings, guides, members_path, law_files, as_of)
         summary = BatchSummary(as_of=as_of, law_files=law_files)
     except BaseException:
         if first_pass is not None:

@@ -39,7 +39,7 @@ from actuarial.guides import GuideSet, file_sha256
 from actuarial.law import law_provenance
 from actuarial.law.clauses import CLAUSES, situation
 from actuarial.law.readings import Readings
-from actuarial.member_files import file_columns, file_format, parquet, reading, record_batches
+from actuarial.member_files import file_columns, file_format, reading, record_batches
 from actuarial.members import parse_members
 from actuarial.output_files import check_output, takes_paths, writing
 from actuarial.pages import format_money
@@ -719,7 +719,7 @@ def run_valuation(
 ) -> ValuationSummary:
     """Value a member file into ``out_path`` (CSV or Parquet); the summary with totals,
     members not valued and (optionally) the sensitivities."""
-    from actuarial.batch import read_members
+    from actuarial.batch import read_members, run_metadata, write_results
 
     members_path, out_path = Path(members_path), Path(out_path)
     out_format = file_format(out_path, "the output file")
@@ -748,27 +748,17 @@ def run_valuation(
         summary.sensitivities = _sensitivities(
             results, sex, sex_error, basis, as_of, readings, series, law
         )
-    # Through a temporary file of this run's, renamed when complete (actuarial.output_files).
+    # As the batch writes its files (the same types, CSV cells, metadata), through a
+    # temporary file of this run's, renamed when complete (actuarial.output_files).
+    import json
+
+    import pyarrow as pa
+
+    metadata = run_metadata(results.readings, guides, members_path, law_files["law"], results.as_of)
+    metadata[b"actuarial.basis"] = json.dumps(basis.as_dict()).encode()
     with writing(out_path, inputs) as partial:
-        if out_format == "csv":
-            table.to_csv(partial, index=False, date_format="%Y-%m-%d")
-        else:
-            import json
-
-            import pyarrow as pa
-
-            arrow = pa.Table.from_pandas(table, preserve_index=False)
-            metadata = {
-                **(arrow.schema.metadata or {}),
-                b"actuarial.basis": json.dumps(basis.as_dict()).encode(),
-                b"actuarial.guides": json.dumps({g.id: g.sha256() for g in guides}).encode(),
-                b"actuarial.law": json.dumps(law_files).encode(),
-                b"actuarial.readings": json.dumps(results.readings.as_dict()).encode(),
-                # As the batch records them: which member file, and the date asked for.
-                b"actuarial.members": members_path.name.encode(),
-                b"actuarial.as_of": law_files["as_of"].encode(),
-            }
-            parquet().write_table(arrow.replace_schema_metadata(metadata), partial)
+        arrow = pa.Table.from_pandas(table, preserve_index=False)
+        write_results(arrow, partial, out_format, metadata)
     return summary
 
 

@@ -802,3 +802,42 @@ def test_sex_is_read_from_any_member_file_as_its_member_columns_are(tmp_path):
     np.testing.assert_allclose(read, expected.to_numpy(float), rtol=1e-12)
     blended = value_frame(frame.assign(sex=""), GUIDES, basis, as_of=as_of)["pv_at_separation"]
     assert not np.allclose(read, blended.to_numpy(float), equal_nan=True)
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_value_writes_the_batch_rows_and_columns_as_the_batch_writes_them(tmp_path, suffix):
+    # The value file was pandas' own: True/False, no defused formula ('=HYPERLINK(1)' as
+    # written), an int32 row, timestamps for dates, and other metadata than the batch's.
+    import json
+
+    import pyarrow.parquet as pq
+
+    members = tmp_path / "members.csv"
+    rows = [{**row, "member_id": f"=HYPERLINK({number})"} for number, row in enumerate(ROWS)]
+    pd.DataFrame(rows).to_csv(members, index=False)
+    dates = ["--as-of", "2026-06-01"]
+    batch_out, value_out = tmp_path / f"batch{suffix}", tmp_path / f"value{suffix}"
+    batch = CliRunner().invoke(cli, ["batch", str(members), "--out", str(batch_out), *dates])
+    value = CliRunner().invoke(
+        cli,
+        ["value", str(members), "--out", str(value_out), *dates, "--mortality", "sult"]
+        + ["--interest", "0.05", "--no-sensitivities"],
+    )
+    assert (batch.exit_code, value.exit_code) == (0, 0), batch.output + value.output
+    if suffix == ".csv":
+        batch_lines = batch_out.read_text(encoding="utf-8").splitlines()
+        value_lines = value_out.read_text(encoding="utf-8").splitlines()
+        assert len(value_lines) == len(batch_lines)
+        pairs = zip(value_lines, batch_lines, strict=True)
+        assert [line[: len(batch_line)] for line, batch_line in pairs] == batch_lines
+        assert '"\'=HYPERLINK(0)"' in value_lines[1]
+        return
+    batch_schema, value_schema = pq.read_schema(batch_out), pq.read_schema(value_out)
+    assert value_schema.names[: len(batch_schema)] == batch_schema.names
+    assert value_schema.types[: len(batch_schema)] == batch_schema.types
+    shared = set(batch_schema.metadata)
+    assert shared < set(value_schema.metadata)
+    assert {key: value_schema.metadata[key] for key in shared} == batch_schema.metadata
+    assert json.loads(value_schema.metadata[b"actuarial.basis"])["mortality"] == "sult"
+    table = pq.read_table(value_out).select(batch_schema.names)
+    assert table.equals(pq.read_table(batch_out))
