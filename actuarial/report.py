@@ -212,7 +212,7 @@ class Provenance:
     commit: str | None  # None: an installed package (no checkout, no commit)
     series: str
     guides: tuple[tuple[str, str, tuple[tuple[str, str], ...]], ...]  # (id, series, files)
-    members_file: str  # file name only
+    members_file: str  # file name only; "members.csv (shipped sample)" for the sample
     members_sha256: str
     readings: tuple[str, ...]
     guide_details: tuple[tuple[str, str, str, str], ...] = ()  # (id, series, status, period)
@@ -345,6 +345,14 @@ def _with_names(text: str, names: dict[str, str]) -> str:
 NOT_AN_INPUT = "<i>not an input of this page</i>"
 
 
+def _is_sample(path) -> bool:
+    """Whether ``path`` is the shipped sample member file (links followed)."""
+    try:
+        return os.path.samefile(path, EXAMPLE_MEMBERS)
+    except OSError:
+        return False
+
+
 @takes_paths("guides_path", "members_path", "law")
 def provenance(
     guides: GuideSet,
@@ -367,6 +375,7 @@ def provenance(
     listed = guides_in(guides_path)
     readings = readings or Readings()
     law, payment_date = law_in_force(law), resolve_as_of(as_of)
+    sample = " (shipped sample)" if _is_sample(members_path) else ""  # --members not given
     # Each amendment by its file's name alone (its folder is the user's own).
     law_files = tuple(
         (Path(item["file"]).name if number else item["file"], item["sha256"])
@@ -384,7 +393,7 @@ def provenance(
         guides=tuple(
             (guide.id, guide.series, tuple(sorted(guide.sha256().items()))) for guide in listed
         ),
-        members_file=Path(members_path).name,
+        members_file=Path(members_path).name + sample,
         members_sha256=file_sha256(members_path),
         readings=tuple(readings_in_force(readings, law, payment_date)),  # a bill's minimum
         guide_details=tuple(

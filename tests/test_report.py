@@ -303,7 +303,7 @@ def test_provenance_lists_every_guide_with_the_sha256_of_its_files():
         name: sha256(SHIPPED_GUIDES / "sult-5pct-monthly" / name)
         for name in ("guide.toml", "reduction.csv")
     }
-    assert found.members_file == "members.csv"
+    assert found.members_file == "members.csv (shipped sample)"
     assert found.members_sha256 == sha256(EXAMPLE_MEMBERS)
     assert found.readings == tuple(Readings().describe())
     assert "guide sult-5pct-monthly (used): reduction.csv sha256 " + files["reduction.csv"] in (
@@ -557,6 +557,20 @@ def test_report_refuses_an_out_inside_the_guides_folder(
         "which is read as a guide; refused: choose a folder outside it\n"
     )
     assert {p: p.read_bytes() if p.is_file() else None for p in guides.rglob("*")} == before
+
+
+def test_the_provenance_says_when_the_member_file_is_the_shipped_sample(tmp_path):
+    # Without --members the report ran on the shipped sample and said only "members.csv",
+    # as it would of a user's own file of that name.
+    guides = actuarial.load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
+    own = tmp_path / "members.csv"
+    shutil.copy(EXAMPLE_MEMBERS, own)
+    sample = report.provenance(guides, SHIPPED_GUIDES, EXAMPLE_MEMBERS)
+    assert sample.members_file == "members.csv (shipped sample)"
+    assert "<tr><th>member file</th><td>members.csv (shipped sample) (313 rows)</td>" in (
+        sample.inputs_html(313)
+    )
+    assert report.provenance(guides, SHIPPED_GUIDES, own).members_file == "members.csv"
 
 
 def test_the_readings_in_the_provenance_state_the_law_in_force_on_the_payment_date():
