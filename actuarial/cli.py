@@ -567,9 +567,26 @@ def _mortality(spec, improvement, base_year, close_at, female_weight):
     try:
         return Mortality(spec, improvement, base_year, female_weight, close_at)
     except MortalityError as error:
-        # The message names the piece at fault: a table, the scale, or how they go together.
-        hint = ["--mortality"] if improvement is None else ["--mortality", "--improvement"]
+        # The message names the piece at fault: a table, the scale, or how they go together;
+        # the hint, the scale's option when given, and each other option given it names.
+        given = (improvement, base_year, close_at, female_weight)
+        values = dict(zip(_BASIS_OPTIONS, given, strict=True))
+        hint = ["--mortality"] + [
+            option
+            for field, option in _BASIS_OPTIONS.items()
+            if values[field] is not None
+            and (field == "improvement" or f"'{field}'" in str(error))
+        ]
         raise click.BadParameter(str(error), param_hint=hint) from error
+
+
+# The fields of a mortality basis set by an option besides --mortality, as messages name them.
+_BASIS_OPTIONS = {
+    "improvement": "--improvement",
+    "base_year": "--base-year",
+    "close_at": "--close-at",
+    "female_weight": "--female-weight",
+}
 
 
 def _cohort_of(mortality, cohort):

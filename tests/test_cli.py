@@ -690,6 +690,21 @@ def test_a_table_or_scale_file_that_cannot_be_read_is_one_line_naming_it(
     assert not out.exists()
 
 
+@pytest.mark.parametrize(
+    ("options", "hint"),
+    [
+        (["--female-weight", "0.9"], "'--mortality' / '--female-weight'"),
+        (["--base-year", "2010"], "'--mortality' / '--base-year'"),
+    ],
+)
+def test_a_basis_option_that_does_not_fit_the_table_is_named_in_the_error(options, hint):
+    # Both were "Invalid value for '--mortality'": the table given was right.
+    result = invoke("value", SAMPLE, "--out", "unused.csv", "--interest", "0.05", *options,
+                    "--mortality", "sult")  # fmt: skip
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1].startswith(f"Error: Invalid value for {hint}: '")
+
+
 def test_guides_compare_puts_the_largest_difference_first():
     result = invoke("guides", "compare", HALF_PERCENT_SERIES, "sult-5pct-monthly", "--top", "2")
     assert result.exit_code == 0, result.output
