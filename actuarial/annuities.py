@@ -109,11 +109,18 @@ def _duration(n) -> np.ndarray:
 def _tail_sums(table: LifeTable, log_v: np.ndarray) -> np.ndarray:
     """T[u, n] = sum_k v_u^k l_{n+k} (radix 1) at integer ages n, min_age..omega + 1.
 
-    Summed from the end, T_n = l_n + v T_{n+1}: a sum passes the largest float only when
-    its own terms do (a discount v^k computed for every k would reach inf at a k where no
-    one is alive, and inf x 0 = NaN, for a rate near -1 on a long table).
+    As v^-n sum_{j >= n} v^j l_j (a sum from the end of each row, no Python loop) wherever
+    no power of v on the table's ages comes near the largest float or 0; else summed from
+    the end age by age, T_n = l_n + v T_{n+1}, where a sum passes the largest float only
+    when its own terms do (a power of v computed for every age would reach inf at an age
+    where no one is alive, and inf x 0 = NaN, for a rate near -1 on a long table).
     """
     alive = np.concatenate([table._l_unit, [0.0]])  # l_n, then 0 beyond omega
+    ages = np.arange(len(alive))
+    if len(log_v) == 0 or np.abs(log_v).max() * len(alive) < _SAFE_EXPONENT:
+        discounted = np.exp(log_v[:, None] * ages) * alive
+        from_the_end = np.cumsum(discounted[:, ::-1], axis=1)[:, ::-1]
+        return from_the_end * np.exp(-log_v[:, None] * ages)
     v = np.exp(log_v)
     tails = np.zeros((len(log_v), len(alive)))
     running = np.zeros(len(log_v))
@@ -122,6 +129,11 @@ def _tail_sums(table: LifeTable, log_v: np.ndarray) -> np.ndarray:
             running = alive[n] + v * running
             tails[:, n] = running
     return tails
+
+
+# |log v| x ages below this: every power of v on a table's ages is within about 1e+-260 of
+# 1, far from the largest float and from 0, so T_n can be summed as v^-n sum_j v^j l_j.
+_SAFE_EXPONENT = 600.0
 
 
 def _udd_sums(table: LifeTable, starts, rate_index, tails) -> np.ndarray:
@@ -134,8 +146,14 @@ def _udd_sums(table: LifeTable, starts, rate_index, tails) -> np.ndarray:
     n, f = table._year_and_fraction(starts)
     index = rate_index * tails.shape[1] + n
     flat = tails.ravel()
+    at, after = flat[index], flat[1:][index]  # T[u, n] and T[u, n + 1]
     with np.errstate(invalid="ignore"):  # 0 x inf where a sum passed the largest float
-        return (1.0 - f) * flat[index] + f * flat[1:][index]  # T[u, n] and T[u, n + 1]
+        # (1 - f) T_n + f T_{n+1}, in the two arrays looked up: a grid's arrays are large,
+        # and each new one costs more in page faults than in arithmetic.
+        at *= 1.0 - f
+        after *= f
+        at += after
+    return at
 
 
 def _constant_force_sums(table: LifeTable, starts, rate_index, log_v) -> np.ndarray:
