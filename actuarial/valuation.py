@@ -484,8 +484,8 @@ def _values(results, basis, sex, sex_error, rates=None):
     """:func:`value_results`, with no value and the ``sex`` error for a bad ``sex`` on a
     sex-distinct basis (a unisex one does not read ``sex``, as ``docs/valuation.md`` says),
     on the members with an eligible row only: a member with none has nothing to value, and
-    no row to carry the error, so the summary does not count him. Such a member is not
-    valued at all: no table is built for him (the blend of unstated sex may not exist)."""
+    no row to carry the error, so the summary does not count it. Such a member is not
+    valued at all: no table is built for it (the blend of unstated sex may not exist)."""
     bad = (sex_error != "") & _with_eligible_row(results) & basis.mortality.sex_distinct
     values, errors = value_results(results, basis, sex, rates, skip=bad)
     return values, np.where(bad, sex_error, errors)
