@@ -333,13 +333,6 @@ class Provenance:
         )
 
 
-def _with_names(text: str, names: dict[str, str]) -> str:
-    """``text`` with each file named as the report shows it (``names``: path -> name)."""
-    for path in sorted(names, key=len, reverse=True):  # a path before its own prefixes
-        text = text.replace(path, names[path])
-    return text
-
-
 # What a page's inputs box says of a report input the page does not take (its notebook
 # declares no such parameter: page 01's worked examples are on the shipped law, say).
 NOT_AN_INPUT = "<i>not an input of this page</i>"
@@ -408,7 +401,7 @@ def provenance(
         guides_folder=Path(guides_path).name,
         payment_date=payment_date.isoformat(),
         law_files=law_files,
-        law_notes=tuple(_with_names(note, shown_names) for note in law_notes(law)),
+        law_notes=tuple(map(_scrubber(shown_names), law_notes(law))),
         made_at=made_at.astimezone(dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
         readings_label=readings.label(),
     )
