@@ -108,14 +108,24 @@ def takes_paths(*names: str):
         unknown = [name for name in names if name not in signature.parameters]
         if unknown:
             raise TypeError(f"{function.__qualname__} has no parameter {unknown}")
+        # Where each is given: its place among the arguments (from there on for *args), or
+        # by name; looked up on each call without binding the whole signature
+        # (law_in_force runs in every evaluate).
+        parameters = list(signature.parameters.values())
+        places = tuple(
+            (name, parameters.index(signature.parameters[name]), signature.parameters[name].kind)
+            for name in names
+        )
 
         @functools.wraps(function)
         def checked(*args, **kwargs):
-            try:
-                given = signature.bind_partial(*args, **kwargs).arguments
-            except TypeError:  # the call's own error, raised by the call
-                given = {}
-            check_paths(**{name: given[name] for name in names if name in given})
+            for name, place, kind in places:
+                if kind is inspect.Parameter.VAR_POSITIONAL:
+                    check_paths(**{name: args[place:]})
+                elif kind is not inspect.Parameter.KEYWORD_ONLY and place < len(args):
+                    check_paths(**{name: args[place]})
+                elif name in kwargs:
+                    check_paths(**{name: kwargs[name]})
             return function(*args, **kwargs)
 
         checked.path_parameters = names
