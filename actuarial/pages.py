@@ -19,6 +19,7 @@ import pandas as pd
 __all__ = [
     "Table",
     "expect_error",
+    "format_count",
     "format_date",
     "format_money",
     "hatch_bars",
@@ -137,6 +138,11 @@ def format_money(value) -> str:
     An amount that rounds to no cents is ``0.00``, never ``-0.00`` (a difference of equal
     sums can come out a hair below zero, by how the processor's numpy adds them)."""
     return "" if _blank(value) else f"{float(value):z,.2f}"
+
+
+def format_count(count: int, noun: str) -> str:
+    """A count with its noun: ``1 row``, ``2,000 rows`` (the noun's plural takes an s)."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 def format_date(value) -> str:

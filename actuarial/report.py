@@ -296,13 +296,15 @@ class Provenance:
 
         ``given``: the report's inputs the page takes (the names of its ``parameters`` cell;
         None: every one, the index); another input is said not to be one of the page's."""
+        from actuarial.pages import format_count
+
         escape = html.escape
         guides = "<br>".join(
             f"{escape(guide_id)}: series <b>{escape(series)}</b>"
             f"{' (used)' if series == self.series else ''}, {escape(status_)}, {escape(period)}"
             for guide_id, series, status_, period in self.guide_details
         )
-        rows = f" ({members_rows:,} rows)" if members_rows is not None else ""
+        rows = f" ({format_count(members_rows, 'row')})" if members_rows is not None else ""
         law = "<br>".join(
             f"{escape(name)}{' (shipped)' if number == 0 else ''} <code>{digest[:12]}</code>"
             for number, (name, digest) in enumerate(self.law_files)

@@ -23,6 +23,7 @@ the early-retirement subsidy of that member (blank where (d) is not eligible).
 from __future__ import annotations
 
 import datetime as dt
+import numbers
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from pathlib import Path
@@ -42,7 +43,7 @@ from actuarial.law.readings import Readings
 from actuarial.member_files import file_columns, file_format, reading, record_batches
 from actuarial.members import parse_members
 from actuarial.output_files import check_output, takes_paths, writing
-from actuarial.pages import format_money
+from actuarial.pages import format_count, format_money
 from actuarial.shown_text import quoted
 
 __all__ = [
@@ -93,9 +94,10 @@ class Basis:
 
     def __post_init__(self) -> None:
         rate = self.interest
-        if isinstance(rate, bool) or not isinstance(rate, int | float):
+        if isinstance(rate, bool | np.bool_) or not isinstance(rate, numbers.Real):
             raise ValuationError(f"'interest' must be a number (got {rate!r})")
         _rates(rate)
+        object.__setattr__(self, "interest", float(rate))  # numpy's numbers too (np.int64)
         if isinstance(self.mortality, str):
             mortality = Mortality(
                 self.mortality,
@@ -562,7 +564,7 @@ class ValuationSummary:
 
     def lines(self) -> list[str]:
         totals = "; ".join(
-            f"({c}) ${format_money(self.totals[c])} ({self.valued_rows[c]:,} rows)"
+            f"({c}) ${format_money(self.totals[c])} ({format_count(self.valued_rows[c], 'row')})"
             for c in CLAUSE_IDS
         )
         lines = [
@@ -570,7 +572,7 @@ class ValuationSummary:
             f"does not cover them: {self.not_valued:,})",
             f"present value at separation by clause: {totals}",
             f"total subsidy, (b) and (c) over (d): ${format_money(self.total_subsidy)} "
-            f"({self.subsidy_rows:,} rows)",
+            f"({format_count(self.subsidy_rows, 'row')})",
             f"eligible rows not valued: {self.eligible_not_valued:,} (each row's error says why)",
             *(f"mortality: {f['file']} sha256 {f['sha256']}" for f in self.basis.get("files", ())),
         ]
@@ -652,9 +654,13 @@ def _sensitivities(results, sex, sex_error, basis, as_of, readings, series, law)
             valued = np.isfinite(values)
             missing, extra = (on_basis & ~valued).sum(), (valued & ~on_basis).sum()
             if missing:
-                notes.append(f"{missing:,} rows valued on the basis are not valued here")
+                are = "is" if missing == 1 else "are"
+                notes.append(
+                    f"{format_count(missing, 'row')} valued on the basis {are} not valued here"
+                )
             if extra:
-                notes.append(f"{extra:,} rows not valued on the basis are left out")
+                are = "is" if extra == 1 else "are"
+                notes.append(f"{format_count(extra, 'row')} not valued on the basis {are} left out")
             values = np.where(on_basis, values, np.nan)
         note = "; ".join(note for note in notes if note)
         return {"scenario": label, **_totals(values, rate), "note": note}

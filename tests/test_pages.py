@@ -125,3 +125,9 @@ def test_prose_fills_the_numbers_and_leaves_tex_braces_alone():
     assert written.data == r"\\(S \ge 10\\), \text{at least} $500"
     with pytest.raises(KeyError, match=r"no value for \[\[age_z\]\]"):
         pages.prose("[[age_z]]", age_a="65")
+
+
+def test_a_count_of_one_takes_the_singular():
+    assert pages.format_count(1, "row") == "1 row"
+    counts = [pages.format_count(n, "row") for n in (0, 2, 1_000)]
+    assert counts == ["0 rows", "2 rows", "1,000 rows"]

@@ -418,7 +418,7 @@ def test_every_scenario_totals_the_rows_the_basis_values_and_says_what_it_left_o
     assert early["error"].startswith("no Actuarial Guide of series 'ended' is in force")
     table = sensitivities(pd.DataFrame(ROWS), guides, Basis("sult", 0.05), series={"half": GUIDES})
     by = table.set_index("scenario")
-    assert by.loc["series half", "note"] == "1 rows not valued on the basis are left out"
+    assert by.loc["series half", "note"] == "1 row not valued on the basis is left out"
     assert by.loc["series half", "pv_c"] == by.loc["basis", "pv_c"] == 0
     assert by.loc["series half", "subsidy_change"] == 0
 
@@ -510,6 +510,26 @@ def test_a_huge_rate_is_described_as_given_not_as_inf():
     assert Basis("sult", 0.045).describe() == "mortality sult; interest 4.5%; monthly, UDD"
     assert Basis("sult", -0.5).describe() == "mortality sult; interest -50%; monthly, UDD"
     assert Basis("sult", -0.0).describe() == "mortality sult; interest 0%; monthly, UDD"
+
+
+def test_a_basis_takes_numpys_numbers_as_its_interest():
+    # Before, np.int64(0) and np.float32 were refused as "not a number".
+    for rate in (np.int64(0), np.float32(0.045), np.float64(0.045), 0):
+        basis = Basis("sult", rate)
+        assert type(basis.interest) is float and basis.interest == float(rate)
+    assert Basis("sult", np.int64(0)).describe() == Basis("sult", 0.0).describe()
+    for refused in (True, np.bool_(True), "0.045", None):
+        with pytest.raises(ValuationError, match=r"^'interest' must be a number"):
+            Basis("sult", refused)
+
+
+def test_the_summary_counts_one_row_as_a_row():
+    # Before: "(1 rows)".
+    summary = ValuationSummary(basis={}, subsidy_rows=1)
+    summary.valued_rows.update(a=1, b=2, c=0)
+    lines = summary.lines()
+    assert "(a) $0.00 (1 row); (b) $0.00 (2 rows); (c) $0.00 (0 rows)" in lines[1]
+    assert lines[2].endswith("$0.00 (1 row)")
 
 
 def test_the_summary_shows_a_scenario_not_valued_empty_and_a_change_of_nothing_as_zero(
