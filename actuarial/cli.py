@@ -35,6 +35,7 @@ from pathlib import Path
 import click
 
 from actuarial import __version__, shipped
+from actuarial.__main__ import interrupted
 from actuarial.annuities import MAX_PAYMENTS_PER_YEAR, AnnuityError, check_interest
 from actuarial.guides import (
     DEFAULT_SERIES,
@@ -71,7 +72,7 @@ from actuarial.output_files import (
 )
 from actuarial.shown_text import labelled, printable
 
-__all__ = ["main"]
+__all__ = ["cli"]
 
 USABLE_INPUT_ERRORS = (GuideError, LawError, MemberFileError, MemberDataError, OutputFileError)
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -114,8 +115,7 @@ def _writing_command(command):
         try:
             return command(*args, **kwargs)
         except KeyboardInterrupt:
-            _echo("error: interrupted", err=True)
-            sys.exit(130)
+            interrupted()
         except BrokenPipeError:  # what it prints is no longer read (`| head`): not the files'
             raise  # failure; click ends quietly with 1, as for every command
         except OSError as error:
@@ -984,6 +984,3 @@ examples_bill = _example_command(
     "the example amendment of the law (a hypothetical bill, TOML) for `--law`",
 )
 
-
-def main():
-    cli(prog_name="actuarial")

@@ -997,7 +997,7 @@ def test_a_csv_batch_without_a_bar_imports_neither_tqdm_nor_parquet(tmp_path):
     """Both are imported only when used: 80 ms of a batch's startup CPU."""
     out = tmp_path / "out.csv"
     script = (
-        "import sys; from actuarial.cli import main\n"
+        "import sys; from actuarial.__main__ import main\n"
         f"sys.argv = ['actuarial', 'batch', {SAMPLE!r}, '--out', {str(out)!r}, '--no-progress']\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "print(sorted(m for m in ('tqdm', 'pyarrow.parquet') if m in sys.modules))"

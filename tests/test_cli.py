@@ -1288,12 +1288,38 @@ def test_a_reader_that_stops_reading_ends_the_command_quietly_its_files_written(
 
     out = tmp_path / "out.csv"
     args = [*command, "--out", str(out)] if command[0] == "batch" else command
-    script = "from actuarial.cli import main; main()"
     run = subprocess.Popen(
-        [sys.executable, "-c", script, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [sys.executable, "-m", "actuarial", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     run.stdout.close()  # the reader is gone before anything is printed
     assert run.wait() == 1
     assert run.stderr.read() == b""
     if command[0] == "batch":
         assert len(pd.read_csv(out)) == 4 * 307 + 6
+
+
+def test_ctrl_c_while_the_command_line_loads_ends_as_during_a_command():
+    """Ctrl-C in the fraction of a second the command line takes to import printed a
+    KeyboardInterrupt traceback; it now ends as Ctrl-C during a command does."""
+    import subprocess
+    import sys
+
+    # SIGINT is sent to the process as the import of actuarial.cli begins.
+    script = """
+import os, signal, sys
+class Interrupt:
+    def find_spec(self, name, path=None, target=None):
+        if name == "actuarial.cli":
+            os.kill(os.getpid(), signal.SIGINT)
+sys.meta_path.insert(0, Interrupt())
+sys.argv = ["actuarial", "--version"]
+from actuarial.__main__ import main
+main()
+"""
+    ended = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert (ended.returncode, ended.stdout, ended.stderr) == (130, "", "error: interrupted\n")
+    # As `python -m actuarial`, the same entry point runs the command line itself.
+    shown = subprocess.run(
+        [sys.executable, "-m", "actuarial", "--version"], capture_output=True, text=True
+    )
+    assert shown.returncode == 0 and shown.stdout.startswith("actuarial, version ")

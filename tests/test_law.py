@@ -432,7 +432,7 @@ def test_a_hostile_law_file_in_a_real_process_is_an_error_line_not_a_traceback(t
     bill.write_bytes(b"x = " + b"[" * 100_000 + b"]" * 100_000 + b"\n")
     out = tmp_path / "r.csv"
     done = subprocess.run(
-        [sys.executable, "-c", "from actuarial.cli import main; main()", "batch",
+        [sys.executable, "-m", "actuarial", "batch",
          str(EXAMPLE_MEMBERS), "--law", str(bill), "--out", str(out)],
         capture_output=True, text=True, check=False,
     )  # fmt: skip

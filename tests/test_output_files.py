@@ -57,7 +57,7 @@ from actuarial.output_files import (
 from actuarial.synthetic import generate_members
 
 SAMPLE = Path("examples/members.csv").resolve()
-ACTUARIAL = [sys.executable, "-c", "from actuarial.cli import main; main()"]
+ACTUARIAL = [sys.executable, "-m", "actuarial"]
 
 
 def names(folder: Path) -> list[str]:

@@ -189,7 +189,7 @@ def from_checkout(scratch) -> Ran:
     from an empty folder of their own."""
     folder = scratch / "checkout-run"
     folder.mkdir()
-    command = [sys.executable, "-c", "from actuarial.cli import main; main()"]
+    command = [sys.executable, "-m", "actuarial"]
     results = {name: run([*command, *arguments], folder) for name, arguments in COMMANDS.items()}
     return Ran(folder, results)
 

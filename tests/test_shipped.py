@@ -154,8 +154,8 @@ def test_examples_members_interrupted_by_a_full_disk_leaves_no_partial_file(tmp_
     done = subprocess.run(
         [
             sys.executable,
-            "-c",
-            "from actuarial.cli import main; main()",
+            "-m",
+            "actuarial",
             "examples",
             "members",
             "--out",
