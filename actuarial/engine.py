@@ -56,6 +56,7 @@ from actuarial.members import (
     texts_at,
     warnings_and_where,
 )
+from actuarial.shown_text import quoted
 
 __all__ = [
     "RESULT_COLUMNS",
@@ -1045,7 +1046,7 @@ def evaluate_frame(
     """
     check_columns(members_df.columns, source)
     frame = members_df.reset_index(drop=True)
-    readings = readings or Readings()
+    readings = _given_readings(guides, readings)
     law = law_in_force(law)
     as_of = resolve_as_of(as_of)
     size = _chunk_size(len(frame))
@@ -1234,6 +1235,29 @@ def _clause_results(rows: list[dict]) -> tuple:
 _DEFAULT_READINGS = Readings()
 
 
+def _given_readings(guides, readings) -> Readings:
+    """The ``readings`` of :func:`evaluate` and :func:`evaluate_frame` (None: the defaults),
+    with their ``guides``, checked where a user passes them: a mapping of switches (an empty
+    one would be the defaults, silently) or a path of guides is a TypeError naming it."""
+    if not isinstance(guides, GuideSet):
+        raise TypeError(
+            "'guides' must be the guides of one series, from actuarial.load_guides "
+            f"(got {_type_and_value(guides)})"
+        )
+    if readings is None:
+        return _DEFAULT_READINGS  # not made anew per call
+    if not isinstance(readings, Readings):
+        raise TypeError(
+            "'readings' must be an actuarial.Readings, e.g. Readings(**mapping) "
+            f"(got {_type_and_value(readings)})"
+        )
+    return readings
+
+
+def _type_and_value(value) -> str:
+    return "None" if value is None else f"{type(value).__name__} {quoted(value)}"
+
+
 def evaluate(
     member,
     guides: GuideSet,
@@ -1254,7 +1278,7 @@ def evaluate(
     members = parse_member(member, source="member")
     if not members.valid[0]:
         raise MemberDataError(members.error[0])
-    readings = _DEFAULT_READINGS if readings is None else readings  # not made anew per call
+    readings = _given_readings(guides, readings)
     results = evaluate_members(members, guides, as_of, readings, law)
     rows = member_clauses(results, 0)
     return Evaluation(

@@ -14,9 +14,16 @@ import datetime as dt
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import exactly
 from test_unchanged_results import EXAMPLES, SWITCHED
 
-from actuarial.engine import ClauseResult, evaluate, evaluate_members, member_clauses
+from actuarial.engine import (
+    ClauseResult,
+    evaluate,
+    evaluate_frame,
+    evaluate_members,
+    member_clauses,
+)
 from actuarial.explain import explain
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, load_guides
 from actuarial.law.parameters import Law, shipped_law
@@ -102,3 +109,33 @@ def test_the_law_values_read_once_per_period_follow_the_as_of_across_a_change(me
         (line,) = [line for line in result.explanation if line.startswith("  I-4 ")]
         minimums[index] = line
     assert "($0.00)" in minimums[0] and "($500.00)" in minimums[1]
+
+
+@pytest.mark.parametrize(
+    ("readings", "got"),
+    [
+        ({"refund_bars_high_risk": False}, "dict {'refund_bars_high_risk': False}"),
+        ({}, "dict {}"),  # empty: was taken silently as the default readings
+        ("switched", "str 'switched'"),
+    ],
+)
+def test_readings_that_are_not_a_readings_are_refused_naming_what_was_given(
+    member, readings, got
+):
+    """A mapping (as ``Evaluation.as_dict()["readings"]`` gives) is not taken for readings:
+    an empty one would be the defaults, silently, and any other an AttributeError."""
+    guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
+    message = f"'readings' must be an actuarial.Readings, e.g. Readings(**mapping) (got {got})"
+    for call in (evaluate, lambda m, g, **kw: evaluate_frame(pd.DataFrame([m]), g, **kw)):
+        with pytest.raises(TypeError, match=exactly(message)):
+            call(member(), guides, readings=readings)
+
+
+@pytest.mark.parametrize(("guides", "got"), [(None, "None"), ("guides", "str 'guides'")])
+def test_guides_that_are_not_loaded_guides_are_refused_naming_what_was_given(
+    member, guides, got
+):
+    message = f"'guides' must be the guides of one series, from actuarial.load_guides (got {got})"
+    for call in (evaluate, lambda m, g, **kw: evaluate_frame(pd.DataFrame([m]), g, **kw)):
+        with pytest.raises(TypeError, match=exactly(message)):
+            call(member(), guides)
