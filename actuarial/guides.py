@@ -477,13 +477,6 @@ def _check_rows(where: str, text: str, interpolation, problems: list[Problem]):
                 )
             )
             continue
-        try:
-            factor = float(record[2])
-        except ValueError:
-            problems.append(
-                Problem(where, line, f"'factor' must be a number (got {quoted(record[2])})")
-            )
-            continue
         if not 0 <= months <= 11:
             problems.append(
                 Problem(where, line, f"'age_months' must be in [0, 11] (got {months})")
@@ -498,6 +491,14 @@ def _check_rows(where: str, text: str, interpolation, problems: list[Problem]):
                     f"age must be in [{FIRST_AGE}, {LAST_AGE}] (got {years}y{months}m)",
                 )
             )
+            continue
+        try:
+            factor = float(record[2])
+        except ValueError:
+            problems.append(
+                Problem(where, line, f"'factor' must be a number (got {quoted(record[2])})")
+            )
+            reported.add(age)  # the row is there: no "must have a row" for it as well
             continue
         if not (math.isfinite(factor) and 0 < factor <= 1):
             problems.append(

@@ -264,6 +264,9 @@ def test_an_adopted_guide_needs_adopted_by_and_adopted_on(make_guide):
             "header must be age_years,age_months,factor (got 'years,months,factor')",
         ),
         ("58,0,0.580000", "58,0,abc", 5, "'factor' must be a number (got 'abc')"),
+        # A row whose factor is not a number is there: not also reported as missing.
+        ("55,0,0.400000", "55,0,abc", 2, "'factor' must be a number (got 'abc')"),
+        ("65,0,1.000000", "65,0,", 12, "'factor' must be a number (got '')"),
         (
             "58,0,0.580000",
             "58.5,0,0.58",
@@ -335,6 +338,19 @@ def test_an_exact_guide_must_have_every_month(make_guide):
     assert problems_of(folder) == [
         f"{folder / 'reduction.csv'}: interpolation 'exact' needs every month from 55y0m to "
         "65y0m; missing 57y5m"
+    ]
+
+
+def test_an_exact_guide_row_whose_factor_is_not_a_number_is_not_also_a_missing_month(
+    make_guide,
+):
+    table = monthly_table()
+    assert "\n57,5,0.545000\n" in table
+    folder = make_guide(
+        toml=with_keys(interpolation='"exact"'), csv=table.replace("57,5,0.545000", "57,5,0.54x")
+    )
+    assert problems_of(folder) == [
+        f"{folder / 'reduction.csv'}:31: 'factor' must be a number (got '0.54x')"
     ]
 
 
