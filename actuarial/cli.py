@@ -770,10 +770,17 @@ def guides_fit(guide, mortality, cohort, m, top):
         (f"on the guide file's {len(found.age_months)} rows", on_rows),
         (f"on every month the engine reads ({len(months)}, {found.interpolation})", on_months),
     ):
-        _echo(
-            f"implied interest rate {label}: {fit.interest:.4%}; rmse {fit.rmse:.6f}; "
-            f"largest deviation {fit.max_abs_deviation:.6f}"
-        )
+        low, high = fit.bounds
+        fits = f"rmse {fit.rmse:.6f}; largest deviation {fit.max_abs_deviation:.6f}"
+        if fit.beyond is None:
+            _echo(f"implied interest rate {label}: {fit.interest:.4%}; {fits}")
+        else:
+            lowest = "lowest" if fit.beyond == "below" else "highest"
+            _echo(
+                f"implied interest rate {label}: {fit.beyond} {fit.interest:.4%}, the {lowest} "
+                f"rate searched ({low:.4%} to {high:.4%}): the guide fits no rate searched; "
+                f"at {fit.interest:.4%}: {fits}"
+            )
     worst = on_months.deviations.reindex(
         on_months.deviations["difference"].abs().sort_values(ascending=False).index
     ).head(top)

@@ -435,6 +435,13 @@ class InterestFit:
     rmse: float
     max_abs_deviation: float
     deviations: pd.DataFrame  # age_years, age_months, guide_factor, equivalent_factor, difference
+    bounds: tuple[float, float] = (0.0, 0.2)  # the rates searched
+    # "below" or "above" when a rate beyond that bound fits better: ``interest`` is then the
+    # bound, not the rate the guide implies; None when the best rate lies within the bounds.
+    beyond: str | None = None
+
+
+_BEYOND_STEP = 1e-4  # how far beyond a bound of the search fit_interest looks
 
 
 def fit_interest(
@@ -449,8 +456,9 @@ def fit_interest(
 ) -> InterestFit:
     """The rate i in ``bounds`` minimising sum (guide - f_i(x))^2 over the guide's rows.
 
-    The NRA row (1 by definition) is left out. A result at a bound means the guide is
-    not equivalent at any rate inside; widen ``bounds`` or read the deviations.
+    The NRA row (1 by definition) is left out. When a rate just beyond a bound fits better,
+    ``beyond`` says which ("below", "above"): the guide is not equivalent at any rate inside,
+    and ``interest`` is only the bound; widen ``bounds`` or read the deviations.
     """
     months, factors = _age_months(age_months, factors, names=("factors",))
     fitted = months != normal_retirement_age * 12
@@ -462,12 +470,17 @@ def fit_interest(
     def equivalent(rate: float) -> np.ndarray:
         return early_retirement_factor(table, ages, rate, normal_retirement_age, m, method, cohort)
 
-    best = minimize_scalar(
-        lambda rate: float(np.sum((factors - equivalent(rate)) ** 2)),
-        bounds=bounds,
-        method="bounded",
-        options={"xatol": 1e-9},
-    )
+    def squares(rate: float) -> float:
+        return float(np.sum((factors - equivalent(rate)) ** 2))
+
+    low, high = (float(bound) for bound in bounds)
+    best = minimize_scalar(squares, bounds=(low, high), method="bounded", options={"xatol": 1e-9})
+    # A step beyond each bound (0.01 point) tells a best rate at the bound from one beyond it.
+    beyond = None
+    if low - _BEYOND_STEP > -1 and squares(low - _BEYOND_STEP) < best.fun:
+        beyond = "below"
+    elif squares(high + _BEYOND_STEP) < best.fun:
+        beyond = "above"
     fitted_factors = equivalent(best.x)
     difference = factors - fitted_factors
     return InterestFit(
@@ -480,6 +493,8 @@ def fit_interest(
             equivalent_factor=fitted_factors,
             difference=difference,
         ),
+        bounds=(low, high),
+        beyond=beyond,
     )
 
 

@@ -623,6 +623,28 @@ def test_guides_fit_of_the_half_percent_guide_reports_where_it_departs_most():
     assert result.output.splitlines()[-1].split()[:4] == ["55", "0", "0.400000", "0.465491"]
 
 
+def test_guides_fit_says_when_the_best_rate_lies_below_the_rates_searched(tmp_path):
+    # Factors of 1 from 55 on: on SULT only a rate below 0% comes near them, never 0% itself.
+    folder = tmp_path / "no-reduction"
+    shutil.copytree(SHIPPED_GUIDES / HALF_PERCENT_SERIES, folder)
+    toml = folder / "guide.toml"
+    toml.write_text(
+        toml.read_text().replace(f'id = "{HALF_PERCENT_SERIES}"', 'id = "no-reduction"')
+    )
+    (folder / "reduction.csv").write_text("age_years,age_months,factor\n55,0,1\n65,0,1\n")
+    result = invoke("guides", "fit", folder, "--mortality", "sult")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[1].startswith(
+        "implied interest rate on the guide file's 2 rows: below 0.0000%, the lowest rate "
+        "searched (0.0000% to 20.0000%): the guide fits no rate searched; at 0.0000%: rmse "
+    )
+    assert lines[2].startswith(
+        "implied interest rate on every month the engine reads (121, monthly-linear): below "
+        "0.0000%, the lowest rate searched"
+    )
+
+
 NOT_RUN_OUT = (
     "error: table 'PubG-2010 Male Employee' does not run out: its last age is 80 with "
     "q = 0.0173 (below 1), so survival beyond 81 is unknown; use a table that runs out, "

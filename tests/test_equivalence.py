@@ -115,6 +115,29 @@ def test_fit_of_a_guide_on_another_table_reports_its_deviations():
     assert fit.max_abs_deviation == pytest.approx(fit.deviations["difference"].abs().max())
 
 
+def test_a_fit_inside_its_bounds_does_not_say_the_best_rate_lies_beyond_them():
+    table = derive_reduction_table(SULT, 0.0625)
+    months = table["age_years"] * 12 + table["age_months"]
+    assert fit_interest(SULT, months, table["factor"]).beyond is None
+
+
+@pytest.mark.parametrize(
+    ("factor_at_55", "beyond", "bound"),
+    [
+        # A factor of 1 at 55 asks for a rate below 0: f(55) on SULT is 0.69 at 0%.
+        (1.0, "below", 0.0),
+        # A factor near 0 at 55 asks for a rate above 20%: f(55) on SULT is 0.05 at 20%.
+        (0.0001, "above", 0.2),
+    ],
+)
+def test_a_fit_whose_best_rate_lies_beyond_its_bounds_says_which_bound(
+    factor_at_55, beyond, bound
+):
+    fit = fit_interest(SULT, [660, 780], [factor_at_55, 1.0])
+    assert fit.beyond == beyond
+    assert fit.interest == pytest.approx(bound, abs=1e-6)
+
+
 def test_fit_needs_one_factor_per_age():
     message = r"^'factors' must have one value per age \(3\) \(got shape \(2,\)\)$"
     with pytest.raises(EquivalenceError, match=message):
