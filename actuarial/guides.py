@@ -245,8 +245,16 @@ class GuideSet:
         object.__setattr__(self, "files", unique_files([*self.files, *own]))
         problems = []
         ordered = sorted(self.guides, key=lambda g: g.effective_from)
-        for earlier, later in zip(ordered, ordered[1:], strict=False):
-            if earlier.effective_until is None or earlier.effective_until >= later.effective_from:
+
+        def end(guide: Guide) -> dt.date:
+            return guide.effective_until or dt.date.max
+
+        # Each guide against the earlier one that ends last, not only the one just before:
+        # two short guides inside a long one both overlap it.
+        latest = ordered[0] if ordered else None
+        for later in ordered[1:]:
+            earlier, latest = latest, max(latest, later, key=end)
+            if end(earlier) >= later.effective_from:
                 until = earlier.effective_until or "open end"
                 problems.append(
                     Problem(

@@ -440,6 +440,30 @@ def test_overlapping_periods_in_a_series_are_refused(make_guide):
         load_guides(first.parent)
 
 
+def test_every_guide_inside_a_long_period_is_reported_as_overlapping_it(make_guide):
+    long = make_guide("long", toml=with_keys(series='"pr"', effective_until="2010-12-31"))
+    first = make_guide(
+        "short-1",
+        toml=with_keys(
+            series='"pr"', effective_from="1995-01-01", effective_until="1996-12-31"
+        ),
+    )
+    second = make_guide(
+        "short-2",
+        toml=with_keys(
+            series='"pr"', effective_from="1997-01-01", effective_until="1998-12-31"
+        ),
+    )
+    with pytest.raises(GuideError) as raised:
+        load_guides(long.parent)
+    assert [str(problem) for problem in raised.value.problems] == [
+        f"{first}: series 'pr': period of 'short-1' (from 1995-01-01) overlaps 'long' "
+        "(1990-04-01 to 2010-12-31)",
+        f"{second}: series 'pr': period of 'short-2' (from 1997-01-01) overlaps 'long' "
+        "(1990-04-01 to 2010-12-31)",
+    ]
+
+
 def test_an_open_ended_guide_overlaps_any_later_guide(make_guide):
     first = make_guide("first", toml=with_keys(series='"pr"'))
     make_guide("second", toml=with_keys(series='"pr"', effective_from="2010-07-01"))
