@@ -483,7 +483,18 @@ def guides_show(guide_id, guides_path):
             _echo(labelled(key, value, multiline=key in SHOWN_OVER_LINES))
     for key, value in guide.basis.items():
         _echo(labelled(f"basis.{key}", value, multiline=True))
-    _echo(guide.table().to_string(index=False, float_format=lambda v: f"{v:.6f}"))
+    # The factors as the engine reads them: 6 decimals, or as many as the file's need (each
+    # factor's shortest exact form when a fixed number of decimals would not do).
+    decimals = next(
+        (
+            places
+            for places in range(6, 18)
+            if all(float(f"{factor:.{places}f}") == factor for factor in guide.factors)
+        ),
+        None,
+    )
+    shown = (lambda v: repr(float(v))) if decimals is None else (lambda v: f"{v:.{decimals}f}")
+    _echo(guide.table().to_string(index=False, float_format=shown))
 
 
 def _guide(reference: str):

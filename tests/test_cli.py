@@ -532,6 +532,24 @@ def test_guides_show_prints_the_metadata_and_the_table():
     assert lines[-11].split() == ["55", "0", "0.400000"]
 
 
+def test_guides_show_prints_every_digit_of_a_factor_given_with_more_than_six_decimals(
+    make_guide,
+):
+    folder = make_guide(csv=lambda text: text.replace("55,0,0.400000", "55,0,0.4123456789"))
+    result = invoke("guides", "show", folder.name, "--guides", folder.parent)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[-11].split() == ["55", "0", "0.4123456789"]  # as the engine reads it
+    assert lines[-1].split() == ["65", "0", "1.0000000000"]  # one column, one precision
+
+
+def test_guides_show_prints_a_factor_too_small_for_fixed_decimals_exactly(make_guide):
+    folder = make_guide(csv=lambda text: text.replace("55,0,0.400000", "55,0,1.5e-300"))
+    result = invoke("guides", "show", folder.name, "--guides", folder.parent)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[-11].split() == ["55", "0", "1.5e-300"]
+
+
 def test_guides_show_takes_a_guide_folder_as_compare_does(tmp_path, monkeypatch):
     shutil.copytree(SHIPPED_GUIDES / HALF_PERCENT_SERIES, tmp_path / "mine" / "jcs")
     (tmp_path / "mine" / "jcs" / "guide.toml").write_text(
