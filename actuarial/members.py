@@ -411,12 +411,28 @@ def _timestamp_problems(series: pd.Series) -> list[tuple[np.ndarray, str]]:
 
 def _timestamp_kind(value) -> int:
     """0: not a timestamp, or one at midnight without a time zone (a date); 1: with a time
-    zone; 2: with a time of day."""
+    zone; 2: with a time of day (a numpy datetime64 has no time zone)."""
     if isinstance(value, dt.datetime | pd.Timestamp):
         if value.tzinfo is not None:
             return 1
         return 2 if value.time() != dt.time(0) else 0
+    if isinstance(value, np.datetime64) and not _coarse_or_missing(value):
+        return 0 if _numpy_day(value) is not None else 2
     return 0
+
+
+def _coarse_or_missing(value: np.datetime64) -> bool:
+    """NaT, or a numpy year, month or week: not a day (not its first day either)."""
+    return np.isnat(value) or np.datetime_data(value.dtype)[0] in ("Y", "M", "W")
+
+
+def _numpy_day(value: np.datetime64) -> np.datetime64 | None:
+    """The day of a numpy datetime64 that is a date (a day, or a timestamp at midnight);
+    None for any other (NaT, a year, a month, a week, a time of day)."""
+    if _coarse_or_missing(value):
+        return None
+    day = value.astype("datetime64[D]")
+    return day if day == value else None
 
 
 def _parse_dates(series: pd.Series) -> np.ndarray:
@@ -454,8 +470,8 @@ def _parse_dates(series: pd.Series) -> np.ndarray:
 
 
 def _day(value) -> np.datetime64:
-    """A date, a timestamp at midnight without a time zone, or a period of one day, as its
-    day; NaT for any other value that is not text."""
+    """A date, a timestamp at midnight without a time zone (numpy's too), or a period of one
+    day, as its day; NaT for any other value that is not text."""
     if isinstance(value, pd.Period):
         if value.freqstr != "D":  # a month, a year, an hour: not one day
             return np.datetime64("NaT", "D")
@@ -466,6 +482,9 @@ def _day(value) -> np.datetime64:
         return np.datetime64(value.date(), "D")
     if isinstance(value, dt.date):
         return np.datetime64(value, "D")
+    if isinstance(value, np.datetime64):  # a numpy date, or a timestamp at midnight
+        day = _numpy_day(value)
+        return np.datetime64("NaT", "D") if day is None else day
     return np.datetime64("NaT", "D")
 
 
@@ -850,8 +869,9 @@ def _shown(value) -> str:
         return str(value)
     if value is None or (isinstance(value, float) and np.isnan(value)):
         return "missing"
-    if isinstance(value, np.datetime64):
-        return str(value.astype("datetime64[D]"))
+    if isinstance(value, np.datetime64):  # its day when it is a date, else all of it
+        day = _numpy_day(value)
+        return str(value if day is None else day)
     if isinstance(value, pd.Timestamp | dt.datetime):
         return str(value)
     return quoted(value)

@@ -944,3 +944,56 @@ def test_evaluate_and_evaluate_frame_refuse_a_date_as_an_id_alike(half_percent_g
     frame = pd.DataFrame([dated], dtype=object)
     table = evaluate_frame(frame, half_percent_guides, source="member")
     assert table["error"].tolist() == [f"{message} (got 2000-01-02)"]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [np.datetime64("2025-06-15"), np.datetime64("2025-06-15T00:00:00.000000000")],
+    ids=["days", "nanoseconds"],
+)
+def test_a_numpy_datetime64_at_midnight_among_other_values_is_its_day(
+    half_percent_guides, member, value
+):
+    """A numpy date (``frame[column].values[i]``) beside text in a column of objects is read
+    as a date, as a column of them (datetime64) is, not refused as 'not YYYY-MM-DD'."""
+    frame = pd.DataFrame([member(member_id="A-1"), member(member_id="A-2", separation_date=value)])
+    assert frame["separation_date"].dtype == object
+    table = evaluate_frame(frame, half_percent_guides, as_of=dt.date(2026, 6, 1))
+    assert set(table["error"]) == {""}
+    rows = table.drop(columns=["row", "member_id"]).astype(str)
+    assert rows.iloc[:4].to_numpy().tolist() == rows.iloc[4:].to_numpy().tolist()
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (np.datetime64("2025-06-14T21:30"), "2025-06-14T21:30"),
+        (np.datetime64("2025-06-15T00:00:00.000000001"), "2025-06-15T00:00:00.000000001"),
+    ],
+)
+def test_a_numpy_datetime64_with_a_time_of_day_among_other_values_is_an_error_showing_it(
+    half_percent_guides, member, value, shown
+):
+    frame = pd.DataFrame([member(member_id="A-1"), member(member_id="A-2", separation_date=value)])
+    table = evaluate_frame(frame, half_percent_guides)
+    assert table["error"].tolist()[-1] == (
+        "members row 2 (member 'A-2'): 'separation_date' must be a date, without a time of day "
+        f"(got {shown})"
+    )
+
+
+@pytest.mark.parametrize(
+    "value",
+    [np.datetime64("2025-06"), np.datetime64("2025"), np.datetime64("2025-06-12", "W")],
+    ids=["month", "year", "week"],
+)
+def test_a_numpy_datetime64_of_a_month_a_year_or_a_week_is_not_a_date(
+    half_percent_guides, member, value
+):
+    """Not its first day: as a pandas period of a month or a year is not."""
+    frame = pd.DataFrame([member(member_id="A-1"), member(member_id="A-2", separation_date=value)])
+    table = evaluate_frame(frame, half_percent_guides)
+    assert table["error"].tolist()[-1] == (
+        "members row 2 (member 'A-2'): 'separation_date' must be a date YYYY-MM-DD "
+        f"(got {value})"
+    )

@@ -408,3 +408,27 @@ def test_an_id_that_is_a_date_a_time_or_a_list_is_the_frame_parsers_error(
     assert parse_member(member).error.tolist() == [f"member row 1 (member {shown}): {problem}"]
     assert parse_member(member).member_id.to_pylist() == [""]
 
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        np.datetime64("2025-06-15"),
+        np.datetime64("2025-06-15T00:00:00.000000000"),  # frame[column].values[i]
+        np.datetime64("2025-06-15T00:00", "s"),
+    ],
+)
+def test_a_numpy_datetime64_at_midnight_is_read_as_its_day(value):
+    """As a pandas Timestamp at midnight is, and as evaluate_frame reads the one-row frame
+    pandas makes of the member (a datetime64 column); not 'must be a date YYYY-MM-DD'."""
+    member = {**VALID_MEMBER, "separation_date": value}
+    assert_same_arrays(parse_member(member), frame_parse(member))
+    assert_same_arrays(parse_member(member), parse_member(VALID_MEMBER))
+    assert_same_arrays(parse_members(pd.DataFrame([member])), parse_member(VALID_MEMBER))
+
+
+def test_a_numpy_not_a_time_is_a_missing_date():
+    member = {**VALID_MEMBER, "separation_date": np.datetime64("NaT")}
+    assert parse_member(member).error.tolist() == [
+        "member row 1 (member 'A-1'): 'separation_date' is required"
+    ]
