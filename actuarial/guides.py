@@ -628,19 +628,25 @@ def load_every_guide(path) -> list[Guide]:
     path = Path(path)
     if not path.is_dir():
         raise GuideError([Problem(str(path), None, "not a folder of Actuarial Guides")])
+    problems: list[Problem] = []
     try:
-        folders = (
-            [path]
-            if (path / "guide.toml").exists()
-            else sorted(
-                child
-                for child in path.iterdir()
-                if child.is_dir() and not child.name.startswith(".")
-            )
-        )
+        if (path / "guide.toml").exists():
+            folders = [path]
+        else:
+            children = sorted(child for child in path.iterdir() if not child.name.startswith("."))
+            folders = [child for child in children if child.is_dir()]
+            for child in children:  # a guide folder linked from where nothing is (any more)
+                if child.is_symlink() and not child.exists():
+                    target = os.readlink(child)
+                    problems.append(
+                        Problem(
+                            str(child),
+                            None,
+                            f"a link to nothing (its target {target} does not exist)",
+                        )
+                    )
     except OSError as error:
         raise GuideError([Problem(str(path), None, f"cannot read ({error.strerror})")]) from error
-    problems: list[Problem] = []
     guides = [guide for folder in folders if (guide := _check_guide(folder, problems))]
     if problems:
         raise GuideError(problems)

@@ -394,6 +394,20 @@ def test_every_problem_of_every_guide_in_a_folder_is_reported_and_none_is_used(m
     ]
 
 
+def test_a_link_to_nothing_in_a_folder_of_guides_is_a_problem_not_a_guide_left_out(make_guide):
+    # A guide folder linked from a share that is not mounted: the series would lose its
+    # periods without a word, and members separated then would only read "no guide".
+    folder = make_guide("guide-a")
+    link = folder.parent / "jcs-2013"
+    link.symlink_to(folder.parent.parent / "share" / "jcs-2013")
+    with pytest.raises(GuideError) as raised:
+        load_guides(folder.parent)
+    assert [str(problem) for problem in raised.value.problems] == [
+        f"{link}: a link to nothing (its target {folder.parent.parent / 'share' / 'jcs-2013'} "
+        "does not exist)"
+    ]
+
+
 def test_a_path_that_is_not_a_folder_of_guides_is_refused(tmp_path):
     with pytest.raises(
         GuideError, match=exactly(f"{tmp_path / 'nope'}: not a folder of Actuarial Guides")
