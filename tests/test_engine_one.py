@@ -119,9 +119,7 @@ def test_the_law_values_read_once_per_period_follow_the_as_of_across_a_change(me
         ("switched", "str 'switched'"),
     ],
 )
-def test_readings_that_are_not_a_readings_are_refused_naming_what_was_given(
-    member, readings, got
-):
+def test_readings_that_are_not_a_readings_are_refused_naming_what_was_given(member, readings, got):
     """A mapping (as ``Evaluation.as_dict()["readings"]`` gives) is not taken for readings:
     an empty one would be the defaults, silently, and any other an AttributeError."""
     guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
@@ -132,10 +130,52 @@ def test_readings_that_are_not_a_readings_are_refused_naming_what_was_given(
 
 
 @pytest.mark.parametrize(("guides", "got"), [(None, "None"), ("guides", "str 'guides'")])
-def test_guides_that_are_not_loaded_guides_are_refused_naming_what_was_given(
-    member, guides, got
-):
+def test_guides_that_are_not_loaded_guides_are_refused_naming_what_was_given(member, guides, got):
     message = f"'guides' must be the guides of one series, from actuarial.load_guides (got {got})"
     for call in (evaluate, lambda m, g, **kw: evaluate_frame(pd.DataFrame([m]), g, **kw)):
         with pytest.raises(TypeError, match=exactly(message)):
             call(member(), guides)
+
+
+@pytest.mark.parametrize(
+    ("service", "shown", "years"),
+    [
+        (24.995, "24.995", 25),
+        (29.999, "29.999", 30),
+        (9.996, "9.996", 10),
+        (24.9999999, "24.9999999", 25),
+    ],
+)
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_a_service_just_below_a_threshold_is_not_shown_rounded_up_to_it(
+    member, service, shown, years, lang
+):
+    """24.995 years fails «un mínimo de veinticinco (25) años»: the explanation shows its
+    digits, not '✗ credited service 25.00 >= 25 years', which contradicts itself."""
+    guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
+    police = member(
+        birth_date="1958-06-15", separation_date="2016-03-01", group="police",
+        credited_service=service,
+    )  # fmt: skip
+    result = evaluate(police, guides, dt.date(2026, 6, 1), lang=lang)
+    unit = "años" if lang == "es" else "years"
+    service_words = "servicio acreditado" if lang == "es" else "credited service"
+    assert f"  ✗ {service_words} {shown} >= {years} {unit}" in result.explanation
+    assert f"{service_words} {shown} {unit};" in result.explanation[0]
+
+
+@pytest.mark.parametrize(
+    ("service", "compensation", "shown"),
+    [
+        (25, 24000, "credited service 25.00 years; average compensation $24,000.00;"),
+        (25.5, 24000.5, "credited service 25.50 years; average compensation $24,000.50;"),
+        (24.999, 24000.004, "credited service 24.999 years; average compensation $24,000.004;"),
+        (1e-05, 0.001, "credited service 0.00001 years; average compensation $0.001;"),
+    ],
+)
+def test_a_members_numbers_are_shown_to_the_cent_unless_that_would_round_them(
+    member, service, compensation, shown
+):
+    guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
+    given = member(credited_service=service, average_compensation=compensation)
+    assert shown in evaluate(given, guides, dt.date(2026, 6, 1)).explanation[0]
