@@ -238,6 +238,7 @@ class Mortality:
     _cache: dict = field(default_factory=dict, init=False, repr=False)
     _capped: set = field(default_factory=set, init=False, repr=False)
     _base_years: set = field(default_factory=set, init=False, repr=False)
+    _read: LifeTable = field(init=False, repr=False)  # the tables as read (see __post_init__)
 
     def __post_init__(self) -> None:
         if not (isinstance(self.female_weight, int | float) and 0 <= self.female_weight <= 1):
@@ -264,7 +265,11 @@ class Mortality:
                 f"needs 'improvement' (got {year!r})"
             )
         object.__setattr__(self, "_sides", sides)
-        self.table(None, _probe_cohort(self))  # every table and scale named must load
+        # Every table and scale named must load. A generational basis's tables are read, not
+        # projected: a projection is checked for each cohort asked for, never for one chosen
+        # here (a basis valid for the members born in 1965 was refused for those of 1960).
+        read = self._build(None, None) if self.generational else self.table(None, None)
+        object.__setattr__(self, "_read", read)
 
     @property
     def generational(self) -> bool:
@@ -275,7 +280,7 @@ class Mortality:
         """Every file this mortality read: the CSV tables of each side, blend and join, and
         a CSV improvement scale (published tables and MP scales come from ``pymort``'s own
         data). Recorded by the parsers that read them (:attr:`LifeTable.files`)."""
-        return self.table(None, _probe_cohort(self)).files
+        return self._read.files
 
     @property
     def sex_distinct(self) -> bool:
@@ -311,6 +316,8 @@ class Mortality:
         return self._cache[key]
 
     def _build(self, sex: str | None, cohort: int | None) -> LifeTable:
+        """The table of ``sex`` born in ``cohort``; on a generational basis without a cohort,
+        its tables as read (scales loaded, base years checked) and not projected."""
         if len(self._sides) == 1:
             table = self._side(self._sides[0], None, cohort)
         elif sex is None:
@@ -323,7 +330,8 @@ class Mortality:
             table = table.close_at(self.close_at)
         if self.rate_factor != 1.0:
             table, capped = scale_rates(table, float(self.rate_factor))
-            self._capped.update(int(age) for age in capped)
+            if cohort is not None or not self.generational:  # a table a member is valued on
+                self._capped.update(int(age) for age in capped)
         return table
 
     def _side(self, spec: str, sex: str | None, cohort: int | None) -> LifeTable:
@@ -351,6 +359,8 @@ class Mortality:
                     f"--base-year to project it by '{self.improvement}'"
                 )
             self._base_years.add(int(base_year))
+            if cohort is None:  # the table as read, with the scale's files
+                return replace(table, files=table.files + scale.files)
             q = project(table, scale, int(base_year), [cohort])[0]
             return LifeTable(
                 name=f"{table.name}, {scale.name} from {base_year}, born {cohort}",
@@ -412,6 +422,3 @@ def _sides(spec: str) -> tuple[str, ...]:
         )
     return sides
 
-
-def _probe_cohort(mortality: Mortality) -> int | None:
-    return 1960 if mortality.generational else None

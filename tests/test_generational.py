@@ -299,3 +299,30 @@ def test_a_generational_basis_lists_its_tables_and_its_csv_scale(tables, tmp_pat
     assert improvement_scale("mp-2020", "F").files == ()  # pymort's data
     by_mp = Mortality("soa:3399/csv:{b}".format(**tables), improvement="mp-2020", base_year=2010)
     assert by_mp.files == (tables["b"],)
+
+
+def test_a_basis_valid_for_the_cohort_asked_is_not_refused_for_a_cohort_no_one_asked(tmp_path):
+    # Base year 2030; age 60 improves 99% a year in 2021-2025. Born 1960, age 60 is 2020,
+    # five such years before the base: q_60 / 0.01^5 > 1. Born 1965, age 60 is 2025, after
+    # them: q as the base table's. Building the basis refused it for the cohort of 1960.
+    table = write_sult_csv(tmp_path / "table.csv")
+    years = range(2021, 2031)
+    rows = [
+        f"{age}," + ",".join("0.99" if age == 60 and year <= 2025 else "0" for year in years)
+        for age in (59, 60, 61)
+    ]
+    scale = tmp_path / "scale.csv"
+    scale.write_text("age," + ",".join(map(str, years)) + "\n" + "\n".join(rows) + "\n")
+    mortality = Mortality(f"csv:{table}", f"csv:{scale}", base_year=2030)
+    assert set(mortality.files) == {table, scale}
+    np.testing.assert_array_equal(mortality.table(None, 1965).qx, sult_rates(table))
+    with pytest.raises(
+        MortalityError, match=r"gives q above 1 at age 60 for the cohort born in 1960 "
+    ):
+        mortality.table(None, 1960)
+
+
+def sult_rates(path):
+    from actuarial.mortality import from_csv
+
+    return from_csv(path).qx
