@@ -124,13 +124,24 @@ def derive_reduction_table(
     """Equivalent factors for every month from 55y0m to NRAy0m, rounded to 6 decimals.
 
     Columns ``age_years, age_months, factor``; the factor is exactly 1 at NRAy0m.
-    ``cohort``: the year of birth on a generational basis.
+    ``cohort``: the year of birth on a generational basis. A factor that rounds to 0 (a
+    guide's must be above it) is an error naming the interest, the age and the factor.
     """
     months = np.arange(EARLIEST_RETIREMENT_AGE * 12, normal_retirement_age * 12 + 1)
-    factor = early_retirement_factor(
+    exact = early_retirement_factor(
         table, months / 12, interest, normal_retirement_age, m, method, cohort
     )
-    factor = np.round(factor, 6)
+    factor = np.round(exact, 6)
+    zero = np.flatnonzero(factor == 0)
+    if zero.size:
+        at = zero[0]
+        more = f" (and {zero.size - 1} more month(s))" if zero.size > 1 else ""
+        raise EquivalenceError(
+            f"interest {interest:g} discounts the annuity deferred to the normal retirement "
+            f"age to almost nothing: the equivalent factor is {exact[at]:g} at "
+            f"{format_age(months[at])}, 0 at the 6 decimals of a guide, whose factors must be "
+            f"in (0, 1]{more}"
+        )
     factor[-1] = 1.0  # 0E_NRA * a_NRA / a_NRA, exactly
     return pd.DataFrame({"age_years": months // 12, "age_months": months % 12, "factor": factor})
 

@@ -196,6 +196,29 @@ def test_derived_guide_loads_with_the_guide_loader(tmp_path):
     assert guide.factor([720]) == pytest.approx(0.6072, abs=1e-4)  # README, ILT 6% at 60
 
 
+def test_a_derived_guide_whose_factors_round_to_zero_names_the_interest_and_is_not_written(
+    tmp_path,
+):
+    # At 500% the equivalent factor on SULT is 1.6e-08 at 55y0m, below 5e-07 up to 57y0m: 0 at
+    # the 6 decimals of a guide, which must be above 0.
+    with pytest.raises(EquivalenceError) as raised:
+        derive_guide(
+            tmp_path / "g",
+            SULT,
+            5.0,
+            guide_id="g",
+            series="g",
+            title="g",
+            effective_from="1990-04-01",
+        )
+    assert str(raised.value) == (
+        "interest 5 discounts the annuity deferred to the normal retirement age to almost "
+        "nothing: the equivalent factor is 1.59528e-08 at 55y0m, 0 at the 6 decimals of a "
+        "guide, whose factors must be in (0, 1] (and 23 more month(s))"
+    )
+    assert not (tmp_path / "g").exists()
+
+
 def test_guide_text_with_quotes_and_backslashes_survives_toml(tmp_path):
     title = 'The "A" guide \\ tab\there, 1990–2000'
     write_guide(
