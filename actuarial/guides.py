@@ -243,7 +243,18 @@ class GuideSet:
     def __post_init__(self) -> None:
         own = (file for guide in self.guides for file in guide.files)
         object.__setattr__(self, "files", unique_files([*self.files, *own]))
-        problems = []
+        if not self.guides:
+            raise GuideError([Problem(str(self.series), None, "a series needs at least one guide")])
+        problems = [
+            Problem(
+                str(guide.path or guide.id),
+                None,
+                f"series {quoted(self.series)}: guide {quoted(guide.id)} is of series "
+                f"{quoted(guide.series)}",
+            )
+            for guide in self.guides
+            if guide.series != self.series
+        ]
         ordered = sorted(self.guides, key=lambda g: g.effective_from)
 
         def end(guide: Guide) -> dt.date:

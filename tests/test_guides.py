@@ -537,6 +537,24 @@ def test_by_id_lists_the_guides_of_the_series(succession):
         succession.by_id("newer")
 
 
+def test_guide_set_built_directly_refuses_a_guide_of_another_series(succession, make_guide):
+    other = load_guide(
+        make_guide(
+            "other", toml=with_keys(effective_from="1980-01-01", effective_until="1989-12-31")
+        )
+    )
+    with pytest.raises(GuideError) as raised:
+        GuideSet("pr", (*succession.guides, other))
+    assert [str(problem) for problem in raised.value.problems] == [
+        f"{other.path}: series 'pr': guide 'other' is of series 'other'"
+    ]
+
+
+def test_guide_set_built_directly_needs_a_guide():
+    with pytest.raises(GuideError, match=exactly("pr: a series needs at least one guide")):
+        GuideSet("pr", ())
+
+
 def test_guide_set_refuses_overlaps_even_when_built_directly(succession):
     old, new = succession.guides
     with pytest.raises(GuideError, match="overlaps"):
