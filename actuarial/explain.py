@@ -32,7 +32,7 @@ WORDS = {
         "{bracket}{window_start}, {window_end}). Nothing is computed.",
         "eligible": "ELIGIBLE",
         "not_eligible": "not eligible",
-        "amount": "annual ${annual:,.2f}; monthly ${monthly:,.2f} from {start}, paid on {payment}",
+        "amount": "annual ${annual:,.2f}; monthly ${monthly:,.2f} from {since}, paid on {payment}",
         "topup": "; the ${minimum:,.2f} minimum in force on {payment} adds ${topup:,.2f} a "
         "month (I-4)",
         "minimum_none": "; no minimum applies on {payment} (I-4)",
@@ -57,7 +57,7 @@ WORDS = {
         "{bracket}{window_start}, {window_end}). No se calcula nada.",
         "eligible": "ELEGIBLE",
         "not_eligible": "no elegible",
-        "amount": "anual ${annual:,.2f}; mensual ${monthly:,.2f} desde {start}, "
+        "amount": "anual ${annual:,.2f}; mensual ${monthly:,.2f} desde {since}, "
         "pagada el {payment}",
         "topup": "; la pensión mínima de ${minimum:,.2f} vigente el {payment} añade "
         "${topup:,.2f} al mes (I-4)",
@@ -179,10 +179,14 @@ def _clause_lines(results, position, column, lang, law_values, row, member_rende
         lines.append(f"  ! {row['error']}")
         return lines
     payment = row["payment_date"]
+    # The monthly amount paid, from the schedule's date it is in force from: the start date
+    # unless the law changed the amount since (a pension below the minimum before 2013).
+    entries = row["schedule_entries"]
+    since = max((day for day, _ in entries if day <= payment), default=row["start_date"])
     amount = words["amount"].format(
         annual=row["annual_amount"],
         monthly=row["monthly_amount"],
-        start=row["start_date"],
+        since=since,
         payment=payment,
     )
     topup = row["minimum_topup"]
@@ -193,7 +197,7 @@ def _clause_lines(results, position, column, lang, law_values, row, member_rende
     else:
         amount += words["minimum_none"].format(payment=payment)
     lines.append("  " + amount)
-    if len(row["schedule_entries"]) > 1:
+    if len(entries) > 1:
         lines.append("  " + words["schedule"].format(schedule=row["schedule"]))
     return lines
 

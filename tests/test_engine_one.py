@@ -10,6 +10,7 @@ table and with the explanation of its position in the whole membership's results
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 import numpy as np
 import pandas as pd
@@ -179,3 +180,62 @@ def test_a_members_numbers_are_shown_to_the_cent_unless_that_would_round_them(
     guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
     given = member(credited_service=service, average_compensation=compensation)
     assert shown in evaluate(given, guides, dt.date(2026, 6, 1)).explanation[0]
+
+
+AMOUNT_LINE = re.compile(r"monthly \$([\d,]+\.\d\d) from (\S+), paid on (\S+)")
+
+
+@pytest.mark.parametrize(
+    ("as_of", "law"),
+    [(dt.date(2026, 6, 1), None), (dt.date(2013, 6, 30), None), (dt.date(2027, 6, 1), "bill")],
+)
+def test_the_monthly_amount_stated_is_the_schedules_amount_from_the_date_stated(member, as_of, law):
+    """'monthly $500.00 from 2010-03-01' is false for an annuity paid $270.00 from then and
+    $500.00 from 2013-07-01: the date stated is the one the amount paid is in force from."""
+    law = EXAMPLES / "bill-2027.toml" if law else None
+    guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
+    small = [  # annuities below the minimum, from before 2013-07-01 and before 2027-01-01
+        member(birth_date=birth, entry_date="1990-04-01", separation_date=separation,
+               credited_service=service, average_compensation=18000)
+        for birth, separation, service in (
+            ("1944-03-01", "2010-03-01", 12), ("1950-05-31", "2008-02-29", 11),
+            ("1958-01-15", "2013-06-30", 25), ("1961-07-01", "2026-12-31", 26),
+        )
+    ]  # fmt: skip
+    frame = pd.concat([generate_members(150, seed=5), pd.DataFrame(small)])
+    changing = 0
+    for record in frame.to_dict("records"):
+        record = {k: v.date() if isinstance(v, pd.Timestamp) else v for k, v in record.items()}
+        result = evaluate(record, guides, as_of, law=law)
+        stated = [AMOUNT_LINE.search(line) for line in result.explanation]
+        stated = [match.groups() for match in stated if match]
+        paid = [r for r in result.clauses if r.eligible and r.error is None]
+        assert len(stated) == len(paid)
+        for (monthly, since, payment), clause in zip(stated, paid, strict=True):
+            entries = dict(entry.split(" ") for entry in clause.schedule.split("; "))
+            assert float(monthly.replace(",", "")) == clause.monthly_amount
+            assert entries[since] == f"{clause.monthly_amount:.2f}"
+            assert since == max(day for day in entries if day <= payment)
+            changing += len(entries) > 1
+    assert changing > 0  # schedules that change were seen
+
+
+def test_an_annuity_raised_by_the_2013_minimum_says_from_when_it_is_paid_what_it_is_paid(member):
+    guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
+    retired_2010 = member(
+        birth_date="1944-03-01", entry_date="1990-04-01", separation_date="2010-03-01",
+        credited_service=12, average_compensation=18000,
+    )  # fmt: skip
+    before, after = (
+        evaluate(retired_2010, guides, day, lang=lang).explanation
+        for day, lang in ((dt.date(2013, 6, 30), "en"), (dt.date(2026, 6, 1), "es"))
+    )
+    assert (
+        "  annual $3,240.00; monthly $270.00 from 2010-03-01, paid on 2013-06-30; no "
+        "minimum applies on 2013-06-30 (I-4)" in before
+    )
+    assert (
+        "  anual $3,240.00; mensual $500.00 desde 2013-07-01, pagada el 2026-06-01; la "
+        "pensión mínima de $500.00 vigente el 2026-06-01 añade $230.00 al mes (I-4)" in after
+    )
+    assert "  calendario: 2010-03-01 270.00; 2013-07-01 500.00" in after
