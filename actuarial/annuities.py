@@ -110,7 +110,8 @@ def _tail_sums(table: LifeTable, log_v: np.ndarray) -> np.ndarray:
     """T[u, n] = sum_k v_u^k l_{n+k} (radix 1) at integer ages n, min_age..omega + 1.
 
     As v^-n sum_{j >= n} v^j l_j (a sum from the end of each row, no Python loop) wherever
-    no power of v on the table's ages comes near the largest float or 0; else summed from
+    no power of v on the table's ages comes near the largest float or 0, and no term v^j l_j
+    where someone is alive falls below the smallest normal float; else summed from
     the end age by age, T_n = l_n + v T_{n+1}, where a sum passes the largest float only
     when its own terms do (a power of v computed for every age would reach inf at an age
     where no one is alive, and inf x 0 = NaN, for a rate near -1 on a long table).
@@ -119,8 +120,12 @@ def _tail_sums(table: LifeTable, log_v: np.ndarray) -> np.ndarray:
     ages = np.arange(len(alive))
     if len(log_v) == 0 or np.abs(log_v).max() * len(alive) < _SAFE_EXPONENT:
         discounted = np.exp(log_v[:, None] * ages) * alive
-        from_the_end = np.cumsum(discounted[:, ::-1], axis=1)[:, ::-1]
-        return from_the_end * np.exp(-log_v[:, None] * ages)
+        # Unless a term where someone is alive fell below the smallest normal float (few
+        # alive, a high rate: l_190 = 6e-142 at 1700% lost every digit, and an annuity-due
+        # whose first payment is certain came out 0): then age by age, below.
+        if np.min(discounted, where=alive > 0, initial=np.inf) >= _SMALLEST_NORMAL:
+            from_the_end = np.cumsum(discounted[:, ::-1], axis=1)[:, ::-1]
+            return from_the_end * np.exp(-log_v[:, None] * ages)
     v = np.exp(log_v)
     tails = np.zeros((len(log_v), len(alive)))
     running = np.zeros(len(log_v))
@@ -134,6 +139,7 @@ def _tail_sums(table: LifeTable, log_v: np.ndarray) -> np.ndarray:
 # |log v| x ages below this: every power of v on a table's ages is within about 1e+-260 of
 # 1, far from the largest float and from 0, so T_n can be summed as v^-n sum_j v^j l_j.
 _SAFE_EXPONENT = 600.0
+_SMALLEST_NORMAL = np.finfo(float).tiny
 
 
 def _udd_sums(table: LifeTable, starts, rate_index, tails) -> np.ndarray:

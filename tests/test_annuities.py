@@ -374,3 +374,17 @@ def test_the_sums_from_the_end_are_those_summed_age_by_age(monkeypatch, rate):
     at_once = annuities._tail_sums(table, log_v)
     monkeypatch.setattr(annuities, "_SAFE_EXPONENT", 0.0)  # every age in turn
     np.testing.assert_allclose(at_once, annuities._tail_sums(table, log_v), rtol=1e-13)
+
+
+@pytest.mark.parametrize("interest", [5.0, 17.0, 30.0])
+def test_an_annuity_where_few_are_alive_at_a_high_rate_is_the_plain_sum_not_zero(interest):
+    # q = 0.9 from 50 to 199 (l_190 = 6e-142) at 1700%: each term v^k l_k of the sums from
+    # the end fell below the smallest float, and the annuity-due at 190, whose first payment
+    # is certain, came out 0.
+    rates = np.full(201, 0.9)
+    rates[:50], rates[-1] = 0.01, 1.0
+    table = LifeTable("few alive", 0, rates)
+    v, alive = 1 / (1 + interest), table._l_unit
+    for age in (100, 150, 190):
+        plain = sum(v**k * alive[age + k] / alive[age] for k in range(201 - age))
+        assert annuity_due(table, age, interest) == pytest.approx(plain, rel=1e-12)
