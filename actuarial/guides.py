@@ -363,7 +363,9 @@ def _read_guide_file(path: Path, problems: list[Problem]) -> str | None:
 
 
 def _line_of_key(text: str, key: str) -> int | None:
-    match = re.search(rf"^\s*{re.escape(key)}\s*=", text, flags=re.MULTILINE)
+    """The line of ``key = ...`` (bare or quoted: ``"key" =``, ``'key' =``)."""
+    name = re.escape(key)
+    match = re.search(rf"^\s*(?:{name}|\"{name}\"|'{name}')\s*=", text, flags=re.MULTILINE)
     return text[: match.start()].count("\n") + 1 if match else None
 
 

@@ -222,6 +222,17 @@ def test_a_bad_metadata_value_is_reported_with_its_line(make_guide, key, literal
     assert problems_of(folder) == [f"{folder / 'guide.toml'}:{line}: {message}"]
 
 
+@pytest.mark.parametrize("written", ['"status"', "'status'", "  status  "])
+def test_a_bad_value_of_a_quoted_or_indented_key_is_reported_with_its_line(make_guide, written):
+    folder = make_guide(
+        toml=replacing('status = "illustrative"', f'{written} = "draft"'),
+    )
+    assert problems_of(folder) == [
+        f"{folder / 'guide.toml'}:4: 'status' must be in ['adopted', 'illustrative'] "
+        "(got 'draft')"
+    ]
+
+
 def test_effective_until_before_effective_from_is_refused(make_guide):
     folder = make_guide(toml=with_keys(effective_until="1989-12-31"))
     assert problems_of(folder) == [
