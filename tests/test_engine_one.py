@@ -239,3 +239,28 @@ def test_an_annuity_raised_by_the_2013_minimum_says_from_when_it_is_paid_what_it
         "pensión mínima de $500.00 vigente el 2026-06-01 añade $230.00 al mes (I-4)" in after
     )
     assert "  calendario: 2010-03-01 270.00; 2013-07-01 500.00" in after
+
+
+@pytest.mark.parametrize(("age", "nth"), [(51, "51st"), (52, "52nd"), (53, "53rd"), (50, "50th")])
+def test_a_birthday_at_an_amended_high_risk_age_is_an_english_ordinal(tmp_path, member, age, nth):
+    """Under I-9 switched, a bill setting the age of inciso (b) at 52 gives 'the 52nd
+    birthday', not 'the 52th birthday'."""
+    bill = tmp_path / "bill.toml"
+    bill.write_text(
+        f'[[high_risk.age]]\neffective_from = 1990-04-01\nvalue = {age}\nunit = "years"\n'
+        'source = "Test bill"\n',
+        encoding="utf-8",
+    )
+    guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
+    officer = member(
+        birth_date="1970-06-15", separation_date=f"{1970 + age - 1}-06-15", group="police",
+        credited_service=30,
+    )  # fmt: skip
+    readings = Readings(high_risk_waits_for_age=True)
+    lines = evaluate(officer, guides, dt.date(2030, 1, 1), readings, law=bill).explanation
+    assert (
+        f"  75% of average compensation from the {nth} birthday (I-9; age at separation below "
+        f"{age})" in lines
+    )
+    assert any(line.endswith(f"takes 75% from the {nth} birthday [high_risk_waits_for_age="
+                             "True, switched]") for line in lines)  # fmt: skip

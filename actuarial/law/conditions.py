@@ -5,7 +5,8 @@ the law parameter it tests, and its wording in English and Spanish as templates 
 with the value in force. The ``reason`` column, the explanations (en, es), ``--json`` and
 the notebooks all render from it. Template fields: ``{value}`` (the value the condition
 tests), ``{law[name]}`` (any parameter's value), ``{pct[name]}`` (a rate as a percent),
-and, in explanations, the member's ``{age}``, ``{service}``, ``{group}``, ``{refund}``.
+``{nth[name]}`` (a number of years as an English ordinal: the 52nd birthday), and, in
+explanations, the member's ``{age}``, ``{service}``, ``{group}``, ``{refund}``.
 """
 
 from __future__ import annotations
@@ -135,6 +136,22 @@ class _Values(dict):
         return value
 
 
+class _Ordinals:
+    """Formatting view of law values: ``{nth[name]}`` gives a whole number of years as an
+    English ordinal (``55th``, ``52nd``, ``61st``), on demand."""
+
+    __slots__ = ("values",)
+
+    def __init__(self, values: Mapping):
+        self.values = values
+
+    def __getitem__(self, key):
+        digits = str(int(self.values[key]))
+        teens = digits[-2:-1] == "1"  # 11th, 12th, 13th
+        suffix = "th" if teens else {"1": "st", "2": "nd", "3": "rd"}.get(digits[-1], "th")
+        return digits + suffix
+
+
 class _Percents:
     """Formatting view of law values: ``{pct[name]}`` gives a rate as ``1.5%``, on demand."""
 
@@ -157,7 +174,12 @@ class Renderer:
     __slots__ = ("fields",)
 
     def __init__(self, law_values: Mapping, **member):
-        self.fields = {"law": _Values(law_values), "pct": _Percents(law_values), **member}
+        self.fields = {
+            "law": _Values(law_values),
+            "pct": _Percents(law_values),
+            "nth": _Ordinals(law_values),
+            **member,
+        }
 
     def __call__(self, template: str, value=None) -> str:
         if not template:

@@ -192,7 +192,7 @@ INTERPRETATIONS = (
         "annuity starts at separation",
         "a member with {law[high_risk.minimum_service]} years who separates before "
         "{law[high_risk.age]} takes {pct[high_risk.rate_at_age]} from the "
-        "{law[high_risk.age]}th birthday",
+        "{nth[high_risk.age]} birthday",
         "Inciso (b) antes de los {law[high_risk.age]}",
         "la edad al separarse fija el porcentaje ({pct[high_risk.rate_at_age]} a los "
         "{law[high_risk.age]} o más, {pct[high_risk.rate_before_age]} antes); la anualidad "
@@ -204,7 +204,7 @@ INTERPRETATIONS = (
         Switch(
             "--high-risk-waits-for-age/--high-risk-rate-at-separation",
             "I-9: inciso (b) before {law[high_risk.age]}: {pct[high_risk.rate_at_age]} from "
-            "the {law[high_risk.age]}th birthday instead of {pct[high_risk.rate_before_age]} "
+            "the {nth[high_risk.age]} birthday instead of {pct[high_risk.rate_before_age]} "
             "at separation.",
         ),
         "actuarial.law.clauses.high_risk_rate_and_start",
