@@ -694,10 +694,11 @@ def guides_derive(
         _fail(error)
     guide_id = out_path.name
     born = f", born {cohort}" if mortality.generational else ""
-    title = title or (
-        f"Reduction factors by actuarial equivalence: {mortality.describe()}{born}, "
-        f"{100 * interest:g}%, m = {m}"
-    )
+    if title is None:  # an empty --title is refused by the guide's rules, never replaced
+        title = (
+            f"Reduction factors by actuarial equivalence: {mortality.describe()}{born}, "
+            f"{100 * interest:g}%, m = {m}"
+        )
     try:
         derive_guide(
             out_path,
@@ -705,7 +706,7 @@ def guides_derive(
             interest,
             cohort=cohort,
             guide_id=guide_id,
-            series=series or guide_id,
+            series=guide_id if series is None else series,
             title=title,
             effective_from=effective_from,
             effective_until=effective_until,

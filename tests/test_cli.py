@@ -622,6 +622,22 @@ def test_guides_derive_records_the_blend_in_the_basis(tmp_path):
     assert "interest_rate = 0.045" in toml
 
 
+@pytest.mark.parametrize(("option", "line"), [("--series", 2), ("--title", 3)])
+def test_guides_derive_refuses_an_empty_series_or_title_rather_than_replace_it(
+    tmp_path, option, line
+):
+    out = tmp_path / "g"
+    result = invoke(
+        "guides", "derive", "--mortality", "sult", "--interest", "0.05", "--out", out, option, ""
+    )
+    assert result.exit_code == 1, result.output
+    name = option[2:]
+    assert result.stderr == (
+        f"error: {out / 'guide.toml'}:{line}: '{name}' must be a non-empty string (got '')\n"
+    )
+    assert not out.exists()
+
+
 def test_guides_derive_refuses_a_bad_mortality_spec_with_the_rule(tmp_path):
     result = invoke(
         "guides", "derive", "--mortality", "sult,ilt", "--interest", "0.05", "--out", tmp_path / "x"
