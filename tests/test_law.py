@@ -587,3 +587,36 @@ def test_a_date_value_outside_1900_to_2100_is_refused_and_inside_accepted(
     ]
     accepted = amendment(entry(name, "2027-01-01", inside, "date"), name="ok")
     assert load_law(accepted).value_on(name, "2027-01-01") == dt.date.fromisoformat(inside)
+
+
+def _docstrings_and_comments(path: Path) -> str:
+    """The docstrings and the comments of a module, as one text (comments joined up)."""
+    import ast
+    import io
+    import tokenize
+
+    source = path.read_text(encoding="utf-8")
+    nodes = [ast.parse(source), *ast.walk(ast.parse(source))]
+    texts = [
+        ast.get_docstring(node, clean=False) or ""
+        for node in nodes
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef)
+    ]
+    tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+    texts.append(" ".join(t.string.lstrip("# ") for t in tokens if t.type == tokenize.COMMENT))
+    return "\n".join(texts)
+
+
+PACKAGE = Path(__file__).resolve().parents[1] / "actuarial"
+PACKAGE_CODE = sorted(PACKAGE.rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", PACKAGE_CODE, ids=lambda path: str(path.relative_to(PACKAGE)))
+def test_every_quotation_of_the_statute_in_the_code_is_its_text(path):
+    """Each «...» of a docstring or comment (parts between '...' elisions) is in the Spanish
+    statute shipped in docs/statute.es.md: the house style quotes it verbatim."""
+    statute_page = Path(__file__).resolve().parents[1] / "docs" / "statute.es.md"
+    statute = " ".join(statute_page.read_text(encoding="utf-8").split())
+    quoted = re.findall(r"«(.*?)»", " ".join(_docstrings_and_comments(path).split()))
+    parts = [part.strip(" .,") for quote in quoted for part in re.split(r"\.\.\.|…", quote)]
+    assert [part for part in parts if part and part not in statute] == []

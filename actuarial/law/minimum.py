@@ -18,8 +18,9 @@ __all__ = ["minimum_changes", "minimum_on", "minimum_reaches", "payment_dates"]
 def minimum_reaches(clause_ids, readings: Readings) -> np.ndarray:
     """Which clauses the minimum applies to (I-4): every clause, or inciso (a) only.
 
-    The text sets the minimum in inciso (a) «para todas las pensiones»; by default it is
-    read to reach every Chapter 2 annuity.
+    The text sets the minimum in inciso (a) «para los participantes que se retiraron de
+    acuerdo con las disposiciones de este Capítulo 2»; by default it is read to reach every
+    Chapter 2 annuity.
     """
     every_clause = readings.minimum_applies_to == "all"
     return np.array([every_clause or clause == "a" for clause in clause_ids], dtype=bool)
