@@ -395,7 +395,10 @@ def guides_list(guides_path):
     rows = [("id", "series", "status", "from", "until", "title")] + [
         (
             guide.id,
-            guide.series + (" (default)" if guide.series == DEFAULT_SERIES else ""),
+            # The default series is that of the shipped guides: with --guides, a command
+            # takes the folder's only series or needs --series.
+            guide.series
+            + (" (default)" if guides_path is None and guide.series == DEFAULT_SERIES else ""),
             guide.status,
             str(guide.effective_from),
             str(guide.effective_until or "open end"),

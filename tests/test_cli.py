@@ -521,6 +521,19 @@ def test_guides_validate_refuses_overlapping_periods(make_guide):
     assert "series 'pr': period of 'second' (from 2010-01-01) overlaps 'first'" in result.stderr
 
 
+def test_guides_list_marks_the_default_series_among_the_shipped_guides_only(tmp_path):
+    shipped = invoke("guides", "list")
+    assert shipped.exit_code == 0, shipped.output
+    assert f"{DEFAULT_SERIES} (default)" in shipped.stdout
+    # A folder of one's own has no default series: a command given it without --series
+    # takes its only series, or asks for one.
+    shutil.copytree(SHIPPED_GUIDES / DEFAULT_SERIES, tmp_path / DEFAULT_SERIES)
+    shutil.copytree(SHIPPED_GUIDES / HALF_PERCENT_SERIES, tmp_path / HALF_PERCENT_SERIES)
+    own = invoke("guides", "list", "--guides", tmp_path)
+    assert own.exit_code == 0, own.output
+    assert DEFAULT_SERIES in own.stdout and "(default)" not in own.stdout
+
+
 def test_guides_show_prints_the_metadata_and_the_table():
     result = invoke("guides", "show", HALF_PERCENT_SERIES)
     assert result.exit_code == 0, result.output
