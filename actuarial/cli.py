@@ -70,7 +70,7 @@ from actuarial.output_files import (
     check_output,
     writing,
 )
-from actuarial.shown_text import labelled, printable
+from actuarial.shown_text import json_printable, labelled, printable
 
 __all__ = ["cli"]
 
@@ -277,7 +277,8 @@ def evaluate(guides_path, series, as_of, law_files, lang, as_json, readings, **m
     except USABLE_INPUT_ERRORS as error:
         _fail(error)
     if as_json:  # standard JSON: no NaN or Infinity (allow_nan=False would raise on one)
-        click.echo(json.dumps(result.as_dict(), indent=2, ensure_ascii=False, allow_nan=False))
+        text = json.dumps(result.as_dict(), indent=2, ensure_ascii=False, allow_nan=False)
+        click.echo(json_printable(text))  # an id or a law file's name may hold a bidi control
     else:
         _echo("\n".join(result.explanation))
         for warning in result.warnings:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["QUOTE_LIMIT", "labelled", "printable", "quoted", "shortened"]
+__all__ = ["QUOTE_LIMIT", "json_printable", "labelled", "printable", "quoted", "shortened"]
 
 QUOTE_LIMIT = 80  # characters of a value quoted in a message
 ELLIPSIS = "…"
@@ -40,6 +40,13 @@ def printable(text: str, keep_newlines: bool = True) -> str:
     text = _CONTROL.sub("\ufffd", str(text))
     text = text.replace("\t", " ")
     return text if keep_newlines else text.replace("\n", "\ufffd")
+
+
+def json_printable(json_text: str) -> str:
+    """JSON text with the control characters :func:`printable` replaces written as
+    ``\\uXXXX`` escapes instead (JSON escapes C0 controls itself, not DEL, C1 controls or
+    bidirectional ones): the same JSON, safe in a terminal."""
+    return _CONTROL.sub(lambda match: f"\\u{ord(match.group()):04x}", json_text)
 
 
 def labelled(label, value, multiline: bool = False) -> str:

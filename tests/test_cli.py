@@ -106,6 +106,25 @@ def test_evaluate_json_has_the_four_clauses_and_the_readings():
     assert data["age_at_separation"] == {"years": 57, "months": 5}
 
 
+def test_evaluate_json_escapes_what_a_terminal_would_act_on_and_keeps_the_data(tmp_path):
+    """A bidirectional override in an id (an id may hold one) or a C1 control in a law
+    file's name (CSI, U+009B) reaches the terminal as \\uXXXX in JSON, as the text output
+    replaces them: the JSON reads back to the same values."""
+    law = tmp_path / "bill\u202eevil\x9b.toml"
+    law.write_text(
+        '[[minimum_monthly_pension]]\neffective_from = 2027-01-01\nvalue = 600\n'
+        'unit = "USD a month"\nsource = "Test bill"\n',
+        encoding="utf-8",
+    )
+    result = invoke("evaluate", *member_args(member_id="A\u202eB"), "--law", law, "--json")
+    assert result.exit_code == 0, result.output
+    assert not re.search("[\x80-\x9f\u202a-\u202e\u2066-\u2069]", result.stdout)
+    assert "A\\u202eB" in result.stdout
+    data = json.loads(result.stdout)
+    assert data["member_id"] == "A\u202eB"
+    assert data["law"][1]["file"] == str(law)
+
+
 @pytest.mark.parametrize(
     ("flag", "member", "reading", "value", "clause", "changes"),
     [
