@@ -36,7 +36,12 @@ import click
 
 from actuarial import __version__, shipped
 from actuarial.__main__ import interrupted
-from actuarial.annuities import MAX_PAYMENTS_PER_YEAR, AnnuityError, check_interest
+from actuarial.annuities import (
+    MAX_PAYMENTS_PER_YEAR,
+    AnnuityError,
+    check_interest,
+    show_rate,
+)
 from actuarial.guides import (
     DEFAULT_SERIES,
     EARLIEST_AGE_MONTHS,
@@ -701,7 +706,7 @@ def guides_derive(
     if title is None:  # an empty --title is refused by the guide's rules, never replaced
         title = (
             f"Reduction factors by actuarial equivalence: {mortality.describe()}{born}, "
-            f"{100 * interest:g}%, m = {m}"
+            f"{show_rate(100 * interest)}%, m = {m}"
         )
     try:
         derive_guide(

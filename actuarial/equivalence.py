@@ -33,6 +33,7 @@ from actuarial.annuities import (
     annuity_due,
     by_cohort,
     pure_endowment,
+    show_rate,
 )
 from actuarial.dates import format_age
 from actuarial.guides import (
@@ -379,7 +380,7 @@ def derive_guide(
             f"Derived by actuarial equivalence with actuarial.equivalence.derive_guide: "
             f"factor(x) = {formula} at each exact age x = {EARLIEST_RETIREMENT_AGE}y0m to "
             f"{nra}y0m by month; mortality {table.name} ({table.source}); interest "
-            f"{100 * interest:g}% a year; annuity-due paid {_payment_timing(m)}; "
+            f"{show_rate(100 * interest)}% a year; annuity-due paid {_payment_timing(m)}; "
             f"{_METHOD_TEXT[method]}; factors rounded to 6 decimals."
         )
         if status == "illustrative":
@@ -387,7 +388,7 @@ def derive_guide(
     basis = {
         "mortality": table.name,
         "mortality_source": table.source,
-        "interest_rate": float(interest),
+        "interest_rate": float(interest) + 0.0,  # never -0.0
         "payment_timing": _payment_timing(m),
         "fractional_ages": method if method in EXACT_METHODS else table.fractional,
         "annuity_method": _METHOD_TEXT[method],

@@ -636,6 +636,20 @@ def test_guides_derive_writes_a_guide_that_loads_and_fits_back_to_its_interest(t
     assert "on every month the engine reads (121, exact): 6.2500%" in fitted.output
 
 
+@pytest.mark.parametrize(("interest", "shown"), [("0.0123456789", "1.23456789"), ("-0.0", "0")])
+def test_guides_derive_titles_the_guide_with_every_digit_of_its_interest(
+    tmp_path, interest, shown
+):
+    out = tmp_path / "g"
+    result = invoke(
+        "guides", "derive", "--mortality", "sult", f"--interest={interest}", "--out", out
+    )
+    assert result.exit_code == 0, result.output
+    assert load_guide(out).title == (
+        f"Reduction factors by actuarial equivalence: mortality sult, {shown}%, m = 12"
+    )
+
+
 def test_guides_derive_records_the_blend_in_the_basis(tmp_path):
     out = tmp_path / "pub"
     result = invoke(

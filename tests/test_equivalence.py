@@ -219,6 +219,27 @@ def test_a_derived_guide_whose_factors_round_to_zero_names_the_interest_and_is_n
     assert not (tmp_path / "g").exists()
 
 
+@pytest.mark.parametrize(
+    ("interest", "shown"), [(0.0123456789, "1.23456789"), (-0.0, "0"), (0.07, "7")]
+)
+def test_a_derived_guide_states_its_interest_with_every_digit_and_no_minus_zero(
+    tmp_path, interest, shown
+):
+    guide = load_guide(
+        derive_guide(
+            tmp_path / "g",
+            SULT,
+            interest,
+            guide_id="g",
+            series="g",
+            title="g",
+            effective_from="1990-04-01",
+        )
+    )
+    assert f"; interest {shown}% a year;" in guide.source
+    assert str(guide.basis["interest_rate"]) == repr(interest + 0.0)
+
+
 def test_guide_text_with_quotes_and_backslashes_survives_toml(tmp_path):
     title = 'The "A" guide \\ tab\there, 1990–2000'
     write_guide(
