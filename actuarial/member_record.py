@@ -28,6 +28,7 @@ __all__ = [
     "MemberFileError",
     "NUMBER_FIELDS",
     "check_columns",
+    "written_as",
 ]
 
 MEMBER_FIELDS = (
@@ -128,6 +129,12 @@ def _how_written(missing: list[str], names: list[str]) -> str:
                 f"; the header is one column holding {separator!r}: "
                 "a member file's columns are separated by commas"
             )
+    return written_as(missing, names)
+
+
+def written_as(missing: list[str], names: list[str]) -> str:
+    """The given names (of columns, or of a mapping's keys) the missing fields seem written
+    as, other case, spaces or hyphens: ``""`` when none."""
     written = {}
     for name in missing:
         alike = [given for given in names if _folded(given) == name]

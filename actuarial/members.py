@@ -57,6 +57,7 @@ from actuarial.member_record import (
     MemberDataError,
     MemberFileError,
     check_columns,
+    written_as,
 )
 from actuarial.shown_text import QUOTE_LIMIT, quoted
 
@@ -1429,7 +1430,8 @@ def _member_values(member) -> list:
         )
     missing = [name for name in MEMBER_FIELDS if name not in record]
     if missing:
-        raise MemberDataError(f"member: missing field(s) {missing}")
+        keys = [str(key) for key in record]
+        raise MemberDataError(f"member: missing field(s) {missing}" + written_as(missing, keys))
     values = [record[name] for name in MEMBER_FIELDS]
     return [
         _IsoDate(value) if name != "member_id" and _plain_date(value) else value

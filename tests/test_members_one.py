@@ -432,3 +432,19 @@ def test_a_numpy_not_a_time_is_a_missing_date():
     assert parse_member(member).error.tolist() == [
         "member row 1 (member 'A-1'): 'separation_date' is required"
     ]
+
+
+def test_a_field_written_otherwise_is_named_beside_the_missing_one():
+    """As a member file's header is told (check_columns): names are matched exactly."""
+    written = {
+        ("birth date" if key == "birth_date" else key): value
+        for key, value in VALID_MEMBER.items()
+        if key != "credited_service"
+    }
+    written["Credited-Service"] = 20
+    with pytest.raises(MemberDataError) as raised:
+        parse_member(written)
+    assert str(raised.value) == (
+        "member: missing field(s) ['birth_date', 'credited_service']; names are matched "
+        "exactly: 'birth date' for 'birth_date', 'Credited-Service' for 'credited_service'"
+    )
