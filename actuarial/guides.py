@@ -75,6 +75,26 @@ def bracket(table_ages: np.ndarray, ages) -> tuple[np.ndarray, np.ndarray]:
     return np.where(inside, low, -1), np.where(inside, high, -1)
 
 
+def _whole_months(where: str, age_months) -> np.ndarray:
+    """Ages in months as int64; a fraction of a month (or NaN) is refused, never cut off."""
+    ages = np.asarray(age_months)
+    if ages.dtype.kind not in "iu":  # integers, as the engine's ages: nothing to check
+        given = ages.astype(float)
+        bad = given != np.round(given)  # NaN too
+        if bad.any():
+            shown = f"{given[bad].flat[0]:g}"
+            raise GuideError(
+                [
+                    Problem(
+                        where,
+                        None,
+                        f"'age_months' must be whole months, e.g. 689 for 57y5m (got {shown})",
+                    )
+                ]
+            )
+    return ages.astype(np.int64, copy=False)
+
+
 @dataclass(frozen=True, slots=True)
 class Interpolation:
     """A way of reading a guide between its rows (the ``interpolation`` of guide.toml)."""
@@ -186,7 +206,8 @@ class Guide:
         ``"exact"`` reads the row of that month (NaN where the table has none);
         ``"monthly-linear"`` interpolates linearly by month between rows.
         """
-        return self.method.factors(self.age_months, self.factors, age_months)
+        ages = _whole_months(self.id, age_months)
+        return self.method.factors(self.age_months, self.factors, ages)
 
     @property
     def method(self) -> Interpolation:
@@ -311,7 +332,7 @@ class GuideSet:
     def factors(self, dates, age_months) -> tuple[np.ndarray, np.ndarray]:
         """Reduction factor and guide index for each (separation date, age) pair."""
         index = self.index_in_force(dates)
-        age_months = np.asarray(age_months, dtype=np.int64)
+        age_months = _whole_months(self.series, age_months)
         result = np.full(index.shape, np.nan)
         for position, guide in enumerate(self.guides):
             chosen = index == position

@@ -100,6 +100,21 @@ def test_monthly_linear_interpolation_reproduces_half_a_percent_per_month(half_p
     assert guide.factor(57 * 12 + 5) == pytest.approx(0.545, abs=1e-12)
 
 
+def test_a_factor_is_read_at_whole_months_and_a_fraction_of_a_month_is_refused(
+    half_percent_guides,
+):
+    # 57.4 years is 688.8 months: read as 688 (57y4m, 0.54) without a word.
+    guide = half_percent_guides.guides[0]
+    assert guide.factor([660.0, 720.0]).tolist() == pytest.approx([0.4, 0.7], abs=1e-12)
+    message = (
+        f"{guide.id}: 'age_months' must be whole months, e.g. 689 for 57y5m (got 688.8)"
+    )
+    with pytest.raises(GuideError, match=exactly(message)):
+        guide.factor(57.4 * 12)
+    with pytest.raises(GuideError, match=exactly(message.replace(guide.id, guide.series, 1))):
+        half_percent_guides.factors(np.array(["2000-01-01"], "datetime64[D]"), [57.4 * 12])
+
+
 def test_a_factor_outside_55_to_65_is_missing(half_percent_guides):
     factors = half_percent_guides.guides[0].factor([659, 781])
     assert np.isnan(factors).all()
