@@ -97,8 +97,13 @@ class LifeTable:
     _l_unit: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        qx = np.array(self.qx, dtype=float, copy=True).reshape(-1)
+        qx = np.array(self.qx, dtype=float, copy=True)
         where = f"table '{self.name}'"
+        if qx.ndim > 1:  # never flattened: two columns of rates are not one table
+            raise MortalityError(
+                f"{where}: 'qx' must be one rate per age (got an array of shape {qx.shape})"
+            )
+        qx = qx.reshape(-1)
         if isinstance(self.min_age, bool) or not isinstance(self.min_age, int | np.integer):
             raise MortalityError(f"{where}: 'min_age' must be an integer (got {self.min_age!r})")
         if qx.size == 0:

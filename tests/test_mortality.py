@@ -258,6 +258,11 @@ def test_survival_for_a_negative_duration_is_refused():
         ([np.nan], r"^table 'bad': q at age 20 must be in \[0, 1\] \(got nan\)$"),
         ([-0.01], r"^table 'bad': q at age 20 must be in \[0, 1\] \(got -0.01\)$"),
         ([], r"^table 'bad': 'qx' must not be empty$"),
+        # Two columns of rates (female, male) were read as one table of twice the ages.
+        (
+            [[0.1, 0.2], [0.3, 1.0]],
+            r"^table 'bad': 'qx' must be one rate per age \(got an array of shape \(2, 2\)\)$",
+        ),
     ],
 )
 def test_a_table_with_bad_rates_is_refused_naming_table_age_and_value(qx, message):
