@@ -48,16 +48,16 @@ WORDS = {
         "illustrative": "illustrative",
     },
     "es": {
-        "member": "Participante {id}: nació {birth}, ingresó {entry}, se separó {sep} a la "
-        "edad de {age}; servicio acreditado {service:.2f} años; retribución promedio "
+        "member": "Participante {id}: nació el {birth}, ingresó el {entry}, se separó el {sep} "
+        "a la edad de {age}; servicio acreditado {service:.2f} años; retribución promedio "
         "${comp:,.2f}; grupo {group}; reembolso {refund}.",
         "yes": "sí",
         "no": "no",
-        "not_covered": "No cubierto por el Capítulo 2 (I-1): el ingreso {entry} está fuera de "
+        "not_covered": "No cubierto por el Capítulo 2 (I-1): el ingreso del {entry} está fuera de "
         "{bracket}{window_start}, {window_end}). No se calcula nada.",
         "eligible": "ELEGIBLE",
         "not_eligible": "no elegible",
-        "amount": "anual ${annual:,.2f}; mensual ${monthly:,.2f} desde {since}, "
+        "amount": "anual ${annual:,.2f}; mensual ${monthly:,.2f} desde el {since}, "
         "pagada el {payment}",
         "topup": "; la pensión mínima de ${minimum:,.2f} vigente el {payment} añade "
         "${topup:,.2f} al mes (I-4)",
@@ -68,7 +68,7 @@ WORDS = {
         "entre {lo} ({flo:.6f}) y {hi} ({fhi:.6f})",
         "not_adopted": "la guía '{guide}' es {status}, no adoptada por la Junta de Síndicos: "
         "esta reducción es una ilustración, no la de la Junta",
-        "payment": "Fecha de pago: la posterior entre {as_of} (fecha de consulta) y el inicio "
+        "payment": "Fecha de pago: la posterior entre el {as_of} (fecha de consulta) y el inicio "
         "de cada anualidad.",
         "law": "Ley vigente: {files}.",
         "readings": "Interpretaciones usadas:",

@@ -86,10 +86,10 @@ def test_evaluate_explains_every_clause_in_spanish():
     result = invoke("evaluate", *EARLY_RETIREE, "--lang", "es")
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("Participante C-1: nació 1960-06-15, ingresó 1990-06-15")
+    assert lines[0].startswith("Participante C-1: nació el 1960-06-15, ingresó el 1990-06-15")
     assert "inciso (c) Anualidad por retiro temprano: ELEGIBLE" in lines
     assert "inciso (a) Anualidad por años de servicios: no elegible" in lines
-    assert "  anual $8,502.00; mensual $708.50 desde 2017-11-15, pagada el 2026-06-01" in lines
+    assert "  anual $8,502.00; mensual $708.50 desde el 2017-11-15, pagada el 2026-06-01" in lines
     assert "Interpretaciones usadas:" in lines
 
 

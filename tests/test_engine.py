@@ -94,7 +94,7 @@ def test_evaluation_as_dict_is_plain_json(half_percent_guides, member):
     assert data["age_at_separation"] == {"years": 57, "months": 5}
     assert [clause["clause"] for clause in data["clauses"]] == list(CLAUSES)
     assert data["clauses"][3]["start_date"] == "2025-06-15"
-    assert data["explanation"][0].startswith("Participante A-1: nació 1960-06-15")
+    assert data["explanation"][0].startswith("Participante A-1: nació el 1960-06-15")
 
 
 def test_explanation_refuses_an_unknown_language(half_percent_guides, member):

@@ -235,7 +235,7 @@ def test_an_annuity_raised_by_the_2013_minimum_says_from_when_it_is_paid_what_it
         "minimum applies on 2013-06-30 (I-4)" in before
     )
     assert (
-        "  anual $3,240.00; mensual $500.00 desde 2013-07-01, pagada el 2026-06-01; la "
+        "  anual $3,240.00; mensual $500.00 desde el 2013-07-01, pagada el 2026-06-01; la "
         "pensión mínima de $500.00 vigente el 2026-06-01 añade $230.00 al mes (I-4)" in after
     )
     assert "  calendario: 2010-03-01 270.00; 2013-07-01 500.00" in after
@@ -264,3 +264,31 @@ def test_a_birthday_at_an_amended_high_risk_age_is_an_english_ordinal(tmp_path, 
     )
     assert any(line.endswith(f"takes 75% from the {nth} birthday [high_risk_waits_for_age="
                              "True, switched]") for line in lines)  # fmt: skip
+
+
+ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+@pytest.mark.parametrize(
+    ("changes", "as_of"),
+    [
+        ({"separation_date": "2010-03-01", "birth_date": "1944-03-01"}, dt.date(2026, 6, 1)),
+        ({"entry_date": "2001-02-01", "separation_date": "2026-01-31"}, dt.date(2026, 6, 1)),
+        ({"separation_date": "2016-03-01", "birth_date": "1958-06-15"}, dt.date(2026, 6, 1)),
+    ],
+)
+def test_a_date_in_spanish_prose_takes_its_article(member, changes, as_of):
+    """«nació el 1958-06-15», «desde el 2016-03-01», as the readings' lines already write
+    «desde el 1990-04-01 y antes del 2000-01-01»: not «nació 1958-06-15»."""
+    guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
+    given = member(credited_service=26, average_compensation=18000, **changes)
+    lines = evaluate(given, guides, as_of, lang="es").explanation
+    prose = [line for line in lines if not line.startswith(("  calendario:", "  I-"))]
+    for line in prose:
+        for day in ISO_DAY.finditer(line):
+            before = line[: day.start()]
+            assert before.endswith(("el ", "del ", "[", "(", ", ")), (line, day.group())
+    assert lines[0].startswith(
+        f"Participante A-1: nació el {given['birth_date']}, ingresó el {given['entry_date']}, "
+        f"se separó el {given['separation_date']} a la edad de "
+    )
