@@ -252,7 +252,9 @@ def equivalence_table(guide: Guide, bases, age_months) -> pd.DataFrame:
 def implied_interest(guide: Guide, mortality, bounds=(0.0, 0.2)) -> pd.DataFrame:
     """For each life table (``mortality`` maps a label to a spec), the interest rate whose
     equivalent factors fit the guide best (:func:`actuarial.equivalence.fit_interest`), with
-    the fit's RMSE and the age where the guide departs most."""
+    the fit's RMSE and the age where the guide departs most. Where a rate beyond ``bounds``
+    fits better, the guide implies no rate searched: ``implied_interest`` is NaN (blank on a
+    page), never the bound (the RMSE and deviation are those at the bound)."""
     rows = []
     for label, spec in mortality.items():
         fit = fit_interest(
@@ -266,7 +268,7 @@ def implied_interest(guide: Guide, mortality, bounds=(0.0, 0.2)) -> pd.DataFrame
         rows.append(
             {
                 "mortality": label,
-                "implied_interest": fit.interest,
+                "implied_interest": np.nan if fit.beyond else fit.interest,
                 "rmse": fit.rmse,
                 "max_abs_deviation": fit.max_abs_deviation,
                 "worst_age": format_age(worst["age_years"] * 12 + worst["age_months"]),

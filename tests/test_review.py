@@ -102,6 +102,20 @@ def test_implied_interest_names_the_age_where_a_fixed_reduction_departs_most(hal
     assert fits.loc["SULT", "implied_interest"] == pytest.approx(0.0608, abs=1e-4)
 
 
+def test_implied_interest_of_a_guide_that_fits_best_below_the_rates_searched_is_blank(
+    half_percent,
+):
+    # 3% a year before 65 (0.7 at 55, 0.85 at 60) is above SULT's equivalent factors even at
+    # 0% (0.691 at 55, 0.818 at 60): only a negative rate comes near it. The page said 0.00%.
+    import dataclasses
+
+    three_percent = dataclasses.replace(
+        half_percent, age_months=np.array([660, 780]), factors=np.array([0.7, 1.0])
+    )
+    fits = review.implied_interest(three_percent, {"SULT": "sult"})
+    assert np.isnan(fits.loc["SULT", "implied_interest"])
+
+
 def test_factor_grid_equals_the_factor_computed_one_cell_at_a_time():
     table = sult()
     grid = review.factor_grid(table, [55 * 12, 60 * 12 + 6], [0.03, 0.05])
