@@ -502,7 +502,7 @@ def guides_show(guide_id, guides_path):
         ),
         None,
     )
-    shown = (lambda v: repr(float(v))) if decimals is None else (lambda v: f"{v:.{decimals}f}")
+    shown = (lambda v: repr(float(v))) if decimals is None else (lambda v: f"{v:z.{decimals}f}")
     _echo(guide.table().to_string(index=False, float_format=shown))
 
 
@@ -731,6 +731,12 @@ def guides_derive(
     )
 
 
+def _six_decimals(value) -> str:
+    """A factor or a difference as the review commands print it: 6 decimals, never -0.000000
+    (a deviation of -3e-7, the rounding of a derived guide)."""
+    return f"{value:z.6f}"
+
+
 @guides.command("compare")
 @click.argument("guide_a")
 @click.argument("guide_b")
@@ -750,7 +756,7 @@ def guides_compare(guide_a, guide_b, top):
     table = table.rename(columns={"factor_a": first.id, "factor_b": second.id})
     _echo(f"difference = {first.id} - {second.id}")
     shown = table.head(top) if top else table
-    _echo(shown.to_string(index=False, float_format=lambda v: f"{v:.6f}"))
+    _echo(shown.to_string(index=False, float_format=_six_decimals))
 
 
 @guides.command("fit")
@@ -806,7 +812,7 @@ def guides_fit(guide, mortality, cohort, m, top):
         on_months.deviations["difference"].abs().sort_values(ascending=False).index
     ).head(top)
     _echo("months where the guide departs most from equivalence (guide - equivalent):")
-    _echo(worst.to_string(index=False, float_format=lambda v: f"{v:.6f}"))
+    _echo(worst.to_string(index=False, float_format=_six_decimals))
 
 
 @guides.command("subsidy")
@@ -838,7 +844,7 @@ def guides_subsidy(guide, mortality, cohort, interest, m):
         f"guide: {found.id}; per $1 a year of normal-retirement annuity, "
         f"present value at the retirement age"
     )
-    _echo(table.to_string(index=False, float_format=lambda v: f"{v:.6f}"))
+    _echo(table.to_string(index=False, float_format=_six_decimals))
 
 
 @cli.command()

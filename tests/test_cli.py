@@ -816,6 +816,23 @@ def test_guides_compare_puts_the_largest_difference_first():
     assert lines[2].split() == ["55", "0", "0.400000", "0.497896", "-0.097896"]
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["fit", "sult-5pct-monthly", "--mortality", "sult", "--top", "121"],
+        ["subsidy", "sult-5pct-monthly", "--mortality", "sult", "--interest", "0.05"],
+        ["compare", "sult-5pct-monthly", "pub2010-general-unisex-4.5pct"],
+    ],
+    ids=["fit", "subsidy", "compare"],
+)
+def test_guides_review_tables_never_print_a_minus_zero(command):
+    # A deviation of -3e-7 (the rounding of a derived guide) printed as -0.000000.
+    result = invoke("guides", *command)
+    assert result.exit_code == 0, result.output
+    assert re.search(r"\s0\.000000(\s|$)", result.output)
+    assert "-0.000000" not in result.output
+
+
 def test_guides_subsidy_gives_ratio_and_present_value_by_age():
     result = invoke(
         "guides", "subsidy", HALF_PERCENT_SERIES, "--mortality", "sult", "--interest", "0.05"
