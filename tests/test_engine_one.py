@@ -10,6 +10,7 @@ table and with the explanation of its position in the whole membership's results
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import re
 
 import numpy as np
@@ -18,6 +19,7 @@ import pytest
 from conftest import exactly
 from test_unchanged_results import EXAMPLES, SWITCHED
 
+from actuarial import engine
 from actuarial.engine import (
     ClauseResult,
     evaluate,
@@ -29,7 +31,7 @@ from actuarial.explain import explain
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, load_guides
 from actuarial.law.parameters import Law, shipped_law
 from actuarial.law.readings import Readings
-from actuarial.members import parse_members
+from actuarial.members import GROUPS, MemberDataError, parse_members
 from actuarial.synthetic import generate_members
 
 # Inciso (c) from age 50 while the guides start at 55: error cells on (c).
@@ -292,3 +294,65 @@ def test_a_date_in_spanish_prose_takes_its_article(member, changes, as_of):
         f"Participante A-1: nació el {given['birth_date']}, ingresó el {given['entry_date']}, "
         f"se separó el {given['separation_date']} a la edad de "
     )
+
+
+def _threshold_members() -> list[dict]:
+    """Members on and beside each threshold (ages 55 and 65 a day either side, Feb 29 and
+    month-end births, 10, 25 and 30 years and just below, the coverage window's ends), some
+    with data-quality warnings, some not covered, some invalid."""
+    births = ("1960-02-29", "1958-03-01", "1961-01-31", "1948-07-01")
+    rows = []
+    for index, (birth, age, shift, entry, service) in enumerate(
+        itertools.product(
+            births, (55, 65), (-1, 0, 1), ("1990-04-01", "2000-01-01"),
+            (9.99, 25, 29.999, 30),
+        )
+    ):  # fmt: skip
+        born = dt.date.fromisoformat(birth)
+        birthday = dt.date(born.year + age, born.month, 28 if born.day == 29 else born.day)
+        rows.append(
+            {"member_id": f"T-{index}", "birth_date": birth, "entry_date": entry,
+             "separation_date": (birthday + dt.timedelta(days=shift)).isoformat(),
+             "credited_service": service, "average_compensation": (500, 24000)[index % 2],
+             "group": GROUPS[index % 3], "refunded": index % 7 == 0}
+        )  # fmt: skip
+    rows[5]["credited_service"] = "many"  # invalid rows, between valid ones
+    rows[9]["birth_date"] = "1960-02-30"
+    return rows
+
+
+@pytest.mark.parametrize(
+    ("readings", "law", "as_of"),
+    [(Readings(), None, dt.date(2013, 7, 1)), (SWITCHED, "bill", dt.date(2027, 1, 1))],
+)
+def test_each_member_alone_is_its_rows_of_evaluate_frame_alone_and_in_chunks(
+    monkeypatch, readings, law, as_of
+):
+    """evaluate_frame itself (its chunks, threads and table writer), not only the result
+    arrays: on the member's one-row frame and inside a frame cut into chunks of 7, with
+    invalid rows (evaluate's error is the frame's), and the data-quality warnings."""
+    law = EXAMPLES / "bill-2027.toml" if law else None
+    guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
+    members = _threshold_members()
+    monkeypatch.setattr(engine, "FRAME_CHUNK", 7)
+    table = evaluate_frame(pd.DataFrame(members), guides, as_of, readings, "member", law)
+    invalid = 0
+    for position, record in enumerate(members):
+        frames = [table[table["row"] == position + 1]]
+        if position % 5 == 0:  # one-row frames for every fifth member: ~30 ms a call
+            frames.append(
+                evaluate_frame(pd.DataFrame([record]), guides, as_of, readings, "member", law)
+            )
+        try:
+            alone = evaluate(record, guides, as_of, readings, law=law)
+        except MemberDataError as error:
+            invalid += 1
+            errors = [str(error).replace(" row 1 ", f" row {position + 1} "), str(error)]
+            assert [frame["error"].tolist() for frame in frames] == [[e] for e in errors][
+                : len(frames)
+            ]
+            continue
+        for frame in frames:
+            assert list(alone.clauses) == table_clause_results(frame)
+            assert set(frame["warnings"]) == {"; ".join(alone.warnings)}
+    assert invalid == 2
