@@ -840,9 +840,11 @@ def guides_subsidy(guide, mortality, cohort, interest, m):
         )
     except (GuideError, MortalityError, EquivalenceError) as error:
         _fail(error)
+    born = f"; born {cohort}" if mortality.generational else ""
     _echo(
-        f"guide: {found.id}; per $1 a year of normal-retirement annuity, "
-        f"present value at the retirement age"
+        f"guide: {found.id}; {mortality.describe()}{born}; interest {show_rate(100 * interest)}%; "
+        f"payments per year: {m}; per $1 a year of normal-retirement annuity, present value at "
+        f"the retirement age"
     )
     _echo(table.to_string(index=False, float_format=_six_decimals))
 

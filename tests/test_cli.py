@@ -840,6 +840,11 @@ def test_guides_subsidy_gives_ratio_and_present_value_by_age():
     assert result.exit_code == 0, result.output
     rows = {line.split()[0]: line.split() for line in result.output.splitlines()[2:]}
     assert rows["55"][2:5] == ["0.400000", "0.497896", "0.803381"]
+    # The basis the equivalent factors are on, as fit states it.
+    assert result.output.splitlines()[0] == (
+        f"guide: {HALF_PERCENT_SERIES}; mortality sult; interest 5%; payments per year: 12; "
+        "per $1 a year of normal-retirement annuity, present value at the retirement age"
+    )
     assert rows["65"][5] in ("0.000000", "-0.000000")
 
 
