@@ -356,3 +356,21 @@ def test_each_member_alone_is_its_rows_of_evaluate_frame_alone_and_in_chunks(
             assert list(alone.clauses) == table_clause_results(frame)
             assert set(frame["warnings"]) == {"; ".join(alone.warnings)}
     assert invalid == 2
+
+
+def test_the_spanish_i9_texts_put_the_birthday_still_to_come_in_the_subjunctive(member):
+    """«recibe el 75% desde que cumpla 55 años»: after «desde que», a day still to come takes
+    the subjunctive (the member separated at 54 has not turned 55), not «desde que cumple»."""
+    guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
+    officer = member(
+        birth_date="1962-02-10", separation_date="2016-03-01", group="police",
+        credited_service=30,
+    )  # fmt: skip
+    readings = Readings(high_risk_waits_for_age=True)
+    lines = evaluate(officer, guides, dt.date(2026, 6, 1), readings, lang="es").explanation
+    assert (
+        "  75% de la retribución promedio desde que cumpla 55 años (I-9; edad al separarse "
+        "menor de 55)" in lines
+    )
+    assert any("recibe el 75% desde que cumpla 55 años [" in line for line in lines)
+    assert not any("desde que cumple" in line for line in lines)

@@ -200,7 +200,7 @@ B_VARIANTS = (
         "la retribución promedio desde los {law[high_risk.age]} años (I-9)",
         "{pct[high_risk.rate_at_age]} of average compensation from the "
         "{nth[high_risk.age]} birthday (I-9; age at separation below {law[high_risk.age]})",
-        "{pct[high_risk.rate_at_age]} de la retribución promedio desde que cumple "
+        "{pct[high_risk.rate_at_age]} de la retribución promedio desde que cumpla "
         "{law[high_risk.age]} años (I-9; edad al separarse menor de {law[high_risk.age]})",
     ),
 )

@@ -198,7 +198,7 @@ INTERPRETATIONS = (
         "{law[high_risk.age]} o más, {pct[high_risk.rate_before_age]} antes); la anualidad "
         "comienza al separarse",
         "quien tenga {law[high_risk.minimum_service]} años de servicio y se separe antes de "
-        "los {law[high_risk.age]} recibe el {pct[high_risk.rate_at_age]} desde que cumple "
+        "los {law[high_risk.age]} recibe el {pct[high_risk.rate_at_age]} desde que cumpla "
         "{law[high_risk.age]} años",
         "high_risk_waits_for_age",
         Switch(
