@@ -470,10 +470,22 @@ def _check_metadata(folder: Path, text: str, problems: list[Problem]) -> dict | 
     return meta
 
 
+def _is_there(path: Path, problems: list[Problem]) -> bool | None:
+    """Whether ``path`` exists; None, with the problem, when that cannot be known (a folder
+    that may not be searched: even the question raises PermissionError)."""
+    try:
+        return path.exists()
+    except OSError as error:
+        problems.append(Problem(str(path), None, f"cannot read ({error.strerror})"))
+        return None
+
+
 def _check_table(folder: Path, interpolation, problems: list[Problem]):
     csv_path = folder / "reduction.csv"
-    if not csv_path.exists():  # else read: a folder or a pipe is named as such
-        problems.append(Problem(str(csv_path), None, "reduction.csv is missing"))
+    there = _is_there(csv_path, problems)
+    if not there:  # else read: a folder or a pipe is named as such
+        if there is False:
+            problems.append(Problem(str(csv_path), None, "reduction.csv is missing"))
         return None
     where = str(csv_path)
     text = _read_guide_file(csv_path, problems)
@@ -614,8 +626,10 @@ def named_folder(folder) -> Path:
 
 def _check_guide(folder: Path, problems: list[Problem]) -> Guide | None:
     toml_path = folder / "guide.toml"
-    if not toml_path.exists():  # else read: a folder or a pipe is named as such
-        problems.append(Problem(str(toml_path), None, "guide.toml is missing"))
+    there = _is_there(toml_path, problems)
+    if not there:  # else read: a folder or a pipe is named as such
+        if there is False:
+            problems.append(Problem(str(toml_path), None, "guide.toml is missing"))
         return None
     before = len(problems)
     text = _read_guide_file(toml_path, problems)

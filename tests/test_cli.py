@@ -582,6 +582,44 @@ def test_guides_show_prints_a_factor_too_small_for_fixed_decimals_exactly(make_g
     assert result.stdout.splitlines()[-11].split() == ["55", "0", "1.5e-300"]
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["validate", "{guides}"],
+        ["list", "--guides", "{guides}"],
+        ["show", "guide-b", "--guides", "{guides}"],
+        ["show", "{locked}"],
+        ["compare", "{locked}", "guide-a"],
+        ["fit", "{locked}", "--mortality", "sult"],
+    ],
+    ids=["validate", "list", "show", "show-folder", "compare", "fit"],
+)
+def test_guide_commands_on_a_folder_that_cannot_be_searched_fail_with_the_reason(
+    make_guide, monkeypatch, command
+):
+    # A guide folder of mode 000 (another user's): even asking whether its guide.toml exists
+    # raises PermissionError.
+    from pathlib import Path
+
+    make_guide("guide-a")
+    locked = make_guide("guide-b")
+    stat = Path.stat
+
+    def refuse_inside(self, *args, **kwargs):
+        if self.parent.name == locked.name:
+            raise PermissionError(13, "Permission denied", str(self))
+        return stat(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "stat", refuse_inside)
+    arguments = [a.format(guides=locked.parent, locked=locked) for a in command]
+    result = invoke("guides", *arguments)
+    assert result.exit_code == 1, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    assert result.stderr.startswith("error: ") and "cannot read (Permission denied)" in (
+        result.stderr
+    )
+
+
 def test_guides_show_takes_a_guide_folder_as_compare_does(tmp_path, monkeypatch):
     shutil.copytree(SHIPPED_GUIDES / HALF_PERCENT_SERIES, tmp_path / "mine" / "jcs")
     (tmp_path / "mine" / "jcs" / "guide.toml").write_text(

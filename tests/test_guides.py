@@ -914,6 +914,30 @@ def test_a_folder_that_cannot_be_listed_is_a_problem_not_a_traceback(tmp_path, m
         load_guides(tmp_path)
 
 
+def test_a_guide_folder_that_cannot_be_searched_is_a_problem_not_a_traceback(
+    make_guide, monkeypatch
+):
+    # A guide folder of mode 000 (another user's): even asking whether its guide.toml exists
+    # raises PermissionError, which ended `guides validate` in a traceback.
+    from pathlib import Path
+
+    make_guide("guide-a")
+    locked = make_guide("guide-b")
+    stat = Path.stat
+
+    def refuse_inside(self, *args, **kwargs):
+        if self.parent == locked:
+            raise PermissionError(13, "Permission denied", str(self))
+        return stat(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "stat", refuse_inside)
+    with pytest.raises(GuideError) as raised:
+        load_guides(locked.parent, "guide-a")
+    assert [str(problem) for problem in raised.value.problems] == [
+        f"{locked / 'guide.toml'}: cannot read (Permission denied)"
+    ]
+
+
 def test_a_guide_set_lists_every_file_read_to_load_it_other_series_included(make_guide, tmp_path):
     used, other = make_guide("used"), make_guide("other")
     guides = load_guides(tmp_path / "guides", "used")
