@@ -621,9 +621,14 @@ _BASIS_OPTIONS = {
 
 
 def _cohort_of(mortality, cohort):
-    """The cohort a generational basis needs (a usage error without it)."""
+    """The cohort a generational basis needs (a usage error without it), and only it: on a
+    static table a cohort would change nothing, and is refused rather than ignored."""
     if mortality.generational and cohort is None:
         raise click.UsageError("--improvement needs --cohort (the year of birth) here")
+    if not mortality.generational and cohort is not None:
+        raise click.UsageError(
+            "--cohort is the year of birth on a generational basis: it needs --improvement"
+        )
     return cohort
 
 

@@ -1237,6 +1237,27 @@ def test_guides_derive_on_a_generational_basis_records_scale_and_cohort(tmp_path
     assert "--improvement needs --cohort (the year of birth) here" in missing.output
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["derive", "--interest", "0.05", "--out", "{tmp}/g"],
+        ["fit", "sult-5pct-monthly"],
+        ["subsidy", "sult-5pct-monthly", "--interest", "0.05"],
+    ],
+    ids=["derive", "fit", "subsidy"],
+)
+def test_a_cohort_without_improvement_is_refused_rather_than_ignored(tmp_path, command):
+    # --cohort 1965 on a static table changed nothing, and derive wrote a guide that does
+    # not say so: the guide for the members born in 1965 was not one.
+    arguments = [a.format(tmp=tmp_path) for a in command]
+    result = invoke("guides", *arguments, "--mortality", "sult", "--cohort", "1965")
+    assert result.exit_code == 2, result.output
+    assert result.output.endswith(
+        "Error: --cohort is the year of birth on a generational basis: it needs --improvement\n"
+    )
+    assert not (tmp_path / "g").exists()
+
+
 FIRST_PASS_WITHOUT_PANDAS = """
 import sys
 from pathlib import Path
