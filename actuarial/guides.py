@@ -690,7 +690,7 @@ def load_every_guide(path) -> list[Guide]:
                         Problem(
                             str(child),
                             None,
-                            f"a link to nothing (its target {target} does not exist)",
+                            f"a link that leads to no file or folder (its target: {target})",
                         )
                     )
     except OSError as error:

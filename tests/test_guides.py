@@ -429,8 +429,19 @@ def test_a_link_to_nothing_in_a_folder_of_guides_is_a_problem_not_a_guide_left_o
     with pytest.raises(GuideError) as raised:
         load_guides(folder.parent)
     assert [str(problem) for problem in raised.value.problems] == [
-        f"{link}: a link to nothing (its target {folder.parent.parent / 'share' / 'jcs-2013'} "
-        "does not exist)"
+        f"{link}: a link that leads to no file or folder (its target: "
+        f"{folder.parent.parent / 'share' / 'jcs-2013'})"
+    ]
+
+
+def test_a_link_to_itself_in_a_folder_of_guides_is_a_problem_not_said_to_be_missing(make_guide):
+    folder = make_guide("guide-a")
+    loop = folder.parent / "loop"
+    loop.symlink_to("loop")
+    with pytest.raises(GuideError) as raised:
+        load_guides(folder.parent)
+    assert [str(problem) for problem in raised.value.problems] == [
+        f"{loop}: a link that leads to no file or folder (its target: loop)"
     ]
 
 
