@@ -9,10 +9,8 @@ recomputed here.
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 from actuarial.dates import format_age
-from actuarial.law.conditions import Renderer, render
+from actuarial.law.conditions import Exact, Renderer, render
 from actuarial.law.coverage import first_day_included
 from actuarial.members import GROUPS
 
@@ -97,8 +95,8 @@ def explain(results, position: int, lang: str = "en", clauses=None) -> list[str]
         "entry": members.entry_date[position],
         "sep": members.separation_date[position],
         "age": _age_text(results.age_months[position], lang),
-        "service": _Exact(members.credited_service[position] + 0.0),  # -0.0 shown as 0.00
-        "comp": _Exact(members.average_compensation[position]),
+        "service": Exact(members.credited_service[position] + 0.0),  # -0.0 shown as 0.00
+        "comp": Exact(members.average_compensation[position]),
         "group": GROUPS[members.group[position]],
         "refund": words["yes"] if members.refunded[position] else words["no"],
     }
@@ -125,20 +123,6 @@ def explain(results, position: int, lang: str = "en", clauses=None) -> list[str]
     lines.append(words["readings"])
     lines.extend(_readings_lines(results, lang, law_values))
     return lines
-
-
-class _Exact(float):
-    """A member's number as the explanation shows it: to the places its template asks (25.00
-    years, $24,000.00), or with every digit it has where those places would round it:
-    24.995 years is not shown as 25.00, a minimum of service it is below."""
-
-    __slots__ = ()
-
-    def __format__(self, spec: str) -> str:
-        text = float.__format__(self, spec)
-        if float(text.replace(",", "")) == self:
-            return text
-        return format(Decimal(repr(float(self))), ",f" if "," in spec else "f")
 
 
 def _age_text(months, lang: str) -> str:

@@ -374,3 +374,18 @@ def test_the_spanish_i9_texts_put_the_birthday_still_to_come_in_the_subjunctive(
     )
     assert any("recibe el 75% desde que cumpla 55 años [" in line for line in lines)
     assert not any("desde que cumple" in line for line in lines)
+
+
+def test_a_threshold_with_more_digits_than_its_format_is_shown_whole(member):
+    """I-5 at 12.3456789 years: '✓ credited service 12.34568 >= 12.3457 years' contradicted
+    itself (12.34568 is below 12.3457): the threshold is shown with every digit it has."""
+    guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
+    readings = Readings(deferred_minimum_service=12.3456789)
+    given = member(credited_service=12.34568, separation_date="2016-03-01")
+    for lang, words in (("en", "credited service"), ("es", "servicio acreditado")):
+        lines = evaluate(given, guides, dt.date(2026, 6, 1), readings, lang=lang).explanation
+        unit = "años" if lang == "es" else "years"
+        assert f"  ✓ {words} 12.34568 >= 12.3456789 {unit} (I-5)" in lines
+        assert any(f": 12.3456789 {unit} [deferred_minimum_service" in line for line in lines)
+    reason = evaluate(given, guides, dt.date(2026, 6, 1), readings).clause("d").reason
+    assert reason.endswith("credited service 12.3456789 years or more")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 import numpy as np
 
@@ -20,6 +21,7 @@ __all__ = [
     "Clause",
     "ClauseOutcome",
     "Condition",
+    "Exact",
     "Situation",
     "Renderer",
     "Variant",
@@ -126,6 +128,31 @@ class Clause:
         return hash(self.id)
 
 
+class Exact(float):
+    """A number as a template shows it: to the places its format asks (``{value:g}``,
+    ``{service:.2f}``), or with every digit it has where those would round it: 24.995 years
+    is not shown as 25.00, a minimum it is below, nor a minimum of 12.3456789 as 12.3457."""
+
+    __slots__ = ()
+
+    def __format__(self, spec: str) -> str:
+        text = float.__format__(self, spec)
+        try:
+            if float(text.replace(",", "")) == self:
+                return text
+        except ValueError:  # not a plain number (a percent, padding): as asked
+            return text
+        return format(Decimal(repr(float(self))), ",f" if "," in spec else "f")
+
+
+def _shown(value):
+    """A template field's value: a whole float as an integer (65, not 65.0), any other
+    float :class:`Exact`."""
+    if type(value) is float or isinstance(value, np.floating):
+        return int(value) if value.is_integer() else Exact(value)
+    return value
+
+
 class _Values(dict):
     """Formatting view of law values: ``{law[name]}`` gives a number as ``65`` not ``65.0``."""
 
@@ -178,15 +205,13 @@ class Renderer:
             "law": _Values(law_values),
             "pct": _Percents(law_values),
             "nth": _Ordinals(law_values),
-            **member,
+            **{name: _shown(value) for name, value in member.items()},
         }
 
     def __call__(self, template: str, value=None) -> str:
         if not template:
             return ""
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        return template.format_map({**self.fields, "value": value})
+        return template.format_map({**self.fields, "value": _shown(value)})
 
 
 def render(template: str, law_values: Mapping, value=None, **member) -> str:
