@@ -453,7 +453,9 @@ class InterestFit:
     beyond: str | None = None
 
 
-_BEYOND_STEP = 1e-4  # how far beyond a bound of the search fit_interest looks
+# How far beyond a bound of the search fit_interest looks: a tenth of the 0.0001% to which a
+# rate is printed, so that a best rate shown as the bound is the bound at that precision.
+_BEYOND_STEP = 1e-7
 
 
 def fit_interest(
@@ -487,7 +489,7 @@ def fit_interest(
 
     low, high = (float(bound) for bound in bounds)
     best = minimize_scalar(squares, bounds=(low, high), method="bounded", options={"xatol": 1e-9})
-    # A step beyond each bound (0.01 point) tells a best rate at the bound from one beyond it.
+    # A step beyond each bound tells a best rate at the bound from one beyond it.
     beyond = None
     if low - _BEYOND_STEP > -1 and squares(low - _BEYOND_STEP) < best.fun:
         beyond = "below"

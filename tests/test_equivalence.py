@@ -138,6 +138,14 @@ def test_a_fit_whose_best_rate_lies_beyond_its_bounds_says_which_bound(
     assert fit.interest == pytest.approx(bound, abs=1e-6)
 
 
+def test_a_fit_says_its_best_rate_lies_beyond_a_bound_even_just_beyond_it():
+    # Derived at -0.001%: the fit printed 0.0000% (the bound) as the rate the guide implies,
+    # a step of 0.01 point beyond the bound fitting worse than the bound itself.
+    table = derive_reduction_table(SULT, -0.00001)
+    months = table["age_years"] * 12 + table["age_months"]
+    assert fit_interest(SULT, months, table["factor"]).beyond == "below"
+
+
 def test_fit_needs_one_factor_per_age():
     message = r"^'factors' must have one value per age \(3\) \(got shape \(2,\)\)$"
     with pytest.raises(EquivalenceError, match=message):
