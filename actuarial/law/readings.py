@@ -79,10 +79,10 @@ INTERPRETATIONS = (
     ),
     Interpretation(
         "I-2",
-        "Clause (d) «65 años de servicio acreditado»",
+        "Clause (d) «sesenta y cinco (65) años de servicio acreditado»",
         "read as {law[deferred.age]} years of age (a drafting slip)",
         "literal: separation before {law[deferred.age]} years of credited service",
-        "Inciso (d) «65 años de servicio acreditado»",
+        "Inciso (d) «sesenta y cinco (65) años de servicio acreditado»",
         "se lee como {law[deferred.age]} años de edad (error de redacción)",
         "literal: separación antes de {law[deferred.age]} años de servicio acreditado",
         "deferred_reads_age",
