@@ -149,6 +149,22 @@ def test_i3_refund_bars_inciso_b_by_default_and_not_when_switched(half_percent_g
     assert switched["b"].annual_amount == 30_000.00  # 75% x 40,000
     # The refund still bars (c) and (d), which carry the bar of inciso (a).
     assert not switched["c"].eligible and not switched["d"].eligible
+    # What is said of the refund is what the reading holds: it does not bar (b). Before,
+    # the reason said "no refund of contributions" and the explanation "✓ no refund of
+    # contributions (refund: yes)" of a member who had one.
+    assert switched["b"].reason.startswith(
+        "inciso (b): eligible: police or firefighter; a refund of contributions does not "
+        "bar inciso (b) (I-3); "
+    )
+    readings = Readings(refund_bars_high_risk=False)
+    for lang, line in (
+        ("en", "✓ a refund does not bar inciso (b) (refund: yes; I-3)"),
+        ("es", "✓ un reembolso no impide el inciso (b) (reembolso: sí; I-3)"),
+    ):
+        explained = evaluate(refunded_officer, half_percent_guides, readings=readings, lang=lang)
+        lines = [text.strip() for text in explained.explanation]
+        assert line in lines
+        assert not [text for text in lines if text.startswith(("✓ no refund", "✓ sin reemb"))]
 
 
 def test_i4_minimum_for_inciso_a_only_leaves_a_small_deferred_annuity_unlifted(

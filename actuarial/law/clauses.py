@@ -206,12 +206,33 @@ B_VARIANTS = (
 )
 
 
-def high_risk_refund(situation: Situation, readings: Readings) -> np.ndarray:
-    """Whether the refund condition of (b) is met (I-3: the text is silent on refunds).
+# Switched I-3: a condition every member meets, said as such (not "no refund", which a
+# member who had one does not meet).
+B_REFUND_NO_BAR = Condition(
+    "b.refund.no_bar",
+    None,
+    Wording(
+        "a refund of contributions does not bar inciso (b) (I-3)",
+        "a refund of contributions bars inciso (b)",
+        "a refund does not bar inciso (b) (refund: {refund}; I-3)",
+    ),
+    Wording(
+        "un reembolso de aportaciones no impide el inciso (b) (I-3)",
+        "un reembolso de aportaciones impide el inciso (b)",
+        "un reembolso no impide el inciso (b) (reembolso: {refund}; I-3)",
+    ),
+)
 
-    By default a refund bars (b) as it bars (a), (c) and (d); switched, it does not.
+
+def high_risk_refund(situation: Situation, readings: Readings):
+    """The refund condition of (b) and where it is met (I-3: the text is silent on refunds).
+
+    By default a refund bars (b) as it bars (a), (c) and (d); switched, it does not, and the
+    condition says so.
     """
-    return ~situation.refunded | (not readings.refund_bars_high_risk)
+    if readings.refund_bars_high_risk:
+        return B_REFUND, ~situation.refunded
+    return B_REFUND_NO_BAR, np.ones(len(situation.refunded), dtype=bool)
 
 
 def high_risk_rate_and_start(situation: Situation, law_on, readings: Readings):
@@ -246,7 +267,7 @@ def inciso_b(situation: Situation, law_on, readings: Readings) -> ClauseOutcome:
     """
     conditions = [
         (B_GROUP, situation.high_risk),
-        (B_REFUND, high_risk_refund(situation, readings)),
+        high_risk_refund(situation, readings),
         (B_SERVICE, situation.credited_service >= law_on["high_risk.minimum_service"]),
     ]
     rate, start, variant = high_risk_rate_and_start(situation, law_on, readings)
