@@ -188,3 +188,12 @@ def test_every_test_source_comment_on_a_published_value_cites_the_reference_page
     ]
     assert comments
     assert [line for line in comments if "docs/reference-values.md" not in line] == []
+
+
+def test_valuation_page_states_the_ages_and_size_a_rates_file_may_have():
+    from actuarial import mortality
+
+    text = normalized((DOCS / "valuation.md").read_text("utf-8"))
+    assert f"consecutive integer ages, each from 0 to {mortality.MAX_RATES_AGE}" in text
+    assert isinstance(mortality.CSV_RATES_LIMIT, int)
+    assert "`actuarial.mortality.CSV_RATES_LIMIT`" in text
