@@ -197,3 +197,12 @@ def test_valuation_page_states_the_ages_and_size_a_rates_file_may_have():
     assert f"consecutive integer ages, each from 0 to {mortality.MAX_RATES_AGE}" in text
     assert isinstance(mortality.CSV_RATES_LIMIT, int)
     assert "`actuarial.mortality.CSV_RATES_LIMIT`" in text
+
+
+def test_reference_values_page_states_the_last_age_at_which_sult_and_ilt_close():
+    from actuarial import mortality
+
+    text = normalized((DOCS / "reference-values.md").read_text("utf-8"))
+    for table in (mortality.sult(), mortality.ilt()):
+        assert table.q(table.max_age) == 1.0
+        assert f"`q_{table.max_age} = 1`" in text
