@@ -423,17 +423,19 @@ class MemberResults:
 
     def law_values(self, position: int) -> dict:
         """The law in force for member ``position``: on the separation date, and for the
-        parameters selected by the payment date, on ``as_of`` (computed once per period of
-        each: :meth:`Law.derived`)."""
+        parameters selected by the payment date, on ``as_of`` (:meth:`Law.payable_on`)
+        (computed once per period of each: :meth:`Law.derived`)."""
         start = self.law_periods[self.law_period[position]].astype("datetime64[D]").item()
-        as_of = np.datetime64(self.as_of, "D")
-        paid_in = int(self.law.change_dates("payment date").searchsorted(as_of, "right"))
+        paid_on = self.law.payable_on(self.as_of)
+        paid_in = int(
+            self.law.change_dates("payment date").searchsorted(np.datetime64(paid_on), "right")
+        )
 
         def compute():
             values = self.law.values_on(start)
             for name in values:
                 if PARAMETERS[name].selected_by == "payment date":
-                    values[name] = self.law.value_on(name, self.as_of)
+                    values[name] = self.law.value_on(name, paid_on)
             return values
 
         return dict(self.law.derived(("law_values", start, paid_in), compute))

@@ -390,7 +390,7 @@ def provenance(
         ),
         members_file=Path(members_path).name + sample,
         members_sha256=file_sha256(members_path),
-        readings=tuple(readings_in_force(readings, law, payment_date)),  # a bill's minimum
+        readings=tuple(readings_in_force(readings, law, law.payable_on(payment_date))),
         guide_details=tuple(
             (
                 guide.id,

@@ -93,14 +93,15 @@ def interpretations_table(readings: Readings | None = None) -> pd.DataFrame:
 # --------------------------------------------------------------------- the numbers of the law
 def _law_values(law=None, date=None) -> tuple[dict, str]:
     """The numbers of the clauses in force on ``date`` (default: from the law's last change
-    on), by their names in the law file, and the date from which that monthly minimum is paid."""
+    on; :meth:`Law.payable_on` if earlier than its first), by their names in the law file,
+    and the date from which that monthly minimum is paid."""
     from actuarial.law import law_in_force
 
     law = law_in_force(law)
     if date is None:
         date = max(law.change_dates()).astype("datetime64[D]").item()
-    elif isinstance(date, str):
-        date = dt.date.fromisoformat(date)
+    else:  # a payment asked for before the law's first date is paid from it
+        date = law.payable_on(dt.date.fromisoformat(date) if isinstance(date, str) else date)
     values = law.values_on(date)
     starts = law.changes("minimum_monthly_pension")
     minimum_from = starts[starts <= np.datetime64(date, "D")].max()

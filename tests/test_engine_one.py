@@ -114,6 +114,24 @@ def test_the_law_values_read_once_per_period_follow_the_as_of_across_a_change(me
     assert "($0.00)" in minimums[0] and "($500.00)" in minimums[1]
 
 
+def test_an_as_of_before_the_law_explains_as_on_its_first_date(member):
+    """An as_of before the law's first date (1990-04-01) ended evaluate in "law:
+    'minimum_monthly_pension' has no value in force on 1985-01-01", while batch took it: the
+    explanation read the minimum on as_of. No annuity is paid before the law's first date,
+    so every payment is as under an as_of on that date."""
+    guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
+    first = shipped_law().first_date()
+    separated = member(separation_date="2010-06-15")
+    on_first = evaluate(separated, guides, first)
+    for before in (first - dt.timedelta(days=1), dt.date(1985, 1, 1)):
+        early = evaluate(separated, guides, before)
+        assert early.clauses == on_first.clauses
+        payment = [i for i, line in enumerate(on_first.explanation) if line.startswith("Payment")]
+        assert early.explanation[payment[0]].startswith(f"Payment date: the later of {before} ")
+        others = [line for i, line in enumerate(early.explanation) if i not in payment]
+        assert others == [line for i, line in enumerate(on_first.explanation) if i not in payment]
+
+
 @pytest.mark.parametrize(
     ("readings", "got"),
     [

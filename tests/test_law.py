@@ -94,6 +94,23 @@ def test_a_look_up_before_the_first_date_raises_instead_of_returning_nothing():
         shipped_law().value("service_annuity.age", ["1995-01-01", "1990-03-31"])
 
 
+def test_a_payment_asked_for_before_the_law_is_payable_from_its_first_date(tmp_path):
+    law = shipped_law()
+    first = law.first_date()
+    assert first == dt.date(1990, 4, 1)
+    assert law.payable_on(first - dt.timedelta(days=1)) == first
+    assert law.payable_on(dt.date(1900, 1, 1)) == first
+    assert law.payable_on(first) == first
+    assert law.payable_on(first + dt.timedelta(days=1)) == first + dt.timedelta(days=1)
+    # The first date of the law in force: an amendment whose entries start later moves it.
+    bill = tmp_path / "bill.toml"
+    bill.write_text(
+        '[[deferred.age]]\neffective_from = 1991-01-01\nvalue = 60\nunit = "years"\n'
+        'source = "Test bill"\n'
+    )
+    assert load_law(bill).payable_on(dt.date(1985, 1, 1)) == first
+
+
 def test_an_unknown_parameter_look_up_names_the_valid_ones():
     with pytest.raises(LawError, match=r"^law: unknown parameter 'minimum' \(parameters: \["):
         shipped_law().value("minimum", ["2020-01-01"])

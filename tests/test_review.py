@@ -298,3 +298,18 @@ def test_membership_counts_and_clause_summary_count_rows_with_warnings(warned_re
         clause: int(expected.get(clause, 0)) for clause in "abcd"
     }
     assert summary["warnings"].sum() > 0
+
+
+def test_the_numbers_asked_before_the_law_are_those_paid_from_its_first_date():
+    """A report --as-of 1985-01-01 stopped at the numbers of its prose and its readings:
+    'minimum_monthly_pension' has no value in force then. No annuity is paid before the
+    law's first date (1990-04-01), so the numbers are those paid from it."""
+    first = dt.date(1990, 4, 1)
+    for before in (first - dt.timedelta(days=1), dt.date(1985, 1, 1), "1985-01-01"):
+        assert review.law_numbers(None, before) == review.law_numbers(None, first)
+        assert review.readings_in_force(None, None, before) == review.readings_in_force(
+            None, None, first
+        )
+    # Later dates are read as they are: the minimum of 2013-07-01 from that day on.
+    assert review.law_numbers(None, "2013-06-30")["minimum"] == "$0"
+    assert review.law_numbers(None, "2013-07-01")["minimum"] == "$500"

@@ -467,6 +467,11 @@ class Law:
             lambda: max(entries[0].effective_from for entries in self.entries.values()),
         )
 
+    def payable_on(self, as_of: dt.date) -> dt.date:
+        """The first day a payment asked for on ``as_of`` can be made under this law:
+        ``as_of``, or the law's first date if earlier (no annuity is paid before it)."""
+        return max(as_of, self.first_date())
+
     @takes_paths("sources")
     def amended(self, *sources) -> Law:
         """This law with the entries of each amendment file (a path) added, in order.
