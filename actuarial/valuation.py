@@ -568,8 +568,8 @@ class ValuationSummary:
             for c in CLAUSE_IDS
         )
         lines = [
-            f"members: {self.members:,} (invalid rows: {self.invalid:,}; not valued, the basis "
-            f"does not cover them: {self.not_valued:,})",
+            f"members: {self.members:,} (invalid rows: {self.invalid:,}; not valued: "
+            f"{self.not_valued:,}, each one's error says why)",
             f"present value at separation by clause: {totals}",
             f"total subsidy, (b) and (c) over (d): ${format_money(self.total_subsidy)} "
             f"({format_count(self.subsidy_rows, 'row')})",

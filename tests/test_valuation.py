@@ -253,7 +253,7 @@ def test_a_bad_sex_on_a_member_with_no_eligible_row_is_no_error_and_not_counted(
     table = pd.read_csv(out, keep_default_na=False)
     assert (table["error"] == "").all()
     assert summary.not_valued == 0
-    assert "not valued, the basis does not cover them: 0)" in summary.lines()[0]
+    assert "not valued: 0, each one's error says why)" in summary.lines()[0]
     choices = member_choices(refunded, GUIDES, basis)
     assert (choices["error"] == "").all() and not choices["eligible"].any()
 
@@ -625,7 +625,9 @@ def test_value_command_writes_rows_and_prints_totals_and_sensitivities(tmp_path)
     assert list(written.columns[-2:]) == ["pv_at_separation", "value_over_deferred"]
     lines = result.output.splitlines()
     assert lines[0].startswith("basis: mortality soa:3399/soa:3400; female/male; members of")
-    assert "not valued, the basis does not cover them: 2)" in lines[1]
+    # Before: "not valued, the basis does not cover them", of members whose sex is not F or
+    # M as well as of those beyond the basis.
+    assert "not valued: 2, each one's error says why)" in lines[1]
     assert lines[2].startswith("present value at separation by clause: (a) $")
     assert lines[3].startswith("total subsidy, (b) and (c) over (d): $")
     assert any(line.split()[:1] == ["q"] or "q x 1.1" in line for line in lines)
