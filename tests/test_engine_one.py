@@ -407,3 +407,27 @@ def test_a_threshold_with_more_digits_than_its_format_is_shown_whole(member):
         assert any(f": 12.3456789 {unit} [deferred_minimum_service" in line for line in lines)
     reason = evaluate(given, guides, dt.date(2026, 6, 1), readings).clause("d").reason
     assert reason.endswith("credited service 12.3456789 years or more")
+
+
+@pytest.mark.parametrize(
+    ("rate", "shown"), [(0.0123456789, "1.23456789%"), (0.7, "70%"), (0.015, "1.5%")]
+)
+def test_a_rate_of_the_law_is_stated_with_every_digit_it_has(tmp_path, member, rate, shown):
+    """A bill's rate of inciso (b) at 0.0123456789 was stated '1.23457%' in the reason and
+    the explanation, a rate the law does not hold."""
+    bill = tmp_path / "bill.toml"
+    bill.write_text(
+        f'[[high_risk.rate_at_age]]\neffective_from = 1990-04-01\nvalue = {rate!r}\n'
+        'unit = "rate"\nsource = "Test bill"\n',
+        encoding="utf-8",
+    )
+    guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
+    officer = member(birth_date="1960-06-15", separation_date="2020-06-15", group="police",
+                     credited_service=30)  # fmt: skip
+    result = evaluate(officer, guides, dt.date(2026, 1, 1), law=bill)
+    assert result.clause("b").reason.endswith(
+        f"age at separation 55 or older: {shown} of average compensation"
+    )
+    assert f"  {shown} of average compensation (age at separation 55 or older)" in (
+        result.explanation
+    )

@@ -180,7 +180,8 @@ class _Ordinals:
 
 
 class _Percents:
-    """Formatting view of law values: ``{pct[name]}`` gives a rate as ``1.5%``, on demand."""
+    """Formatting view of law values: ``{pct[name]}`` gives a rate as ``1.5%``, on demand,
+    with every digit it has."""
 
     __slots__ = ("values",)
 
@@ -191,7 +192,10 @@ class _Percents:
         number = self.values[key]
         if not isinstance(number, float):
             raise KeyError(key)
-        return f"{number * 100:g}%"
+        # Every digit of the rate as written (0.0123456789: 1.23456789%, not 1.23457%), by
+        # its shortest decimal form moved two places: never 100 x a float's rounding.
+        percent = Decimal(repr(number + 0.0)).scaleb(2).normalize()
+        return f"{percent:f}%"
 
 
 class Renderer:
