@@ -189,3 +189,25 @@ def write_sult_csv(path: Path, ages=range(20, 121)) -> Path:
     rows = "".join(f"{age},{float(table.q(age))!r}\n" for age in ages)
     path.write_text("age,qx\n" + rows, encoding="utf-8")
     return path
+
+
+# ------------------------------------------------------------------------ amendments
+def law_entry(name, date, value, unit, source="Test bill"):
+    """One dated entry of an amendment file (TOML), as its text."""
+    value = f"{value}" if not isinstance(value, str) else value
+    return (
+        f"[[{name}]]\neffective_from = {date}\nvalue = {value}\n"
+        f'unit = "{unit}"\nsource = "{source}"\n'
+    )
+
+
+@pytest.fixture
+def amendment(tmp_path):
+    """Write an amendment file from entries; returns its path."""
+
+    def write(*entries, name="bill.toml"):
+        path = tmp_path / name
+        path.write_text("\n".join(entries), encoding="utf-8")
+        return path
+
+    return write

@@ -16,7 +16,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import exactly
+from conftest import exactly, law_entry
 from test_unchanged_results import EXAMPLES, SWITCHED
 
 from actuarial import engine
@@ -262,15 +262,10 @@ def test_an_annuity_raised_by_the_2013_minimum_says_from_when_it_is_paid_what_it
 
 
 @pytest.mark.parametrize(("age", "nth"), [(51, "51st"), (52, "52nd"), (53, "53rd"), (50, "50th")])
-def test_a_birthday_at_an_amended_high_risk_age_is_an_english_ordinal(tmp_path, member, age, nth):
+def test_a_birthday_at_an_amended_high_risk_age_is_an_english_ordinal(amendment, member, age, nth):
     """Under I-9 switched, a bill setting the age of inciso (b) at 52 gives 'the 52nd
     birthday', not 'the 52th birthday'."""
-    bill = tmp_path / "bill.toml"
-    bill.write_text(
-        f'[[high_risk.age]]\neffective_from = 1990-04-01\nvalue = {age}\nunit = "years"\n'
-        'source = "Test bill"\n',
-        encoding="utf-8",
-    )
+    bill = amendment(law_entry("high_risk.age", "1990-04-01", age, "years"))
     guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
     officer = member(
         birth_date="1970-06-15", separation_date=f"{1970 + age - 1}-06-15", group="police",
@@ -412,15 +407,10 @@ def test_a_threshold_with_more_digits_than_its_format_is_shown_whole(member):
 @pytest.mark.parametrize(
     ("rate", "shown"), [(0.0123456789, "1.23456789%"), (0.7, "70%"), (0.015, "1.5%")]
 )
-def test_a_rate_of_the_law_is_stated_with_every_digit_it_has(tmp_path, member, rate, shown):
+def test_a_rate_of_the_law_is_stated_with_every_digit_it_has(amendment, member, rate, shown):
     """A bill's rate of inciso (b) at 0.0123456789 was stated '1.23457%' in the reason and
     the explanation, a rate the law does not hold."""
-    bill = tmp_path / "bill.toml"
-    bill.write_text(
-        f'[[high_risk.rate_at_age]]\neffective_from = 1990-04-01\nvalue = {rate!r}\n'
-        'unit = "rate"\nsource = "Test bill"\n',
-        encoding="utf-8",
-    )
+    bill = amendment(law_entry("high_risk.rate_at_age", "1990-04-01", repr(rate), "rate"))
     guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
     officer = member(birth_date="1960-06-15", separation_date="2020-06-15", group="police",
                      credited_service=30)  # fmt: skip

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import exactly
+from conftest import exactly, law_entry
 
 from actuarial.law import PARAMETERS, UNITS, LawError, law_in_force, load_law, shipped_law
 
@@ -124,28 +124,8 @@ def test_the_shipped_law_records_its_file_and_sha256():
 
 
 # ------------------------------------------------------------------------ amendments
-def entry(name, date, value, unit, source="Test bill"):
-    value = f"{value}" if not isinstance(value, str) else value
-    return (
-        f"[[{name}]]\neffective_from = {date}\nvalue = {value}\n"
-        f'unit = "{unit}"\nsource = "{source}"\n'
-    )
-
-
-@pytest.fixture
-def amendment(tmp_path):
-    """Write an amendment file from entries; returns its path."""
-
-    def write(*entries, name="bill.toml"):
-        path = tmp_path / name
-        path.write_text("\n".join(entries), encoding="utf-8")
-        return path
-
-    return write
-
-
 def test_an_amendment_at_a_new_date_starts_a_new_period(amendment):
-    bill = amendment(entry("minimum_monthly_pension", "2027-01-01", 600, "USD a month"))
+    bill = amendment(law_entry("minimum_monthly_pension", "2027-01-01", 600, "USD a month"))
     law = load_law(bill)
     days = ["2026-12-31", "2027-01-01", "2013-07-01"]
     assert law.value("minimum_monthly_pension", days).tolist() == [500.0, 600.0, 500.0]
@@ -158,15 +138,17 @@ def test_an_amendment_at_a_new_date_starts_a_new_period(amendment):
 
 
 def test_an_amendment_at_an_existing_date_replaces_that_entry(amendment):
-    bill = amendment(entry("minimum_monthly_pension", "2013-07-01", 550.5, "USD a month"))
+    bill = amendment(law_entry("minimum_monthly_pension", "2013-07-01", 550.5, "USD a month"))
     law = load_law(bill)
     assert law.value_on("minimum_monthly_pension", "2020-01-01") == 550.5
     assert len(law.entries["minimum_monthly_pension"]) == 2
 
 
 def test_amendments_apply_in_order_and_law_accepts_a_path_a_list_or_a_loaded_law(amendment):
-    first = amendment(entry("service_annuity.rate", "2027-01-01", 0.02, "rate"), name="a.toml")
-    second = amendment(entry("service_annuity.rate", "2027-01-01", 0.025, "rate"), name="b.toml")
+    first = amendment(law_entry("service_annuity.rate", "2027-01-01", 0.02, "rate"), name="a.toml")
+    second = amendment(
+        law_entry("service_annuity.rate", "2027-01-01", 0.025, "rate"), name="b.toml"
+    )
     both = load_law(first, second)
     assert both.value_on("service_annuity.rate", "2028-01-01") == 0.025
     assert law_in_force([first, second]).value_on("service_annuity.rate", "2028-01-01") == 0.025
@@ -180,42 +162,42 @@ def test_amendments_apply_in_order_and_law_accepts_a_path_a_list_or_a_loaded_law
     ("text", "problem"),
     [
         (
-            entry("minimum_pension", "2027-01-01", 600, "USD a month"),
+            law_entry("minimum_pension", "2027-01-01", 600, "USD a month"),
             "unknown parameter 'minimum_pension' (parameters: [",
         ),
         (
-            entry("minimum_monthly_pension", "2027-01-01", 600, "USD"),
+            law_entry("minimum_monthly_pension", "2027-01-01", 600, "USD"),
             "'minimum_monthly_pension' entry 1 (effective_from 2027-01-01): 'unit' must be "
             "'USD a month' (got 'USD')",
         ),
         (
-            entry("service_annuity.rate", "2027-01-01", 1.5, "rate"),
+            law_entry("service_annuity.rate", "2027-01-01", 1.5, "rate"),
             "'service_annuity.rate' entry 1 (effective_from 2027-01-01): 'value' must be in "
             "(0, 1] (got 1.5)",
         ),
         (
-            entry("minimum_monthly_pension", "2027-01-01", -1, "USD a month"),
+            law_entry("minimum_monthly_pension", "2027-01-01", -1, "USD a month"),
             "'minimum_monthly_pension' entry 1 (effective_from 2027-01-01): 'value' must be "
             ">= 0 (got -1)",
         ),
         (
-            entry("early_retirement.age", "2027-01-01", 54.5, "years"),
+            law_entry("early_retirement.age", "2027-01-01", 54.5, "years"),
             "'early_retirement.age' entry 1 (effective_from 2027-01-01): 'value' must be a "
             "whole number of years (got 54.5)",
         ),
         (
-            entry("early_retirement.age", "2027-01-01", "true", "years"),
+            law_entry("early_retirement.age", "2027-01-01", "true", "years"),
             "'early_retirement.age' entry 1 (effective_from 2027-01-01): 'value' must be a "
             "number (got True)",
         ),
         (
-            entry("coverage.first_entry_before", "2027-01-01", 5, "date"),
+            law_entry("coverage.first_entry_before", "2027-01-01", 5, "date"),
             "'coverage.first_entry_before' entry 1 (effective_from 2027-01-01): 'value' must "
             "be a date YYYY-MM-DD (got 5)",
         ),
         (
-            entry("high_risk.age", "2028-01-01", 56, "years")
-            + entry("high_risk.age", "2027-01-01", 57, "years"),
+            law_entry("high_risk.age", "2028-01-01", 56, "years")
+            + law_entry("high_risk.age", "2027-01-01", 57, "years"),
             "'high_risk.age' entry 2 (effective_from 2027-01-01): entries must be in ascending "
             "date order, one per date (2027-01-01 follows 2028-01-01)",
         ),
@@ -225,17 +207,17 @@ def test_amendments_apply_in_order_and_law_accepts_a_path_a_list_or_a_loaded_law
             "'source'] (missing ['source'], unknown [])",
         ),
         (  # a TOML date-time: shown as written, not as a Python object
-            entry("high_risk.age", "2027-01-01T10:00:00", 56, "years"),
+            law_entry("high_risk.age", "2027-01-01T10:00:00", 56, "years"),
             "'high_risk.age' entry 1: 'effective_from' must be a date YYYY-MM-DD "
             "(got 2027-01-01 10:00:00)",
         ),
         (  # a long value: quoted up to 80 characters
-            entry("high_risk.age", "2027-01-01", 56, "y" * 5000),
+            law_entry("high_risk.age", "2027-01-01", 56, "y" * 5000),
             "'high_risk.age' entry 1 (effective_from 2027-01-01): 'unit' must be 'years' "
             f"(got '{'y' * 80}…')",
         ),
         (
-            entry("deferred.age", "1980-01-01", 60, "years"),
+            law_entry("deferred.age", "1980-01-01", 60, "years"),
             None,  # accepted: a value before the first day of coverage is never needed
         ),
     ],
@@ -254,7 +236,9 @@ def test_each_problem_of_an_amendment_names_the_file_the_parameter_and_the_entry
 
 def test_a_law_with_no_value_on_a_needed_date_is_refused(amendment):
     # The coverage window moved earlier: every parameter must be in force from its first day.
-    bill = amendment(entry("coverage.first_entry_on_or_after", "1990-04-01", "1985-01-01", "date"))
+    bill = amendment(
+        law_entry("coverage.first_entry_on_or_after", "1990-04-01", "1985-01-01", "date")
+    )
     with pytest.raises(LawError) as error:
         load_law(bill)
     problems = error.value.problems
@@ -269,8 +253,8 @@ def test_a_law_with_no_value_on_a_needed_date_is_refused(amendment):
 
 def test_every_problem_of_a_file_is_reported_at_once(amendment):
     bill = amendment(
-        entry("minimum_pension", "2027-01-01", 600, "USD a month")
-        + entry("service_annuity.rate", "2027-01-01", 2, "rate")
+        law_entry("minimum_pension", "2027-01-01", 600, "USD a month")
+        + law_entry("service_annuity.rate", "2027-01-01", 2, "rate")
     )
     with pytest.raises(LawError) as error:
         load_law(bill)
@@ -289,7 +273,7 @@ def test_a_file_that_is_not_toml_or_cannot_be_read_is_refused(amendment, tmp_pat
 def test_nothing_in_a_law_file_is_executed(amendment, tmp_path):
     marker = tmp_path / "executed"
     bill = amendment(
-        entry(
+        law_entry(
             "minimum_monthly_pension",
             "2027-01-01",
             600,
@@ -305,7 +289,7 @@ def test_nothing_in_a_law_file_is_executed(amendment, tmp_path):
 def test_law_provenance_gives_the_report_the_files_their_hashes_and_the_as_of(amendment):
     from actuarial import law_provenance
 
-    bill = amendment(entry("minimum_monthly_pension", "2027-01-01", 600, "USD a month"))
+    bill = amendment(law_entry("minimum_monthly_pension", "2027-01-01", 600, "USD a month"))
     assert law_provenance([bill], "2027-06-01") == {
         "as_of": "2027-06-01",
         "law": load_law(bill).provenance(),
@@ -321,8 +305,6 @@ def test_as_of_is_an_iso_date_only(as_of):
 
     with pytest.raises(LawError, match=r"^'as_of' must be a date YYYY-MM-DD \(got "):
         resolve_as_of(as_of)
-
-
 
 
 # ----------------------------------------------------------------- hostile law files
@@ -374,7 +356,7 @@ def test_a_hostile_law_file_is_refused_with_every_problem_and_its_line(tmp_path,
 
 @pytest.mark.parametrize("newline", ["\n", "\r\n"])
 def test_a_law_file_with_a_byte_order_mark_is_read_as_without_it(amendment, tmp_path, newline):
-    text = entry("minimum_monthly_pension", "2027-01-01", 600, "USD a month").replace(
+    text = law_entry("minimum_monthly_pension", "2027-01-01", 600, "USD a month").replace(
         "\n", newline
     )
     bill = tmp_path / "bill.toml"
@@ -382,8 +364,10 @@ def test_a_law_file_with_a_byte_order_mark_is_read_as_without_it(amendment, tmp_
     plain = amendment(text.replace(newline, "\n"), name="plain.toml")
 
     def read(path):
-        return {key: [(e.effective_from, e.value, e.source) for e in entries]
-                for key, entries in load_law(path).entries.items()}
+        return {
+            key: [(e.effective_from, e.value, e.source) for e in entries]
+            for key, entries in load_law(path).entries.items()
+        }
 
     assert read(bill) == read(plain)
     assert load_law(bill).value_on("minimum_monthly_pension", dt.date(2027, 1, 1)) == 600.0
@@ -499,9 +483,9 @@ def test_the_law_on_a_few_dates_reads_the_table_of_periods_as_look_ups_do(law, a
     else:
         law = load_law(
             amendment(
-                entry("service_annuity.age", "2020-01-01", 67, "years"),
-                entry("high_risk.rate_at_age", "2024-07-01", 0.8, "rate"),
-                entry("minimum_monthly_pension", "2027-01-01", 600, "USD a month"),
+                law_entry("service_annuity.age", "2020-01-01", 67, "years"),
+                law_entry("high_risk.rate_at_age", "2024-07-01", 0.8, "rate"),
+                law_entry("minimum_monthly_pension", "2027-01-01", 600, "USD a month"),
             )
         )
         assert len(law.periods()[0]) > 3
@@ -536,17 +520,17 @@ TOO_LARGE = "'value' must be at most 10,000,000, so that every cent is exact"
 def test_a_minimum_above_ten_million_dollars_a_month_is_refused_naming_the_rule(
     amendment, value, shown
 ):
-    bill = amendment(entry("minimum_monthly_pension", "2027-01-01", value, "USD a month"))
+    bill = amendment(law_entry("minimum_monthly_pension", "2027-01-01", value, "USD a month"))
     with pytest.raises(LawError) as error:
         load_law(bill)
     assert error.value.problems == [f"{bill}: {BILL_MINIMUM}: {TOO_LARGE} (got {shown})"]
 
 
 def test_the_largest_minimum_accepted_is_ten_million_dollars_a_month(amendment):
-    bill = amendment(entry("minimum_monthly_pension", "2027-01-01", 10_000_000, "USD a month"))
+    bill = amendment(law_entry("minimum_monthly_pension", "2027-01-01", 10_000_000, "USD a month"))
     assert load_law(bill).value_on("minimum_monthly_pension", "2027-01-01") == 10_000_000.0
     over = amendment(
-        entry("minimum_monthly_pension", "2027-01-01", 10_000_000.01, "USD a month"),
+        law_entry("minimum_monthly_pension", "2027-01-01", 10_000_000.01, "USD a month"),
         name="over.toml",
     )
     with pytest.raises(LawError, match=re.escape(f"{TOO_LARGE} (got 10000000.01)")):
@@ -555,7 +539,7 @@ def test_the_largest_minimum_accepted_is_ten_million_dollars_a_month(amendment):
 
 def test_an_integer_too_large_for_a_float_is_refused_not_a_traceback(amendment):
     huge = "1" + "0" * 400  # math.isfinite raised OverflowError on it
-    bill = amendment(entry("high_risk.age", "2027-01-01", huge, "years"))
+    bill = amendment(law_entry("high_risk.age", "2027-01-01", huge, "years"))
     with pytest.raises(LawError) as error:
         load_law(bill)
     assert error.value.problems == [
@@ -577,14 +561,16 @@ def test_an_integer_too_large_for_a_float_is_refused_not_a_traceback(amendment):
 def test_an_effective_from_outside_1900_to_2100_is_refused_and_inside_accepted(
     amendment, outside, inside
 ):
-    bill = amendment(entry("minimum_monthly_pension", outside, 600, "USD a month"))
+    bill = amendment(law_entry("minimum_monthly_pension", outside, 600, "USD a month"))
     with pytest.raises(LawError) as error:
         load_law(bill)
     assert error.value.problems == [
         f"{bill}: 'minimum_monthly_pension' entry 1: 'effective_from' must be from 1900-01-01 "
         f"to 2100-12-31 (got {outside})"
     ]
-    accepted = amendment(entry("minimum_monthly_pension", inside, 600, "USD a month"), name="ok")
+    accepted = amendment(
+        law_entry("minimum_monthly_pension", inside, 600, "USD a month"), name="ok"
+    )
     assert load_law(accepted).value_on("minimum_monthly_pension", inside) == 600.0
 
 
@@ -595,14 +581,14 @@ def test_a_date_value_outside_1900_to_2100_is_refused_and_inside_accepted(
     amendment, outside, inside
 ):
     name = "coverage.first_entry_before"
-    bill = amendment(entry(name, "2027-01-01", outside, "date"))
+    bill = amendment(law_entry(name, "2027-01-01", outside, "date"))
     with pytest.raises(LawError) as error:
         load_law(bill)
     assert error.value.problems == [
         f"{bill}: '{name}' entry 1 (effective_from 2027-01-01): 'value' must be from "
         f"1900-01-01 to 2100-12-31 (got {outside})"
     ]
-    accepted = amendment(entry(name, "2027-01-01", inside, "date"), name="ok")
+    accepted = amendment(law_entry(name, "2027-01-01", inside, "date"), name="ok")
     assert load_law(accepted).value_on(name, "2027-01-01") == dt.date.fromisoformat(inside)
 
 
