@@ -33,7 +33,7 @@ import datetime as dt
 import numpy as np
 
 from actuarial.mortality import LifeTable
-from actuarial.shown_text import quoted
+from actuarial.shown_text import quoted, show_rate
 
 __all__ = [
     "EXACT_METHODS",
@@ -62,12 +62,6 @@ class AnnuityError(ValueError):
 
 
 # --------------------------------------------------------------------- argument checks
-def show_rate(rate) -> str:
-    """A rate as a message shows it: every digit that counts (-0.9999999, never -1; 0,
-    never -0)."""
-    return f"{float(rate) + 0.0:.15g}"
-
-
 def check_interest(interest) -> np.ndarray:
     """The annual effective rates as floats; each must be finite and > -1 (v = 1/(1+i))."""
     rates = np.asarray(interest, dtype=float)

@@ -36,12 +36,7 @@ import click
 
 from actuarial import __version__, shipped
 from actuarial.__main__ import interrupted
-from actuarial.annuities import (
-    MAX_PAYMENTS_PER_YEAR,
-    AnnuityError,
-    check_interest,
-    show_rate,
-)
+from actuarial.annuities import MAX_PAYMENTS_PER_YEAR, AnnuityError, check_interest
 from actuarial.guides import (
     DEFAULT_SERIES,
     EARLIEST_AGE_MONTHS,
@@ -75,7 +70,7 @@ from actuarial.output_files import (
     check_output,
     writing,
 )
-from actuarial.shown_text import json_printable, labelled, printable
+from actuarial.shown_text import json_printable, labelled, printable, show_percent
 
 __all__ = ["cli"]
 
@@ -722,7 +717,7 @@ def guides_derive(
     if title is None:  # an empty --title is refused by the guide's rules, never replaced
         title = (
             f"Reduction factors by actuarial equivalence: {mortality.describe()}{born}, "
-            f"{show_rate(100 * interest)}%, m = {m}"
+            f"{show_percent(interest)}, m = {m}"
         )
     try:
         derive_guide(
@@ -858,7 +853,7 @@ def guides_subsidy(guide, mortality, cohort, interest, m):
         _fail(error)
     born = f"; born {cohort}" if mortality.generational else ""
     _echo(
-        f"guide: {found.id}; {mortality.describe()}{born}; interest {show_rate(100 * interest)}%; "
+        f"guide: {found.id}; {mortality.describe()}{born}; interest {show_percent(interest)}; "
         f"payments per year: {m}; per $1 a year of normal-retirement annuity, present value at "
         f"the retirement age"
     )

@@ -1048,7 +1048,7 @@ def evaluate_frame(
     """
     check_columns(members_df.columns, source)
     frame = members_df.reset_index(drop=True)
-    readings = _given_readings(guides, readings)
+    readings = _checked_guides_and_readings(guides, readings)
     law = law_in_force(law)
     as_of = resolve_as_of(as_of)
     size = _chunk_size(len(frame))
@@ -1237,7 +1237,7 @@ def _clause_results(rows: list[dict]) -> tuple:
 _DEFAULT_READINGS = Readings()
 
 
-def _given_readings(guides, readings) -> Readings:
+def _checked_guides_and_readings(guides, readings) -> Readings:
     """The ``readings`` of :func:`evaluate` and :func:`evaluate_frame` (None: the defaults),
     with their ``guides``, checked where a user passes them: a mapping of switches (an empty
     one would be the defaults, silently) or a path of guides is a TypeError naming it."""
@@ -1280,7 +1280,7 @@ def evaluate(
     members = parse_member(member, source="member")
     if not members.valid[0]:
         raise MemberDataError(members.error[0])
-    readings = _given_readings(guides, readings)
+    readings = _checked_guides_and_readings(guides, readings)
     results = evaluate_members(members, guides, as_of, readings, law)
     rows = member_clauses(results, 0)
     return Evaluation(

@@ -33,7 +33,6 @@ from actuarial.annuities import (
     annuity_due,
     by_cohort,
     pure_endowment,
-    show_rate,
 )
 from actuarial.dates import format_age
 from actuarial.guides import (
@@ -48,6 +47,7 @@ from actuarial.guides import (
 from actuarial.law.parameters import shipped_law
 from actuarial.mortality import LifeTable, blend, soa, sult
 from actuarial.output_files import check_output, takes_paths, writing
+from actuarial.shown_text import show_percent
 
 __all__ = [
     "EARLIEST_RETIREMENT_AGE",
@@ -380,7 +380,7 @@ def derive_guide(
             f"Derived by actuarial equivalence with actuarial.equivalence.derive_guide: "
             f"factor(x) = {formula} at each exact age x = {EARLIEST_RETIREMENT_AGE}y0m to "
             f"{nra}y0m by month; mortality {table.name} ({table.source}); interest "
-            f"{show_rate(100 * interest)}% a year; annuity-due paid {_payment_timing(m)}; "
+            f"{show_percent(interest)} a year; annuity-due paid {_payment_timing(m)}; "
             f"{_METHOD_TEXT[method]}; factors rounded to 6 decimals."
         )
         if status == "illustrative":

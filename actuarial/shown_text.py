@@ -9,8 +9,18 @@ break where one line is shown.
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 
-__all__ = ["QUOTE_LIMIT", "json_printable", "labelled", "printable", "quoted", "shortened"]
+__all__ = [
+    "QUOTE_LIMIT",
+    "json_printable",
+    "labelled",
+    "printable",
+    "quoted",
+    "shortened",
+    "show_percent",
+    "show_rate",
+]
 
 QUOTE_LIMIT = 80  # characters of a value quoted in a message
 ELLIPSIS = "…"
@@ -54,3 +64,17 @@ def labelled(label, value, multiline: bool = False) -> str:
     the value's further lines are indented, so that none of them reads as a label of its own."""
     shown = printable(value, keep_newlines=multiline).replace("\n", "\n" + INDENT)
     return f"{printable(label, keep_newlines=False)}: {shown}"
+
+
+def show_rate(rate) -> str:
+    """A rate as a message shows it: every digit that counts (-0.9999999, never -1; 0,
+    never -0)."""
+    return f"{float(rate) + 0.0:.15g}"
+
+
+def show_percent(rate) -> str:
+    """A rate as a percent with every digit that counts: ``1.5%``, ``1.23456789%`` (its
+    :func:`show_rate` moved two places, never 100 x a float's rounding); a huge one in
+    exponent form (``1e+310%``: 100 x 1e308 is no float)."""
+    percent = Decimal(show_rate(rate)).scaleb(2).normalize()
+    return f"{percent:f}%" if abs(percent.adjusted()) < 16 else f"{percent:e}%"

@@ -25,7 +25,6 @@ from __future__ import annotations
 import datetime as dt
 import numbers
 from dataclasses import dataclass, field, replace
-from decimal import Decimal
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -44,7 +43,7 @@ from actuarial.member_files import file_columns, file_format, reading, record_ba
 from actuarial.members import parse_members
 from actuarial.output_files import check_output, takes_paths, writing
 from actuarial.pages import format_count, format_money
-from actuarial.shown_text import quoted
+from actuarial.shown_text import quoted, show_percent
 
 __all__ = [
     "SEX_CODES",
@@ -136,12 +135,10 @@ class Basis:
         }
 
     def describe(self) -> str:
-        percent = Decimal(show_rate(self.interest)).scaleb(2).normalize()  # 100 i: never inf
-        shown = f"{percent:f}" if abs(percent.adjusted()) < 16 else f"{percent:e}"
         mortality = self.mortality
         years = ", ".join(map(str, mortality.base_years))
         own = f"; base year {years} (the tables' own)" if years and not mortality.base_year else ""
-        return f"{mortality.describe()}{own}; interest {shown}%; monthly, UDD"
+        return f"{mortality.describe()}{own}; interest {show_percent(self.interest)}; monthly, UDD"
 
 
 def _recorded_sha256(path: Path) -> str:

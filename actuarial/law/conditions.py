@@ -17,6 +17,8 @@ from decimal import Decimal
 
 import numpy as np
 
+from actuarial.shown_text import show_percent
+
 __all__ = [
     "Clause",
     "ClauseOutcome",
@@ -192,10 +194,7 @@ class _Percents:
         number = self.values[key]
         if not isinstance(number, float):
             raise KeyError(key)
-        # Every digit of the rate as written (0.0123456789: 1.23456789%, not 1.23457%), by
-        # its shortest decimal form moved two places: never 100 x a float's rounding.
-        percent = Decimal(repr(number + 0.0)).scaleb(2).normalize()
-        return f"{percent:f}%"
+        return show_percent(number)  # 0.0123456789: 1.23456789%, not 1.23457%
 
 
 class Renderer:
