@@ -95,6 +95,7 @@ class LifeTable:
     files: tuple[Path, ...] = ()
     _q_closed: np.ndarray = field(init=False, repr=False)
     _l_unit: np.ndarray = field(init=False, repr=False)
+    _alive_end: int = field(init=False, repr=False)  # found once: every age check reads it
 
     def __post_init__(self) -> None:
         qx = np.array(self.qx, dtype=float, copy=True)
@@ -129,6 +130,9 @@ class LifeTable:
         object.__setattr__(self, "qx", qx)
         object.__setattr__(self, "_q_closed", qx)
         object.__setattr__(self, "_l_unit", unit_l)
+        dead = np.flatnonzero(unit_l[:-1] == 0)
+        alive_end = self.min_age + int(dead[0]) if dead.size else self.min_age + len(qx)
+        object.__setattr__(self, "_alive_end", alive_end)
 
     # ----------------------------------------------------------------- the table's ages
     @property
@@ -145,8 +149,7 @@ class LifeTable:
     def alive_end(self) -> int:
         """The first age at which no one is alive: the end age, or the age after a q of 1
         that comes before the last age (no one reaches the ages after it)."""
-        dead = np.flatnonzero(self._l_unit[:-1] == 0)
-        return self.min_age + int(dead[0]) if dead.size else self.end_age
+        return self._alive_end
 
     @property
     def runs_out(self) -> bool:
