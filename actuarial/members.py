@@ -596,13 +596,42 @@ def _text_number(text: str) -> float:
 
 
 class _Unhashable:
-    """A value that cannot be hashed (a list, a dict): of no kind a member field holds, so
-    every rule reads it as such; each one distinct."""
+    """A value that cannot be hashed (a list, a dict, a signaling NaN): of no kind a member
+    field holds, so every rule reads it as such; each one distinct."""
 
     __slots__ = ("value",)
 
     def __init__(self, value):
         self.value = value
+
+
+# The kinds (pandas.api.types.infer_dtype, missing values skipped) of a column of objects
+# that may hold a Decimal: only such a column is looked through for a signaling NaN.
+_MAY_HOLD_DECIMALS = ("decimal", "mixed", "mixed-integer")
+
+
+def _signaling_nans_replaced(series: pd.Series) -> pd.Series:
+    """A column with each signaling NaN (``Decimal("sNaN")``) standing in as an
+    :class:`_Unhashable`, which every rule reads as a value of no kind a field holds: pandas
+    cannot tell whether one is missing (``isna`` raises InvalidOperation) and Arrow reads it
+    as missing. Its message quotes it as given. A typed column, or one of objects that holds
+    no Decimal (one look at the kind of its values), is returned as it is."""
+    if series.dtype != object or (
+        pd.api.types.infer_dtype(series, skipna=True) not in _MAY_HOLD_DECIMALS
+    ):
+        return series
+    values = series.to_numpy()
+    signaling = [
+        position
+        for position, value in enumerate(values)
+        if isinstance(value, decimal.Decimal) and value.is_snan()
+    ]
+    if not signaling:
+        return series
+    values = values.copy()
+    for position in signaling:
+        values[position] = _Unhashable(values[position])
+    return pd.Series(values, index=series.index, dtype=object)
 
 
 def _hashable(value) -> bool:
@@ -743,6 +772,7 @@ class FrameIds:
 def frame_id_text(ids: pd.Series) -> FrameIds:
     """The ids of a whole frame as text, not yet coded (no repeated id known)."""
     lone_surrogate = None
+    ids = _signaling_nans_replaced(ids)
     try:
         text, not_text = _id_text(ids)
         strings = _arrow_strings(text)
@@ -971,15 +1001,16 @@ def parse_members(
         duplicated=duplicates.mask[offset : offset + count],
         other_rows=_OtherRows(duplicates, offset, first_row),
     )
+    read = {name: _signaling_nans_replaced(frame[name]) for name in _BLANK_FIELDS}
     for name in DATE_FIELDS:
-        fields.values[name], fields.blank[name], fields.timestamps[name] = _dates(frame[name])
+        fields.values[name], fields.blank[name], fields.timestamps[name] = _dates(read[name])
     for name in NUMBER_FIELDS:
-        fields.blank[name] = blank_mask(frame[name])
-        fields.values[name] = _parse_numbers(frame[name])
+        fields.blank[name] = blank_mask(read[name])
+        fields.values[name] = _parse_numbers(read[name])
     coded = (("group", _group_code, GROUPS), ("refunded", _refund_code, _TRUE + _FALSE))
     for name, code, accepted in coded:
         fields.values[name], fields.blank[name] = _map_unique_blank(
-            frame[name], code, max(map(len, accepted))
+            read[name], code, max(map(len, accepted))
         )
     return _validated(fields, source, first_row)
 

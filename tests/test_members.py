@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+from decimal import Decimal
 from fractions import Fraction
 
 import numpy as np
@@ -275,6 +276,47 @@ def test_any_missing_value_beside_text_ids_is_a_missing_id(half_percent_guides, 
     table = evaluate_frame(frame, half_percent_guides)
     assert table["error"].tolist()[-1] == "members row 2 (no member_id): 'member_id' is required"
     assert (table["member_id"].iloc[:4] == "M-1").all() and (table["error"].iloc[:4] == "").all()
+
+
+# A signaling NaN in each field, and what its message says after "(member ...): ". pandas
+# cannot tell whether one is missing (isna raised decimal.InvalidOperation, which ended the
+# whole call) and Arrow read it as missing: it is a value of no kind the field holds.
+SIGNALING_NAN_PROBLEMS = {
+    "member_id": "'member_id' must be text or a whole number (got {value})",
+    "birth_date": "'birth_date' must be a date YYYY-MM-DD (got {value})",
+    "credited_service": "'credited_service' must be a number (got {value})",
+    "average_compensation": "'average_compensation' must be a number (got {value})",
+    "group": GROUP_RULE + " (got {value})",
+    "refunded": "'refunded' must be true or false (got {value})",
+}
+
+
+@pytest.mark.parametrize("field", SIGNALING_NAN_PROBLEMS)
+@pytest.mark.parametrize("value", [Decimal("sNaN"), Decimal("-sNaN1")], ids=str)
+def test_a_signaling_nan_is_an_error_naming_the_member_field_rule_and_value(
+    half_percent_guides, member, field, value
+):
+    problem = SIGNALING_NAN_PROBLEMS[field].format(value=value)
+    who = f"member {value}" if field == "member_id" else "member 'B-1'"
+    with pytest.raises(MemberDataError, match=exactly(f"member row 1 ({who}): {problem}")):
+        evaluate(member(**{"member_id": "B-1", field: value}), half_percent_guides)
+    # Beside valid rows of text (an id column Arrow reads as text): the row's error alone.
+    rows = [member(), member(**{"member_id": "B-1", field: value}), member(member_id="C-1")]
+    table = evaluate_frame(pd.DataFrame(rows), half_percent_guides)
+    assert table.loc[table["row"] == 2, "error"].tolist() == [f"members row 2 ({who}): {problem}"]
+    assert set(table.loc[table["row"] != 2, "error"]) == {""}
+
+
+@pytest.mark.parametrize("field", SIGNALING_NAN_PROBLEMS)
+def test_a_quiet_decimal_nan_is_a_missing_value_as_a_float_nan_is(
+    half_percent_guides, member, field
+):
+    who = "no member_id" if field == "member_id" else "member 'B-1'"
+    for missing in (Decimal("NaN"), math.nan):
+        with pytest.raises(
+            MemberDataError, match=exactly(f"member row 1 ({who}): '{field}' is required")
+        ):
+            evaluate(member(**{"member_id": "B-1", field: missing}), half_percent_guides)
 
 
 def test_every_row_of_a_duplicated_member_id_is_invalid(half_percent_guides, member):
