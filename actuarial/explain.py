@@ -44,6 +44,7 @@ WORDS = {
         "law": "Law in force: {files}.",
         "readings": "Readings used:",
         "illustrative": "illustrative",
+        "groups": dict(zip(GROUPS, GROUPS, strict=True)),  # the data's codes are English words
     },
     "es": {
         "member": "Participante {id}: nació el {birth}, ingresó el {entry}, se separó el {sep} "
@@ -71,6 +72,7 @@ WORDS = {
         "law": "Ley vigente: {files}.",
         "readings": "Interpretaciones usadas:",
         "illustrative": "ilustrativa",
+        "groups": {"general": "general", "police": "Policía", "firefighter": "Bomberos"},
     },
 }
 
@@ -97,7 +99,7 @@ def explain(results, position: int, lang: str = "en", clauses=None) -> list[str]
         "age": _age_text(results.age_months[position], lang),
         "service": Exact(members.credited_service[position] + 0.0),  # -0.0 shown as 0.00
         "comp": Exact(members.average_compensation[position]),
-        "group": GROUPS[members.group[position]],
+        "group": words["groups"][GROUPS[members.group[position]]],
         "refund": words["yes"] if members.refunded[position] else words["no"],
     }
     law_values = results.law_values(position)

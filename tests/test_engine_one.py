@@ -389,6 +389,30 @@ def test_the_spanish_i9_texts_put_the_birthday_still_to_come_in_the_subjunctive(
     assert not any("desde que cumple" in line for line in lines)
 
 
+# Each group as the explanation names it: in English by its code, in Spanish in words, as
+# the condition of inciso (b) names the two bodies («Policía o Bomberos»).
+GROUP_WORDS = {
+    "en": {"general": "general", "police": "police", "firefighter": "firefighter"},
+    "es": {"general": "general", "police": "Policía", "firefighter": "Bomberos"},
+}
+GROUP_LINES = {
+    "en": ("; group {group}; refund no.", "  ✓ police or firefighter (group: {group})"),
+    "es": ("; grupo {group}; reembolso no.", "  ✓ Policía o Bomberos (grupo: {group})"),
+}
+
+
+@pytest.mark.parametrize("lang", GROUP_WORDS)
+@pytest.mark.parametrize("group", GROUPS)
+def test_the_explanation_names_the_group_in_its_own_language(member, group, lang):
+    """«grupo police» was the data's code in Spanish prose: «grupo Policía»."""
+    guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
+    lines = evaluate(member(group=group), guides, dt.date(2026, 6, 1), lang=lang).explanation
+    words = GROUP_WORDS[lang][group]
+    summary, condition = (line.format(group=words) for line in GROUP_LINES[lang])
+    assert lines[0].endswith(summary)
+    assert (condition in lines) == (group != "general")
+
+
 def test_a_threshold_with_more_digits_than_its_format_is_shown_whole(member):
     """I-5 at 12.3456789 years: '✓ credited service 12.34568 >= 12.3457 years' contradicted
     itself (12.34568 is below 12.3457): the threshold is shown with every digit it has."""
