@@ -47,7 +47,7 @@ from actuarial.guides import (
 from actuarial.law.parameters import shipped_law
 from actuarial.mortality import LifeTable, blend, soa, sult
 from actuarial.output_files import check_output, takes_paths, writing
-from actuarial.shown_text import show_percent
+from actuarial.shown_text import show_percent, show_rate
 
 __all__ = [
     "EARLIEST_RETIREMENT_AGE",
@@ -138,8 +138,8 @@ def derive_reduction_table(
         at = zero[0]
         more = f" (and {zero.size - 1} more month(s))" if zero.size > 1 else ""
         raise EquivalenceError(
-            f"interest {interest:g} discounts the annuity deferred to the normal retirement "
-            f"age to almost nothing: the equivalent factor is {exact[at]:g} at "
+            f"interest {show_rate(interest)} discounts the annuity deferred to the normal "
+            f"retirement age to almost nothing: the equivalent factor is {exact[at]:g} at "
             f"{format_age(months[at])}, 0 at the 6 decimals of a guide, whose factors must be "
             f"in (0, 1]{more}"
         )
@@ -548,8 +548,8 @@ def subsidy(
         at = none[0]
         raise EquivalenceError(
             f"the equivalent factor is {equivalent.flat[at]:g} at {format_age(months[at])} "
-            f"(interest {interest:g} discounts the annuity deferred to the normal retirement "
-            f"age to nothing): no ratio to it"
+            f"(interest {show_rate(interest)} discounts the annuity deferred to the normal "
+            "retirement age to nothing): no ratio to it"
         )
     value = annuity_due(table, ages, interest, m, method, cohort)
     return _by_age(

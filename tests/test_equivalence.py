@@ -227,6 +227,15 @@ def test_a_derived_guide_whose_factors_round_to_zero_names_the_interest_and_is_n
     assert not (tmp_path / "g").exists()
 
 
+def test_the_interest_that_discounts_to_nothing_is_named_with_every_digit():
+    # Shown with :g (6 significant digits), 5.0000001 read "interest 5" and 1.23456789e300
+    # "interest 1.23457e+300": show_rate, as every other message shows a rate.
+    with pytest.raises(EquivalenceError, match=r"^interest 5\.0000001 discounts the annuity "):
+        derive_reduction_table(SULT, 5.0000001)
+    with pytest.raises(EquivalenceError, match=r"\(interest 1\.23456789e\+300 discounts the "):
+        subsidy(SULT, [660, 720, 780], [0.4, 0.7, 1.0], 1.23456789e300)
+
+
 @pytest.mark.parametrize(
     ("interest", "shown"), [(0.0123456789, "1.23456789"), (-0.0, "0"), (0.07, "7")]
 )
