@@ -26,8 +26,11 @@ __all__ = [
     "Member",
     "MemberDataError",
     "MemberFileError",
+    "NO_TIME_OF_DAY_RULE",
+    "NO_TIME_ZONE_RULE",
     "NUMBER_FIELDS",
     "check_columns",
+    "timestamp_rule",
     "written_as",
 ]
 
@@ -46,11 +49,23 @@ HIGH_RISK_GROUPS = ("police", "firefighter")
 MEMBER_ID_MAX_LENGTH = 100  # characters; a longer id is an error on its row
 DATE_RANGE = (dt.date(1900, 1, 1), dt.date(2100, 12, 31))  # every date, both ends included
 DATE_RANGE_RULE = f"must be from {DATE_RANGE[0]} to {DATE_RANGE[1]}"  # the rule's wording
+NO_TIME_ZONE_RULE = "must be a date without a time zone"
+NO_TIME_OF_DAY_RULE = "must be a date, without a time of day"
 # Members per chunk of a batch (`actuarial batch --chunk-rows`): small enough that a
 # chunk's arrays reuse memory (at 10^6 members, 125,000 had the kernel zero 40% fewer fresh
 # pages than 250,000, 0.5 s of system time, and peaked 25% lower; 500,000 was a quarter
 # slower still).
 DEFAULT_CHUNK_ROWS = 125_000
+
+
+def timestamp_rule(value: dt.datetime) -> str | None:
+    """The rule a timestamp (a ``datetime.datetime``, a pandas Timestamp) given as a date
+    breaks, or None: one at midnight without a time zone is that date; a time zone or a time
+    of day would be converted silently (to the UTC day, or truncated), so it is refused.
+    The one rule of member dates and of ``as_of``."""
+    if value.tzinfo is not None:
+        return NO_TIME_ZONE_RULE
+    return NO_TIME_OF_DAY_RULE if value.time() != dt.time(0) else None
 
 
 class MemberDataError(ValueError):

@@ -52,11 +52,14 @@ from actuarial.member_record import (
     GROUPS,
     MEMBER_FIELDS,
     MEMBER_ID_MAX_LENGTH,
+    NO_TIME_OF_DAY_RULE,
+    NO_TIME_ZONE_RULE,
     NUMBER_FIELDS,
     Member,
     MemberDataError,
     MemberFileError,
     check_columns,
+    timestamp_rule,
     written_as,
 )
 from actuarial.shown_text import QUOTE_LIMIT, quoted
@@ -158,8 +161,8 @@ _ID_CONTROL_CHARACTERS = "must not contain control characters"
 _ID_LONE_SURROGATE = "must not contain lone surrogates"
 _ID_NOT_UNIQUE = "must be unique in the file"
 _NOT_A_DATE = f"must be a date {_ISO_DATE}"
-_NO_TIME_ZONE = "must be a date without a time zone"
-_NO_TIME_OF_DAY = "must be a date, without a time of day"
+_NO_TIME_ZONE = NO_TIME_ZONE_RULE
+_NO_TIME_OF_DAY = NO_TIME_OF_DAY_RULE
 _DATE_OUTSIDE = DATE_RANGE_RULE
 _NOT_A_NUMBER = "must be a number"
 _NOT_FINITE = "must be finite"
@@ -414,9 +417,7 @@ def _timestamp_kind(value) -> int:
     """0: not a timestamp, or one at midnight without a time zone (a date); 1: with a time
     zone; 2: with a time of day (a numpy datetime64 has no time zone)."""
     if isinstance(value, dt.datetime | pd.Timestamp):
-        if value.tzinfo is not None:
-            return 1
-        return 2 if value.time() != dt.time(0) else 0
+        return _TIMESTAMP_KINDS[timestamp_rule(value)]
     if isinstance(value, np.datetime64) and not _coarse_or_missing(value):
         return 0 if _numpy_day(value) is not None else 2
     return 0
@@ -478,7 +479,7 @@ def _day(value) -> np.datetime64:
             return np.datetime64("NaT", "D")
         return np.datetime64(value.start_time.date(), "D")
     if isinstance(value, dt.datetime | pd.Timestamp):
-        if value.tzinfo is not None or value.time() != dt.time(0):
+        if timestamp_rule(value) is not None:
             return np.datetime64("NaT", "D")
         return np.datetime64(value.date(), "D")
     if isinstance(value, dt.date):
@@ -1198,6 +1199,7 @@ _EXACT_INTEGERS = 2**53  # an integer beyond this is left to parse_members
 _NUMBER_CHARACTERS = frozenset("0123456789+-.eE")
 _NOT_A_DAY = np.iinfo(np.int64).min  # NaT as a day number
 _TIMESTAMP_RULES = {1: _NO_TIME_ZONE, 2: _NO_TIME_OF_DAY}  # by _timestamp_kind
+_TIMESTAMP_KINDS = {None: 0, **{rule: kind for kind, rule in _TIMESTAMP_RULES.items()}}
 _BLANK_FIELDS = (*DATE_FIELDS, *NUMBER_FIELDS, "group", "refunded")  # _Fields.blank
 _TRUE_ONE = np.ones(1, dtype=bool)
 _TRUE_ONE.flags.writeable = False

@@ -10,10 +10,13 @@ from importlib import resources
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from conftest import exactly, law_entry
 
+from actuarial.engine import evaluate, evaluate_frame
 from actuarial.law import PARAMETERS, UNITS, LawError, law_in_force, load_law, shipped_law
+from actuarial.valuation import Basis, value_frame
 
 SHIPPED = "actuarial/law/law.toml"
 
@@ -299,12 +302,60 @@ def test_law_provenance_gives_the_report_the_files_their_hashes_and_the_as_of(am
     assert asked in {before.isoformat(), dt.date.today().isoformat()}  # across midnight: either
 
 
-@pytest.mark.parametrize("as_of", ["20270601", "2027-6-01", "2027-02-30", dt.datetime(2027, 1, 1)])
-def test_as_of_is_an_iso_date_only(as_of):
+@pytest.mark.parametrize("as_of", ["20270601", "2027-6-01", "2027-02-30"])
+def test_as_of_in_text_is_an_iso_date_only(as_of):
     from actuarial.law import resolve_as_of
 
     with pytest.raises(LawError, match=r"^'as_of' must be a date YYYY-MM-DD \(got "):
         resolve_as_of(as_of)
+
+
+@pytest.mark.parametrize("midnight", [dt.datetime(2027, 1, 1), pd.Timestamp("2027-01-01")])
+def test_as_of_given_as_a_timestamp_at_midnight_is_that_date_as_a_members_dates_are(
+    half_percent_guides, member, midnight
+):
+    """A datetime at midnight was refused as as_of while a member's dates accept one: it is
+    that date wherever as_of is taken (evaluate, evaluate_frame, value_frame)."""
+    from actuarial.law import resolve_as_of
+
+    assert resolve_as_of(midnight) == dt.date(2027, 1, 1)
+    given = member(separation_date="2016-03-01", credited_service=26)
+    on_the_date = evaluate(given, half_percent_guides, as_of=dt.date(2027, 1, 1))
+    assert evaluate(given, half_percent_guides, as_of=midnight) == on_the_date
+    frame = pd.DataFrame([given])
+    for table in (
+        lambda as_of: evaluate_frame(frame, half_percent_guides, as_of=as_of),
+        lambda as_of: value_frame(frame, half_percent_guides, Basis("sult", 0.05), as_of=as_of),
+    ):
+        pd.testing.assert_frame_equal(table(midnight), table(dt.date(2027, 1, 1)))
+
+
+@pytest.mark.parametrize(
+    ("as_of", "problem"),
+    [
+        (
+            dt.datetime(2027, 1, 1, 5, 6),
+            "must be a date, without a time of day (got 2027-01-01 05:06:00)",
+        ),
+        (
+            dt.datetime(2027, 1, 1, tzinfo=dt.UTC),
+            "must be a date without a time zone (got 2027-01-01 00:00:00+00:00)",
+        ),
+    ],
+)
+def test_as_of_with_a_time_of_day_or_a_time_zone_is_refused_as_a_members_date_is(
+    half_percent_guides, member, as_of, problem
+):
+    with pytest.raises(LawError, match=exactly(f"'as_of' {problem}")):
+        evaluate(member(), half_percent_guides, as_of=as_of)
+    with pytest.raises(LawError, match=exactly(f"'as_of' {problem}")):
+        evaluate_frame(pd.DataFrame([member()]), half_percent_guides, as_of=as_of)
+    refused = evaluate_frame(
+        pd.DataFrame([member(separation_date=as_of)], dtype=object), half_percent_guides
+    )
+    assert refused["error"].tolist() == [
+        f"members row 1 (member 'A-1'): 'separation_date' {problem}"
+    ]
 
 
 # ----------------------------------------------------------------- hostile law files

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from actuarial.member_record import DATE_RANGE, DATE_RANGE_RULE
+from actuarial.member_record import DATE_RANGE, DATE_RANGE_RULE, timestamp_rule
 from actuarial.output_files import takes_paths
 from actuarial.shown_text import quoted
 from actuarial.text_files import TextProblem, decode_text, read_bytes, toml_shape_problems
@@ -656,11 +656,16 @@ class LawOn:
 
 
 def resolve_as_of(as_of=None) -> dt.date:
-    """The date results are asked for: ``as_of`` (a date or ``YYYY-MM-DD``), default today."""
+    """The date results are asked for: ``as_of`` (a date or ``YYYY-MM-DD``), default today.
+    A timestamp is read as a member's dates are (``member_record.timestamp_rule``): at
+    midnight without a time zone, as that date; with a time of day or a time zone, refused."""
     if as_of is None:
         return dt.date.today()
     if isinstance(as_of, dt.datetime):
-        raise LawError([f"'as_of' must be a date YYYY-MM-DD (got {as_of!r})"])
+        rule = timestamp_rule(as_of)
+        if rule is not None:
+            raise LawError([f"'as_of' {rule} (got {as_of})"])
+        return as_of.date()
     if isinstance(as_of, dt.date):
         return as_of
     if isinstance(as_of, str) and ISO_DATE.fullmatch(as_of):
