@@ -200,6 +200,16 @@ class Guide:
     factors: np.ndarray = field(repr=False, hash=False, compare=False)
     path: Path | None = field(default=None, compare=False)
 
+    def __post_init__(self) -> None:
+        """Every rule :func:`load_guide` checks, on the values given (a guide made in
+        Python, or by ``dataclasses.replace``), by the same functions and with the same
+        messages; all problems at once. The table is then held as numpy arrays."""
+        problems, table = _guide_problems(self)
+        if problems:
+            raise GuideError(problems)
+        object.__setattr__(self, "age_months", table[0])
+        object.__setattr__(self, "factors", table[1])
+
     def factor(self, age_months) -> np.ndarray:
         """Reduction factor at exact ages in months, within the table, by the guide's method.
 
@@ -409,8 +419,19 @@ def _check_metadata(folder: Path, text: str, problems: list[Problem]) -> dict | 
         )
         return None
 
-    def report(key: str, message: str) -> None:
+    for key, message in _metadata_problems(meta, named_folder(folder).name):
         problems.append(Problem(str(toml_path), _line_of_key(text, key), message))
+    return meta
+
+
+def _metadata_problems(meta: dict, folder_name: str | None = None) -> list[tuple[str, str]]:
+    """The rules of a guide's metadata, on its values (read from guide.toml, or the fields
+    of a :class:`Guide`): the key and the message of each rule broken, in order. The id
+    must equal ``folder_name`` when the guide is read from a folder."""
+    problems: list[tuple[str, str]] = []
+
+    def report(key: str, message: str) -> None:
+        problems.append((key, message))
 
     for key in REQUIRED_KEYS:
         if key not in meta:
@@ -427,8 +448,8 @@ def _check_metadata(folder: Path, text: str, problems: list[Problem]) -> dict | 
     if isinstance(meta.get("id"), str) and not meta["id"].isprintable():  # a line break, ...
         shown = quoted(meta["id"])
         report("id", f"'id' must be printable text, without control characters (got {shown})")
-    name = named_folder(folder).name
-    if isinstance(meta.get("id"), str) and meta["id"] != name:
+    name = folder_name  # None: a guide made in Python, of no folder
+    if name is not None and isinstance(meta.get("id"), str) and meta["id"] != name:
         report("id", f"'id' must equal the folder name '{name}' (got {quoted(meta['id'])})")
     if "status" in meta and meta["status"] not in STATUSES:
         report("status", f"'status' must be in {list(STATUSES)} (got {quoted(meta['status'])})")
@@ -467,7 +488,7 @@ def _check_metadata(folder: Path, text: str, problems: list[Problem]) -> dict | 
                 report("status", f"'{key}' is required when 'status' is 'adopted'")
     if "basis" in meta and not isinstance(meta["basis"], dict):
         report("basis", f"'basis' must be a table (got {quoted(meta['basis'])})")
-    return meta
+    return problems
 
 
 def _is_there(path: Path, problems: list[Problem]) -> bool | None:
@@ -499,7 +520,7 @@ def _check_table(folder: Path, interpolation, problems: list[Problem]):
 
 
 def _check_rows(where: str, text: str, interpolation, problems: list[Problem]):
-    rows: list[tuple[int, int, float, int]] = []  # (age in months, line, factor, age_years)
+    rows: list[tuple[int, int, float]] = []  # (age in months, line, factor)
     reported: set[int] = set()  # ages whose row was rejected for its factor
     reader = csv.reader(io.StringIO(text, newline=""))
     header = next(reader, None)
@@ -537,67 +558,73 @@ def _check_rows(where: str, text: str, interpolation, problems: list[Problem]):
             )
             continue
         age = years * 12 + months
-        if not EARLIEST_AGE_MONTHS <= age <= NORMAL_RETIREMENT_AGE * 12:
-            problems.append(
-                Problem(
-                    where,
-                    line,
-                    f"age must be in [{FIRST_AGE}, {LAST_AGE}] (got {years}y{months}m)",
-                )
-            )
+        factor, problem = _row_problem(age, record[2])
+        if problem is not None:
+            problems.append(Problem(where, line, problem))
+            if factor is not None:  # the row is there: no "must have a row" for it as well
+                reported.add(age)
             continue
-        try:
-            factor = float(record[2])
-        except ValueError:
-            problems.append(
-                Problem(where, line, f"'factor' must be a number (got {quoted(record[2])})")
-            )
-            reported.add(age)  # the row is there: no "must have a row" for it as well
-            continue
-        if not (math.isfinite(factor) and 0 < factor <= 1):
-            problems.append(
-                Problem(where, line, f"'factor' must be in (0, 1] (got {shortened(record[2])})")
-            )
-            reported.add(age)  # the row is there: no "must have a row" for it as well
-            continue
-        rows.append((age, line, factor, years))
+        rows.append((age, line, factor))
+    found, table = _table_problems(rows, reported, interpolation, "line")
+    problems.extend(Problem(where, line, message) for line, message in found)
+    return table
+
+
+def _row_problem(age: int, factor) -> tuple[float | None, str | None]:
+    """A table row's rules: its age (in months) within the guide's span, its factor a number
+    in (0, 1] (``factor`` as written in the file, or as given). The factor read, and the
+    message of the rule broken or None; the factor is NaN when only the factor is wrong (the
+    row is there) and None when the age is."""
+    if not EARLIEST_AGE_MONTHS <= age <= NORMAL_RETIREMENT_AGE * 12:
+        return None, f"age must be in [{FIRST_AGE}, {LAST_AGE}] (got {age // 12}y{age % 12}m)"
+    try:
+        read = float(factor)
+    except (TypeError, ValueError):
+        return math.nan, f"'factor' must be a number (got {quoted(factor)})"
+    if not (math.isfinite(read) and 0 < read <= 1):
+        return math.nan, f"'factor' must be in (0, 1] (got {shortened(str(factor))})"
+    return read, None
+
+
+def _table_problems(rows, reported: set[int], interpolation, place: str):
+    """The rules of a guide's table as a whole, on its valid rows ``(age in months, where,
+    factor)``, ``where`` the row's line in reduction.csv or its row in a :class:`Guide`
+    (``place``: "line" or "row"); ``reported``: the ages whose row has a wrong factor.
+    The ``(where, message)`` of each rule broken, and the table (ages, factors) by age."""
+    problems: list[tuple[int | None, str]] = []
     seen: dict[int, int] = {}
-    for index, (age, line, factor, _) in enumerate(rows):
+    for index, (age, line, factor) in enumerate(rows):
         label = f"{age // 12}y{age % 12}m"
         if age in seen:
-            problems.append(
-                Problem(where, line, f"duplicate age {label} (first on line {seen[age]})")
-            )
+            problems.append((line, f"duplicate age {label} (first on {place} {seen[age]})"))
             continue
         seen[age] = line
         if index and age < rows[index - 1][0]:
             problems.append(
-                Problem(
-                    where,
+                (
                     line,
                     f"rows must be in ascending age order ({label} "
-                    f"follows line {rows[index - 1][1]})",
+                    f"follows {place} {rows[index - 1][1]})",
                 )
             )
         elif index and factor < rows[index - 1][2]:
             problems.append(
-                Problem(
-                    where,
+                (
                     line,
                     f"'factor' must not decrease with age ({factor} at "
-                    f"{label} < {rows[index - 1][2]} on line "
+                    f"{label} < {rows[index - 1][2]} on {place} "
                     f"{rows[index - 1][1]})",
                 )
             )
     ages = {age for age, *_ in rows} | reported
     if EARLIEST_AGE_MONTHS not in ages:
-        problems.append(Problem(where, None, f"the table must have a row for {FIRST_AGE}"))
-    by_age = {age: (line, factor) for age, line, factor, _ in rows}
+        problems.append((None, f"the table must have a row for {FIRST_AGE}"))
+    by_age = {age: (line, factor) for age, line, factor in rows}
     if NORMAL_RETIREMENT_AGE * 12 not in ages:
-        problems.append(Problem(where, None, f"the table must have a row for {LAST_AGE}"))
+        problems.append((None, f"the table must have a row for {LAST_AGE}"))
     elif NORMAL_RETIREMENT_AGE * 12 in by_age and by_age[NORMAL_RETIREMENT_AGE * 12][1] != 1.0:
         line, factor = by_age[NORMAL_RETIREMENT_AGE * 12]
-        problems.append(Problem(where, line, f"'factor' must be 1 at {LAST_AGE} (got {factor})"))
+        problems.append((line, f"'factor' must be 1 at {LAST_AGE} (got {factor})"))
     if interpolation in INTERPOLATIONS and INTERPOLATIONS[interpolation].every_month:
         missing = [
             a for a in range(EARLIEST_AGE_MONTHS, NORMAL_RETIREMENT_AGE * 12 + 1) if a not in ages
@@ -606,15 +633,58 @@ def _check_rows(where: str, text: str, interpolation, problems: list[Problem]):
             shown = ", ".join(f"{a // 12}y{a % 12}m" for a in missing[:5])
             more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
             problems.append(
-                Problem(
-                    where,
+                (
                     None,
                     f"interpolation '{interpolation}' needs every month from "
                     f"{FIRST_AGE} to {LAST_AGE}; missing {shown}{more}",
                 )
             )
     ordered = sorted(by_age)
-    return (np.array(ordered, dtype=np.int64), np.array([by_age[a][1] for a in ordered]))
+    table = (np.array(ordered, dtype=np.int64), np.array([by_age[a][1] for a in ordered]))
+    return problems, table
+
+
+def _guide_problems(guide: Guide) -> tuple[list[Problem], tuple | None]:
+    """The problems of a :class:`Guide` by the rules of :func:`load_guide` (its metadata,
+    each row, the table), each named by the guide (and the row: 1-based); and its table."""
+    where = str(guide.path or guide.id)
+    meta = {
+        key: getattr(guide, key)
+        for key in (*REQUIRED_KEYS, *OPTIONAL_KEYS)
+        if getattr(guide, key) is not None
+    }
+    problems = [Problem(where, None, message) for _, message in _metadata_problems(meta)]
+    ages, factors = np.asarray(guide.age_months), np.asarray(guide.factors, dtype=object)
+    if ages.ndim != 1 or factors.ndim != 1 or len(ages) != len(factors):
+        problems.append(
+            Problem(
+                where,
+                None,
+                "'age_months' and 'factors' must be one-dimensional, of one length "
+                f"(got shapes {ages.shape} and {factors.shape})",
+            )
+        )
+        return problems, None
+    try:
+        ages = _whole_months(where, ages)
+    except (GuideError, TypeError, ValueError) as error:
+        problems.extend(getattr(error, "problems", [Problem(where, None, str(error))]))
+        return problems, None
+    rows, reported = [], set()
+    for row, (age, given) in enumerate(zip(ages.tolist(), factors, strict=True), 1):
+        factor, problem = _row_problem(age, given)
+        if problem is not None:
+            problems.append(Problem(where, None, f"row {row}: {problem}"))
+            if factor is not None:
+                reported.add(age)
+            continue
+        rows.append((age, row, factor))
+    found, table = _table_problems(rows, reported, guide.interpolation, "row")
+    problems.extend(
+        Problem(where, None, message if row is None else f"row {row}: {message}")
+        for row, message in found
+    )
+    return problems, table
 
 
 def named_folder(folder) -> Path:

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from actuarial.engine import evaluate, evaluate_frame
 from actuarial.guides import (
     SHIPPED_GUIDES,
+    Guide,
     GuideError,
     GuideSet,
     load_guide,
@@ -404,6 +405,107 @@ def test_every_problem_of_a_guide_is_reported_at_once_with_file_and_line(make_gu
             f"{folder / 'reduction.csv'}:5: 'factor' must be a number (got 'abc')",
             f"{folder / 'reduction.csv'}:12: 'factor' must be 1 at 65y0m (got 0.99)",
         ]
+    )
+
+
+# ------------------------------------------------------------ a guide made in Python
+HALF_PERCENT_AGES = list(range(660, 781, 12))  # 55y0m to 65y0m, a row a year
+HALF_PERCENT_FACTORS = [round(1 - 0.005 * (780 - age), 6) for age in HALF_PERCENT_AGES]
+
+
+def made_in_python(**changes) -> Guide:
+    """The shipped half-percent guide built in Python (no files), with ``changes``."""
+    values = {
+        "id": "py", "series": "py", "title": "Half a percent a month", "status": "illustrative",
+        "effective_from": dt.date(1990, 4, 1), "effective_until": None,
+        "normal_retirement_age": 65, "interpolation": "monthly-linear", "source": "Test",
+        "adopted_by": None, "adopted_on": None, "basis": {},
+        "age_months": HALF_PERCENT_AGES, "factors": HALF_PERCENT_FACTORS,
+    }  # fmt: skip
+    return Guide(**{**values, **changes})
+
+
+def test_a_guide_made_in_python_is_checked_by_load_guides_rules_all_at_once():
+    """The same three problems as the files above, named by the guide and the row: a Guide
+    made in Python was used as given (a factor of 1.5, unsorted ages, NaN...)."""
+    factors = [*HALF_PERCENT_FACTORS]
+    factors[3], factors[-1] = "abc", 0.99
+    with pytest.raises(GuideError) as raised:
+        made_in_python(status="draft", factors=factors)
+    assert str(raised.value) == "\n".join(
+        [
+            "3 problem(s) in the Actuarial Guides:",
+            "py: 'status' must be in ['adopted', 'illustrative'] (got 'draft')",
+            "py: row 4: 'factor' must be a number (got 'abc')",
+            "py: row 11: 'factor' must be 1 at 65y0m (got 0.99)",
+        ]
+    )
+
+
+def swapped(values: list, first: int, second: int) -> list:
+    values = [*values]
+    values[first], values[second] = values[second], values[first]
+    return values
+
+
+@pytest.mark.parametrize(
+    ("changes", "problems"),
+    [
+        ({"factors": [*HALF_PERCENT_FACTORS[:3], 1.5, *HALF_PERCENT_FACTORS[4:]]},
+         ["row 4: 'factor' must be in (0, 1] (got 1.5)"]),
+        ({"factors": [np.nan, *HALF_PERCENT_FACTORS[1:]]},
+         ["row 1: 'factor' must be in (0, 1] (got nan)"]),
+        ({"factors": [0.0, *HALF_PERCENT_FACTORS[1:]]},
+         ["row 1: 'factor' must be in (0, 1] (got 0.0)"]),
+        ({"age_months": swapped(HALF_PERCENT_AGES, 1, 2),
+          "factors": swapped(HALF_PERCENT_FACTORS, 1, 2)},
+         ["row 3: rows must be in ascending age order (56y0m follows row 2)"]),
+        ({"age_months": [660, *HALF_PERCENT_AGES]},
+         ["'age_months' and 'factors' must be one-dimensional, of one length (got shapes (12,) "
+          "and (11,))"]),
+        ({"age_months": [660, 660, *HALF_PERCENT_AGES[2:]]},
+         ["row 2: duplicate age 55y0m (first on row 1)"]),
+        ({"factors": swapped(HALF_PERCENT_FACTORS, 1, 2)},
+         ["row 3: 'factor' must not decrease with age (0.46 at 57y0m < 0.52 on row 2)"]),
+        ({"age_months": [648, *HALF_PERCENT_AGES[1:]]},
+         ["row 1: age must be in [55y0m, 65y0m] (got 54y0m)",
+          "the table must have a row for 55y0m"]),
+        ({"age_months": [660.5, *HALF_PERCENT_AGES[1:]]},
+         ["'age_months' must be whole months, e.g. 689 for 57y5m (got 660.5)"]),
+        ({"interpolation": "exact"},
+         ["interpolation 'exact' needs every month from 55y0m to 65y0m; missing 55y1m, 55y2m, "
+          "55y3m, 55y4m, 55y5m and 105 more"]),
+        ({"normal_retirement_age": 60},
+         ["'normal_retirement_age' must be 65, the age of inciso (a) (got 60)"]),
+        ({"effective_until": dt.date(1990, 3, 31)},
+         ["'effective_until' must be on or after 'effective_from' 1990-04-01 (got 1990-03-31)"]),
+        ({"status": "adopted"},
+         ["'adopted_by' is required when 'status' is 'adopted'",
+          "'adopted_on' is required when 'status' is 'adopted'"]),
+        ({"effective_from": None}, ["'effective_from' is required"]),
+        ({"title": " "}, ["'title' must be a non-empty string (got ' ')"]),
+    ],
+)  # fmt: skip
+def test_each_rule_of_load_guide_refuses_a_guide_made_in_python(changes, problems):
+    with pytest.raises(GuideError) as raised:
+        made_in_python(**changes)
+    assert [str(problem) for problem in raised.value.problems] == [
+        f"py: {problem}" for problem in problems
+    ]
+
+
+def test_a_valid_guide_made_in_python_is_held_as_arrays_and_reads_as_the_files_do(
+    half_percent_guides, member
+):
+    guide = made_in_python()
+    assert guide.age_months.dtype == np.int64 and guide.factors.dtype == np.float64
+    shipped = half_percent_guides.guides[0]
+    ages = np.arange(660, 781)
+    assert guide.factor(ages).tolist() == shipped.factor(ages).tolist()
+    early = member(separation_date="2017-11-15", credited_service=22.0)
+    python_set = GuideSet("py", (guide,))
+    assert evaluate(early, python_set).clause("c").monthly_amount == (
+        evaluate(early, half_percent_guides).clause("c").monthly_amount
     )
 
 
