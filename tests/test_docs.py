@@ -168,16 +168,50 @@ def test_readings_page_explains_every_reading_and_names_every_switch():
 UNSHIPPED_FOLDER = re.compile(r"(?<![\w./-])(tests|benchmarks)/")
 
 
+def _shipped_text_lines():
+    """(place, line) of every page of docs/ and of every notebook (its cells and outputs:
+    the report's pages), which the installed package ships."""
+    for path in sorted(DOCS.rglob("*.md")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            yield f"{relative(path)}:{number}", line
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            yield f"{relative(path)}:{number}", line
+
+
 def test_docs_cite_no_file_the_installed_package_lacks():
-    """docs/reference-values.md named the test of each value (tests/test_*.py::...), which
-    the wheel does not ship: the tests cite the page (below), the page cites the sources."""
+    """docs/reference-values.md named the test of each value (tests/test_*.py::...), and
+    page 00 a test file for each clause, which the wheel does not ship: the tests cite the
+    page (below), the page cites the sources."""
     citations = [
-        f"{relative(path)}:{number}: {line.strip()[:120]}"
-        for path in sorted(DOCS.rglob("*.md"))
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        f"{place}: {line.strip()[:120]}"
+        for place, line in _shipped_text_lines()
         if UNSHIPPED_FOLDER.search(line)
     ]
     assert citations == [], "cite the published source or docs/ instead:\n" + "\n".join(citations)
+
+
+READINGS_RANGE = re.compile(r"\bI-1 to I-(\d+)")
+
+
+def test_every_range_of_the_readings_names_them_all():
+    """Page 00 and page 04 said "the readings I-1 to I-8" once I-9 was declared."""
+    from actuarial.interpretations import INTERPRETATIONS
+
+    last = len(INTERPRETATIONS)
+    files = [*sorted(ROOT.glob("*.md")), *sorted((ROOT / "actuarial").rglob("*.py"))]
+    lines = [
+        (f"{relative(path)}:{number}", line)
+        for path in files
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+    ]
+    stale = [
+        f"{place}: {line.strip()[:120]}"
+        for place, line in [*lines, *_shipped_text_lines()]
+        for found in READINGS_RANGE.findall(line)
+        if int(found) != last
+    ]
+    assert stale == [], f"the readings are I-1 to I-{last}:\n" + "\n".join(stale)
 
 
 PUBLISHED_SOURCE = re.compile(r"# Source: .*(SULT|ILT|Life Table|equivalent)")

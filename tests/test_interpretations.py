@@ -1,4 +1,4 @@
-"""The readings I-1 to I-8: defaults, switches, labels and invalid values."""
+"""The readings I-1 to I-9: defaults, switches, labels and invalid values."""
 
 import datetime as dt
 import math
