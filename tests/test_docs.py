@@ -245,3 +245,21 @@ def test_reference_values_page_states_the_last_age_at_which_sult_and_ilt_close()
     for table in (mortality.sult(), mortality.ilt()):
         assert table.q(table.max_age) == 1.0
         assert f"`q_{table.max_age} = 1`" in text
+
+
+def test_each_tolerance_on_the_reference_page_is_a_number():
+    """A row of 1000 A_x kept "the same test" as its tolerance when the columns changed."""
+    text = (DOCS / "reference-values.md").read_text(encoding="utf-8")
+    wrong, column = [], None
+    for line in text.splitlines():
+        cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
+        if not line.startswith("|"):
+            column = None
+        elif "tolerance" in cells:
+            column = cells.index("tolerance")
+        elif column is not None and not set(line) <= set("|- "):
+            tolerance = cells[column] if column < len(cells) else ""
+            number = r"\d[\d.e-]*( relative)?"
+            if not re.fullmatch(rf"{number}(; {number})*|exact \(as published\)", tolerance):
+                wrong.append(line)
+    assert wrong == []
