@@ -127,6 +127,17 @@ INTERPOLATIONS = {
         Interpolation("monthly-linear", False, "linear by month", "lineal por mes"),
     )
 }
+
+
+def _is_interpolation(value) -> bool:
+    """Whether ``value`` names a method of :data:`INTERPOLATIONS`; a value that cannot be
+    hashed (a TOML array or table, a list) names none, and is not a TypeError."""
+    try:
+        return value in INTERPOLATIONS
+    except TypeError:
+        return False
+
+
 REQUIRED_KEYS = (
     "id",
     "series",
@@ -453,7 +464,7 @@ def _metadata_problems(meta: dict, folder_name: str | None = None) -> list[tuple
         report("id", f"'id' must equal the folder name '{name}' (got {quoted(meta['id'])})")
     if "status" in meta and meta["status"] not in STATUSES:
         report("status", f"'status' must be in {list(STATUSES)} (got {quoted(meta['status'])})")
-    if "interpolation" in meta and meta["interpolation"] not in INTERPOLATIONS:
+    if "interpolation" in meta and not _is_interpolation(meta["interpolation"]):
         report(
             "interpolation",
             f"'interpolation' must be in {list(INTERPOLATIONS)} "
@@ -625,7 +636,7 @@ def _table_problems(rows, reported: set[int], interpolation, place: str):
     elif NORMAL_RETIREMENT_AGE * 12 in by_age and by_age[NORMAL_RETIREMENT_AGE * 12][1] != 1.0:
         line, factor = by_age[NORMAL_RETIREMENT_AGE * 12]
         problems.append((line, f"'factor' must be 1 at {LAST_AGE} (got {factor})"))
-    if interpolation in INTERPOLATIONS and INTERPOLATIONS[interpolation].every_month:
+    if _is_interpolation(interpolation) and INTERPOLATIONS[interpolation].every_month:
         missing = [
             a for a in range(EARLIEST_AGE_MONTHS, NORMAL_RETIREMENT_AGE * 12 + 1) if a not in ages
         ]

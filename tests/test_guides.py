@@ -200,6 +200,12 @@ def test_the_id_must_be_the_folder_name(make_guide):
             7,
             "'interpolation' must be in ['exact', 'monthly-linear'] (got 'cubic')",
         ),
+        (  # a TOML array: not hashable, it raised TypeError from the look-up by name
+            "interpolation",
+            '["exact"]',
+            7,
+            "'interpolation' must be in ['exact', 'monthly-linear'] (got ['exact'])",
+        ),
         (
             "normal_retirement_age",
             "62",
@@ -484,6 +490,10 @@ def swapped(values: list, first: int, second: int) -> list:
           "'adopted_on' is required when 'status' is 'adopted'"]),
         ({"effective_from": None}, ["'effective_from' is required"]),
         ({"title": " "}, ["'title' must be a non-empty string (got ' ')"]),
+        ({"interpolation": ["exact"]},  # not hashable: it raised TypeError
+         ["'interpolation' must be in ['exact', 'monthly-linear'] (got ['exact'])"]),
+        ({"interpolation": {"name": "exact"}},
+         ["'interpolation' must be in ['exact', 'monthly-linear'] (got {'name': 'exact'})"]),
     ],
 )  # fmt: skip
 def test_each_rule_of_load_guide_refuses_a_guide_made_in_python(changes, problems):
