@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import csv
 import datetime as dt
+import decimal
 import hashlib
 import io
 import math
+import numbers
 import os
 import re
 import tomllib
@@ -76,23 +78,61 @@ def bracket(table_ages: np.ndarray, ages) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _whole_months(where: str, age_months) -> np.ndarray:
-    """Ages in months as int64; a fraction of a month (or NaN) is refused, never cut off."""
-    ages = np.asarray(age_months)
-    if ages.dtype.kind not in "iu":  # integers, as the engine's ages: nothing to check
-        given = ages.astype(float)
-        bad = given != np.round(given)  # NaN too
-        if bad.any():
-            shown = f"{given[bad].flat[0]:g}"
-            raise GuideError(
-                [
-                    Problem(
-                        where,
-                        None,
-                        f"'age_months' must be whole months, e.g. 689 for 57y5m (got {shown})",
-                    )
-                ]
-            )
-    return ages.astype(np.int64, copy=False)
+    """Ages in months as int64. A fraction of a month, NaN, an infinite or an int64-overflowing
+    value, or a value that is no number (text, a date, a duration, a bool, a complex) is
+    refused, naming the first one as given: never cut off, wrapped or read as months."""
+    ages = _as_array(age_months)
+    if ages.dtype.kind in "iu" and np.can_cast(ages.dtype, np.int64):  # the engine's ages
+        return ages.astype(np.int64, copy=False)
+    if ages.dtype.kind == "f":
+        bad = ~(np.abs(ages) < _INT64_LIMIT) | (ages != np.round(ages))  # NaN, inf too
+        wrong = f"{ages[bad].flat[0]:g}" if bad.any() else None
+        whole = ages
+    elif ages.dtype.kind in "Ou":  # objects, uint64: value by value, as Python values
+        given = ages.ravel().tolist()
+        whole = [_whole_month(value) for value in given]
+        wrong = next(
+            (quoted(value) for value, read in zip(given, whole, strict=True) if read is None),
+            None,
+        )
+    else:  # no kind of number (text, dates, durations, bools, complex): the first value
+        whole, wrong = ages.ravel()[:0], None
+        if ages.size:
+            first = ages.ravel()[0]
+            wrong = str(first) if ages.dtype.kind in "mM" else quoted(first.item())
+    if wrong is not None:
+        message = f"'age_months' must be whole months, e.g. 689 for 57y5m (got {wrong})"
+        raise GuideError([Problem(where, None, message)])
+    return np.asarray(whole, dtype=np.int64).reshape(ages.shape)
+
+
+_INT64_LIMIT = 2**63
+
+
+def _as_array(values) -> np.ndarray:
+    """``values`` as a numpy array; of objects when numpy has no kind for them all (an int
+    beyond int64 among others, rows of different lengths), not an error."""
+    try:
+        return np.asarray(values)
+    except (OverflowError, ValueError):
+        return np.asarray(values, dtype=object)
+
+
+def _whole_month(value) -> int | None:
+    """A value as a whole number of months within int64, or None: an int (not a bool), or
+    a float or Decimal without a fraction; never text, a date, a duration or a complex."""
+    if isinstance(value, bool | np.bool_ | np.timedelta64):  # numpy's durations are ints
+        return None
+    if isinstance(value, decimal.Decimal):
+        if not value.is_finite() or value.adjusted() > 20:  # NaN, sNaN, inf; beyond int64
+            return None
+    elif not isinstance(value, numbers.Real):  # numpy's integers and floats are Real
+        return None
+    try:
+        whole = int(value)
+    except (OverflowError, TypeError, ValueError):  # inf, NaN
+        return None
+    return whole if whole == value and -_INT64_LIMIT <= whole < _INT64_LIMIT else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -665,7 +705,7 @@ def _guide_problems(guide: Guide) -> tuple[list[Problem], tuple | None]:
         if getattr(guide, key) is not None
     }
     problems = [Problem(where, None, message) for _, message in _metadata_problems(meta)]
-    ages, factors = np.asarray(guide.age_months), np.asarray(guide.factors, dtype=object)
+    ages, factors = _as_array(guide.age_months), np.asarray(guide.factors, dtype=object)
     if ages.ndim != 1 or factors.ndim != 1 or len(ages) != len(factors):
         problems.append(
             Problem(
@@ -678,8 +718,8 @@ def _guide_problems(guide: Guide) -> tuple[list[Problem], tuple | None]:
         return problems, None
     try:
         ages = _whole_months(where, ages)
-    except (GuideError, TypeError, ValueError) as error:
-        problems.extend(getattr(error, "problems", [Problem(where, None, str(error))]))
+    except GuideError as error:
+        problems.extend(error.problems)
         return problems, None
     rows, reported = [], set()
     for row, (age, given) in enumerate(zip(ages.tolist(), factors, strict=True), 1):

@@ -7,6 +7,7 @@ Each broken guide is the shipped half-percent guide copied into tmp_path with on
 from __future__ import annotations
 
 import datetime as dt
+import decimal
 import os
 import re
 
@@ -502,6 +503,69 @@ def test_each_rule_of_load_guide_refuses_a_guide_made_in_python(changes, problem
     assert [str(problem) for problem in raised.value.problems] == [
         f"py: {problem}" for problem in problems
     ]
+
+
+WHOLE_MONTHS_RULE = "'age_months' must be whole months, e.g. 689 for 57y5m"
+
+
+@pytest.mark.parametrize(
+    ("first_age", "shown"),
+    [
+        (np.inf, "inf"),  # was cast to -2**63 months: "age must be in ... (got -768614...y4m)"
+        (1e300, "1e+300"),  # the same cast
+        (2**70, "1180591620717411303424"),  # OverflowError from numpy
+        (complex(660, 1), "(660+1j)"),  # the imaginary part was dropped with a warning
+        ("660", "'660'"),  # text was read as a number of months
+        (decimal.Decimal("660.5"), "660.5"),
+        (decimal.Decimal("sNaN"), "sNaN"),
+        (None, "None"),
+    ],
+)
+def test_an_age_of_a_guide_made_in_python_that_is_not_a_whole_number_of_months_is_refused(
+    first_age, shown
+):
+    """Each is refused by the whole-months rule with the value as given: never cast to
+    another age, never an error of another type."""
+    with pytest.raises(GuideError) as raised:
+        made_in_python(age_months=[first_age, *HALF_PERCENT_AGES[1:]])
+    assert [str(problem) for problem in raised.value.problems] == [
+        f"py: {WHOLE_MONTHS_RULE} (got {shown})"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("ages", "shown"),
+    [
+        (np.array(HALF_PERCENT_AGES, "datetime64[D]"), "1971-10-23"),  # read as days
+        (np.array(HALF_PERCENT_AGES, "timedelta64[D]"), "660 days"),
+        (np.ones(len(HALF_PERCENT_AGES), dtype=bool), "True"),
+        (np.array(HALF_PERCENT_AGES, "U3"), "'660'"),  # text was read as a number
+        (  # beyond int64: it was wrapped to a negative age
+            np.array([2**63, *HALF_PERCENT_AGES[1:]], dtype=np.uint64),
+            "9223372036854775808",
+        ),
+    ],
+)
+def test_guide_ages_of_dates_durations_or_booleans_are_refused_not_read_as_months(ages, shown):
+    with pytest.raises(GuideError) as raised:
+        made_in_python(age_months=ages)
+    assert [str(problem) for problem in raised.value.problems] == [
+        f"py: {WHOLE_MONTHS_RULE} (got {shown})"
+    ]
+
+
+def test_a_guide_reads_whole_months_of_every_numeric_kind_as_the_same_table():
+    reference = made_in_python()
+    for ages in (
+        np.array(HALF_PERCENT_AGES, dtype=np.int16),
+        np.array(HALF_PERCENT_AGES, dtype=np.uint32),
+        np.array(HALF_PERCENT_AGES, dtype=np.float32),
+        np.array(HALF_PERCENT_AGES, dtype=object),
+        [decimal.Decimal(age) for age in HALF_PERCENT_AGES],
+    ):
+        guide = made_in_python(age_months=ages)
+        assert guide.age_months.dtype == np.int64
+        assert guide.age_months.tolist() == reference.age_months.tolist()
 
 
 def test_a_valid_guide_made_in_python_is_held_as_arrays_and_reads_as_the_files_do(
