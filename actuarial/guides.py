@@ -628,8 +628,12 @@ def _row_problem(age: int, factor) -> tuple[float | None, str | None]:
     row is there) and None when the age is."""
     if not EARLIEST_AGE_MONTHS <= age <= NORMAL_RETIREMENT_AGE * 12:
         return None, f"age must be in [{FIRST_AGE}, {LAST_AGE}] (got {age // 12}y{age % 12}m)"
+    if isinstance(factor, bool | np.bool_):  # float() reads True as 1.0
+        return math.nan, f"'factor' must be a number (got {quoted(factor)})"
     try:
         read = float(factor)
+    except OverflowError:  # an int beyond float: a number, not in (0, 1]
+        read = math.inf
     except (TypeError, ValueError):
         return math.nan, f"'factor' must be a number (got {quoted(factor)})"
     if not (math.isfinite(read) and 0 < read <= 1):

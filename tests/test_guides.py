@@ -505,6 +505,23 @@ def test_each_rule_of_load_guide_refuses_a_guide_made_in_python(changes, problem
     ]
 
 
+@pytest.mark.parametrize(
+    ("first_factor", "message"),
+    [
+        (10**400, "'factor' must be in (0, 1] (got 1" + "0" * 79 + "…)"),  # was OverflowError
+        (True, "'factor' must be a number (got True)"),  # was read as the factor 1.0
+        (np.True_, "'factor' must be a number (got True)"),
+    ],
+    ids=["beyond-float", "bool", "numpy-bool"],
+)
+def test_a_factor_of_a_guide_made_in_python_that_overflows_or_is_a_bool_is_refused(
+    first_factor, message
+):
+    with pytest.raises(GuideError) as raised:
+        made_in_python(factors=[first_factor, *HALF_PERCENT_FACTORS[1:]])
+    assert [str(problem) for problem in raised.value.problems] == [f"py: row 1: {message}"]
+
+
 WHOLE_MONTHS_RULE = "'age_months' must be whole months, e.g. 689 for 57y5m"
 
 
