@@ -65,7 +65,9 @@ def timestamp_rule(value: dt.datetime) -> str | None:
     The one rule of member dates and of ``as_of``."""
     if value.tzinfo is not None:
         return NO_TIME_ZONE_RULE
-    return NO_TIME_OF_DAY_RULE if value.time() != dt.time(0) else None
+    # A pandas Timestamp's nanoseconds are not in its time(), a datetime.time's.
+    at_midnight = value.time() == dt.time(0) and not getattr(value, "nanosecond", 0)
+    return None if at_midnight else NO_TIME_OF_DAY_RULE
 
 
 class MemberDataError(ValueError):

@@ -16,6 +16,7 @@ from conftest import exactly, law_entry
 
 from actuarial.engine import evaluate, evaluate_frame
 from actuarial.law import PARAMETERS, UNITS, LawError, law_in_force, load_law, shipped_law
+from actuarial.member_record import MemberDataError
 from actuarial.valuation import Basis, value_frame
 
 SHIPPED = "actuarial/law/law.toml"
@@ -341,7 +342,12 @@ def test_as_of_given_as_a_timestamp_at_midnight_is_that_date_as_a_members_dates_
             dt.datetime(2027, 1, 1, tzinfo=dt.UTC),
             "must be a date without a time zone (got 2027-01-01 00:00:00+00:00)",
         ),
+        (  # its time() is midnight: a datetime.time has no nanoseconds
+            pd.Timestamp("2027-01-01") + pd.Timedelta(1, "ns"),
+            "must be a date, without a time of day (got 2027-01-01 00:00:00.000000001)",
+        ),
     ],
+    ids=["time-of-day", "time-zone", "one-nanosecond"],
 )
 def test_as_of_with_a_time_of_day_or_a_time_zone_is_refused_as_a_members_date_is(
     half_percent_guides, member, as_of, problem
@@ -350,12 +356,15 @@ def test_as_of_with_a_time_of_day_or_a_time_zone_is_refused_as_a_members_date_is
         evaluate(member(), half_percent_guides, as_of=as_of)
     with pytest.raises(LawError, match=exactly(f"'as_of' {problem}")):
         evaluate_frame(pd.DataFrame([member()]), half_percent_guides, as_of=as_of)
+    where = "member row 1 (member 'A-1'):"
     refused = evaluate_frame(
         pd.DataFrame([member(separation_date=as_of)], dtype=object), half_percent_guides
     )
     assert refused["error"].tolist() == [
         f"members row 1 (member 'A-1'): 'separation_date' {problem}"
     ]
+    with pytest.raises(MemberDataError, match=exactly(f"{where} 'separation_date' {problem}")):
+        evaluate(member(separation_date=as_of), half_percent_guides)  # one member, in Python
 
 
 # ----------------------------------------------------------------- hostile law files
