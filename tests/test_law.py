@@ -311,6 +311,18 @@ def test_as_of_in_text_is_an_iso_date_only(as_of):
         resolve_as_of(as_of)
 
 
+def test_as_of_given_as_pandas_missing_timestamp_is_refused_as_no_date(
+    half_percent_guides, member
+):
+    """pd.NaT is a datetime of no date: it raised ValueError ('NaTType does not support
+    time') from the timestamp rule, not the LawError of every other value that is no date."""
+    message = exactly("'as_of' must be a date YYYY-MM-DD (got NaT)")
+    with pytest.raises(LawError, match=message):
+        evaluate(member(), half_percent_guides, as_of=pd.NaT)
+    with pytest.raises(LawError, match=message):
+        evaluate_frame(pd.DataFrame([member()]), half_percent_guides, as_of=pd.NaT)
+
+
 @pytest.mark.parametrize("midnight", [dt.datetime(2027, 1, 1), pd.Timestamp("2027-01-01")])
 def test_as_of_given_as_a_timestamp_at_midnight_is_that_date_as_a_members_dates_are(
     half_percent_guides, member, midnight

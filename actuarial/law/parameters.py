@@ -661,12 +661,12 @@ def resolve_as_of(as_of=None) -> dt.date:
     midnight without a time zone, as that date; with a time of day or a time zone, refused."""
     if as_of is None:
         return dt.date.today()
-    if isinstance(as_of, dt.datetime):
+    if isinstance(as_of, dt.datetime) and as_of == as_of:  # pandas' NaT is unequal to itself
         rule = timestamp_rule(as_of)
         if rule is not None:
             raise LawError([f"'as_of' {rule} (got {as_of})"])
         return as_of.date()
-    if isinstance(as_of, dt.date):
+    if isinstance(as_of, dt.date) and not isinstance(as_of, dt.datetime):  # not NaT either
         return as_of
     if isinstance(as_of, str) and ISO_DATE.fullmatch(as_of):
         try:
