@@ -323,6 +323,29 @@ def test_as_of_given_as_pandas_missing_timestamp_is_refused_as_no_date(
         evaluate_frame(pd.DataFrame([member()]), half_percent_guides, as_of=pd.NaT)
 
 
+@pytest.mark.parametrize(
+    "outside",
+    ["1899-12-31", dt.date(2101, 1, 1), dt.date.min, dt.datetime(9999, 12, 31)],
+    ids=["text", "date", "year-one", "timestamp"],
+)
+def test_as_of_outside_1900_to_2100_is_refused_in_python_as_the_cli_refuses_it(
+    half_percent_guides, member, outside
+):
+    """`--as-of 1899-12-31` is a usage error; evaluate, evaluate_frame and value_frame took
+    it (and year 1) and paid every annuity from its start date."""
+    day = dt.date.fromisoformat(outside) if isinstance(outside, str) else outside
+    shown = (day.date() if isinstance(day, dt.datetime) else day).isoformat()
+    message = exactly(f"'as_of' must be from 1900-01-01 to 2100-12-31 (got {shown})")
+    frame = pd.DataFrame([member()])
+    for run in (
+        lambda: evaluate(member(), half_percent_guides, as_of=outside),
+        lambda: evaluate_frame(frame, half_percent_guides, as_of=outside),
+        lambda: value_frame(frame, half_percent_guides, Basis("sult", 0.05), as_of=outside),
+    ):
+        with pytest.raises(LawError, match=message):
+            run()
+
+
 @pytest.mark.parametrize("midnight", [dt.datetime(2027, 1, 1), pd.Timestamp("2027-01-01")])
 def test_as_of_given_as_a_timestamp_at_midnight_is_that_date_as_a_members_dates_are(
     half_percent_guides, member, midnight

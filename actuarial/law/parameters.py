@@ -658,9 +658,17 @@ class LawOn:
 def resolve_as_of(as_of=None) -> dt.date:
     """The date results are asked for: ``as_of`` (a date or ``YYYY-MM-DD``), default today.
     A timestamp is read as a member's dates are (``member_record.timestamp_rule``): at
-    midnight without a time zone, as that date; with a time of day or a time zone, refused."""
+    midnight without a time zone, as that date; with a time of day or a time zone, refused.
+    The date must be within :data:`DATE_RANGE`, as ``--as-of``'s."""
     if as_of is None:
         return dt.date.today()
+    day = _as_of_day(as_of)
+    if outside := date_outside("as_of", day):
+        raise LawError([outside])
+    return day
+
+
+def _as_of_day(as_of) -> dt.date:
     if isinstance(as_of, dt.datetime) and as_of == as_of:  # pandas' NaT is unequal to itself
         rule = timestamp_rule(as_of)
         if rule is not None:
