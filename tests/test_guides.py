@@ -238,6 +238,12 @@ def test_the_id_must_be_the_folder_name(make_guide):
             "'effective_from' must be a date YYYY-MM-DD (got 1990-04-01 00:00:00)",
         ),
         ("title", '""', 3, "'title' must be a non-empty string (got '')"),
+        (  # compared with effective_from, it raised TypeError (datetime against date)
+            "effective_until",
+            "2030-01-01T00:00:00",
+            1,
+            "'effective_until' must be a date YYYY-MM-DD (got 2030-01-01 00:00:00)",
+        ),
     ],
 )
 def test_a_bad_metadata_value_is_reported_with_its_line(make_guide, key, literal, line, message):
@@ -491,6 +497,10 @@ def swapped(values: list, first: int, second: int) -> list:
           "'adopted_on' is required when 'status' is 'adopted'"]),
         ({"effective_from": None}, ["'effective_from' is required"]),
         ({"title": " "}, ["'title' must be a non-empty string (got ' ')"]),
+        ({"effective_until": dt.datetime(2030, 1, 1)},  # it raised TypeError (see above)
+         ["'effective_until' must be a date YYYY-MM-DD (got 2030-01-01 00:00:00)"]),
+        ({"effective_from": dt.datetime(1990, 4, 1), "effective_until": dt.date(2030, 1, 1)},
+         ["'effective_from' must be a date YYYY-MM-DD (got 1990-04-01 00:00:00)"]),
         ({"interpolation": ["exact"]},  # not hashable: it raised TypeError
          ["'interpolation' must be in ['exact', 'monthly-linear'] (got ['exact'])"]),
         ({"interpolation": {"name": "exact"}},
