@@ -17,7 +17,9 @@ __all__ = [
     "age_in_months",
     "as_dates",
     "birth_parts",
+    "coarse_or_missing",
     "format_age",
+    "numpy_day",
     "year_month_day",
 ]
 
@@ -38,6 +40,21 @@ _INT32_DAYS = (-(2**31) + 2 * _DAYS_PER_ERA, 2**31 - 2 * _DAYS_PER_ERA - _EPOCH_
 def as_dates(values) -> np.ndarray:
     """Return ``values`` as a numpy ``datetime64[D]`` array (NaT kept)."""
     return np.asarray(values, dtype="datetime64[D]")
+
+
+def coarse_or_missing(value: np.datetime64) -> bool:
+    """NaT, or a numpy year, month or week: not a day (not its first day either)."""
+    return np.isnat(value) or np.datetime_data(value.dtype)[0] in ("Y", "M", "W")
+
+
+def numpy_day(value: np.datetime64) -> np.datetime64 | None:
+    """The day of a numpy datetime64 that is a date (a day, or a timestamp at midnight);
+    None for any other (NaT, a year, a month, a week, a time of day). The one reading of a
+    member's numpy dates and of ``as_of``."""
+    if coarse_or_missing(value):
+        return None
+    day = value.astype("datetime64[D]")
+    return day if day == value else None
 
 
 def year_month_day(dates) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -37,7 +37,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from actuarial import arrow_text
-from actuarial.dates import age_in_months
+from actuarial.dates import age_in_months, coarse_or_missing, numpy_day
 from actuarial.duplicate_ids import (
     DuplicateIds,
     find_duplicates,
@@ -418,23 +418,9 @@ def _timestamp_kind(value) -> int:
     zone; 2: with a time of day (a numpy datetime64 has no time zone)."""
     if isinstance(value, dt.datetime | pd.Timestamp):
         return _TIMESTAMP_KINDS[timestamp_rule(value)]
-    if isinstance(value, np.datetime64) and not _coarse_or_missing(value):
-        return 0 if _numpy_day(value) is not None else 2
+    if isinstance(value, np.datetime64) and not coarse_or_missing(value):
+        return 0 if numpy_day(value) is not None else 2
     return 0
-
-
-def _coarse_or_missing(value: np.datetime64) -> bool:
-    """NaT, or a numpy year, month or week: not a day (not its first day either)."""
-    return np.isnat(value) or np.datetime_data(value.dtype)[0] in ("Y", "M", "W")
-
-
-def _numpy_day(value: np.datetime64) -> np.datetime64 | None:
-    """The day of a numpy datetime64 that is a date (a day, or a timestamp at midnight);
-    None for any other (NaT, a year, a month, a week, a time of day)."""
-    if _coarse_or_missing(value):
-        return None
-    day = value.astype("datetime64[D]")
-    return day if day == value else None
 
 
 def _parse_dates(series: pd.Series) -> np.ndarray:
@@ -485,7 +471,7 @@ def _day(value) -> np.datetime64:
     if isinstance(value, dt.date):
         return np.datetime64(value, "D")
     if isinstance(value, np.datetime64):  # a numpy date, or a timestamp at midnight
-        day = _numpy_day(value)
+        day = numpy_day(value)
         return np.datetime64("NaT", "D") if day is None else day
     return np.datetime64("NaT", "D")
 
@@ -902,7 +888,7 @@ def _shown(value) -> str:
     if value is None or (isinstance(value, float) and np.isnan(value)):
         return "missing"
     if isinstance(value, np.datetime64):  # its day when it is a date, else all of it
-        day = _numpy_day(value)
+        day = numpy_day(value)
         return str(value if day is None else day)
     if isinstance(value, pd.Timestamp | dt.datetime):
         return str(value)

@@ -346,7 +346,15 @@ def test_as_of_outside_1900_to_2100_is_refused_in_python_as_the_cli_refuses_it(
             run()
 
 
-@pytest.mark.parametrize("midnight", [dt.datetime(2027, 1, 1), pd.Timestamp("2027-01-01")])
+@pytest.mark.parametrize(
+    "midnight",
+    [
+        dt.datetime(2027, 1, 1),
+        pd.Timestamp("2027-01-01"),
+        np.datetime64("2027-01-01"),  # a member's date accepts these two; as_of refused them
+        np.datetime64("2027-01-01T00:00:00.000000000"),
+    ],
+)
 def test_as_of_given_as_a_timestamp_at_midnight_is_that_date_as_a_members_dates_are(
     half_percent_guides, member, midnight
 ):
@@ -381,8 +389,12 @@ def test_as_of_given_as_a_timestamp_at_midnight_is_that_date_as_a_members_dates_
             pd.Timestamp("2027-01-01") + pd.Timedelta(1, "ns"),
             "must be a date, without a time of day (got 2027-01-01 00:00:00.000000001)",
         ),
+        (
+            np.datetime64("2027-01-01T05", "h"),
+            "must be a date, without a time of day (got 2027-01-01T05)",
+        ),
     ],
-    ids=["time-of-day", "time-zone", "one-nanosecond"],
+    ids=["time-of-day", "time-zone", "one-nanosecond", "numpy-hour"],
 )
 def test_as_of_with_a_time_of_day_or_a_time_zone_is_refused_as_a_members_date_is(
     half_percent_guides, member, as_of, problem

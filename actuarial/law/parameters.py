@@ -28,7 +28,13 @@ from pathlib import Path
 
 import numpy as np
 
-from actuarial.member_record import DATE_RANGE, DATE_RANGE_RULE, timestamp_rule
+from actuarial.dates import coarse_or_missing, numpy_day
+from actuarial.member_record import (
+    DATE_RANGE,
+    DATE_RANGE_RULE,
+    NO_TIME_OF_DAY_RULE,
+    timestamp_rule,
+)
 from actuarial.output_files import takes_paths
 from actuarial.shown_text import quoted
 from actuarial.text_files import TextProblem, decode_text, read_bytes, toml_shape_problems
@@ -669,6 +675,13 @@ def resolve_as_of(as_of=None) -> dt.date:
 
 
 def _as_of_day(as_of) -> dt.date:
+    if isinstance(as_of, np.datetime64) and not coarse_or_missing(as_of):
+        day = numpy_day(as_of)  # as a member's numpy dates are read
+        if day is None:
+            raise LawError([f"'as_of' {NO_TIME_OF_DAY_RULE} (got {as_of})"])
+        if not np.datetime64(DATE_RANGE[0]) <= day <= np.datetime64(DATE_RANGE[1]):
+            raise LawError([f"'as_of' {DATE_RANGE_RULE} (got {day})"])  # item() of year 1e4: int
+        return day.item()
     if isinstance(as_of, dt.datetime) and as_of == as_of:  # pandas' NaT is unequal to itself
         rule = timestamp_rule(as_of)
         if rule is not None:
