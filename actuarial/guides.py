@@ -640,7 +640,8 @@ def _row_problem(age: int, factor) -> tuple[float | None, str | None]:
     except (TypeError, ValueError):
         return math.nan, f"'factor' must be a number (got {quoted(factor)})"
     if not (math.isfinite(read) and 0 < read <= 1):
-        return math.nan, f"'factor' must be in (0, 1] (got {shortened(str(factor))})"
+        shown = shortened(factor) if isinstance(factor, str) else quoted(factor)  # as written
+        return math.nan, f"'factor' must be in (0, 1] (got {shown})"
     return read, None
 
 

@@ -9,6 +9,7 @@ break where one line is shown.
 from __future__ import annotations
 
 import re
+import sys
 from decimal import Decimal
 
 __all__ = [
@@ -42,7 +43,10 @@ def quoted(value, limit: int = QUOTE_LIMIT) -> str:
     """
     if isinstance(value, str):
         return repr(shortened(value, limit))
-    return shortened(str(value), limit)
+    try:
+        return shortened(str(value), limit)
+    except ValueError:  # an int of more digits than str() writes (sys.get_int_max_str_digits)
+        return f"an integer of more than {sys.get_int_max_str_digits()} digits"
 
 
 def printable(text: str, keep_newlines: bool = True) -> str:

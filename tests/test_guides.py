@@ -521,8 +521,9 @@ def test_each_rule_of_load_guide_refuses_a_guide_made_in_python(changes, problem
         (10**400, "'factor' must be in (0, 1] (got 1" + "0" * 79 + "…)"),  # was OverflowError
         (True, "'factor' must be a number (got True)"),  # was read as the factor 1.0
         (np.True_, "'factor' must be a number (got True)"),
+        (10**5000, "'factor' must be in (0, 1] (got an integer of more than 4300 digits)"),
     ],
-    ids=["beyond-float", "bool", "numpy-bool"],
+    ids=["beyond-float", "bool", "numpy-bool", "beyond-str"],
 )
 def test_a_factor_of_a_guide_made_in_python_that_overflows_or_is_a_bool_is_refused(
     first_factor, message

@@ -307,6 +307,19 @@ def test_a_signaling_nan_is_an_error_naming_the_member_field_rule_and_value(
     assert set(table.loc[table["row"] != 2, "error"]) == {""}
 
 
+@pytest.mark.parametrize("field", ["credited_service", "average_compensation"])
+def test_an_int_too_long_for_str_is_an_error_of_one_member_not_a_value_error(
+    half_percent_guides, member, field
+):
+    """Python writes no int of more than 4300 digits in decimal (str raises ValueError): the
+    message quoting it ended evaluate. (evaluate_frame still raises it earlier, from pandas'
+    astype(str) of the column.)"""
+    problem = f"'{field}' must be finite (got an integer of more than 4300 digits)"
+    huge = member(**{"member_id": "B-1", field: 10**5000})
+    with pytest.raises(MemberDataError, match=exactly(f"member row 1 (member 'B-1'): {problem}")):
+        evaluate(huge, half_percent_guides)
+
+
 @pytest.mark.parametrize("field", SIGNALING_NAN_PROBLEMS)
 def test_a_quiet_decimal_nan_is_a_missing_value_as_a_float_nan_is(
     half_percent_guides, member, field

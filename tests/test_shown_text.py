@@ -34,6 +34,13 @@ def test_quoted_shows_text_in_quotes_with_escapes(value, expected):
     assert quoted(value) == expected
 
 
+def test_quoted_names_an_int_too_long_for_str_without_raising():
+    """str() of an int beyond sys.get_int_max_str_digits() raises ValueError."""
+    assert quoted(10**5000) == "an integer of more than 4300 digits"
+    assert quoted(-(10**4300)) == "an integer of more than 4300 digits"
+    assert quoted(10**4299) == "1" + "0" * 79 + "…"
+
+
 @settings(max_examples=500)
 @given(st.text(PYTHON_CHARACTERS, max_size=400))
 def test_a_quote_is_bounded_and_printable(text):
