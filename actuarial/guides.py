@@ -254,7 +254,10 @@ class Guide:
     def __post_init__(self) -> None:
         """Every rule :func:`load_guide` checks, on the values given (a guide made in
         Python, or by ``dataclasses.replace``), by the same functions and with the same
-        messages; all problems at once. The table is then held as numpy arrays."""
+        messages; all problems at once. The table is then held as numpy arrays, and a
+        folder given as text as a Path (as :func:`load_guide` gives it)."""
+        if isinstance(self.path, str | os.PathLike):
+            object.__setattr__(self, "path", Path(self.path))
         problems, table = _guide_problems(self)
         if problems:
             raise GuideError(problems)
@@ -706,13 +709,17 @@ def _table_problems(rows, reported: set[int], interpolation, place: str):
 def _guide_problems(guide: Guide) -> tuple[list[Problem], tuple | None]:
     """The problems of a :class:`Guide` by the rules of :func:`load_guide` (its metadata,
     each row, the table), each named by the guide (and the row: 1-based); and its table."""
-    where = str(guide.path or guide.id)
+    no_path = guide.path is not None and not isinstance(guide.path, Path)
+    where = str(guide.id if no_path or guide.path is None else guide.path)
     meta = {
         key: getattr(guide, key)
         for key in (*REQUIRED_KEYS, *OPTIONAL_KEYS)
         if getattr(guide, key) is not None
     }
     problems = [Problem(where, None, message) for _, message in _metadata_problems(meta)]
+    if no_path:  # guide.files would raise TypeError
+        message = f"'path' must be the guide's folder (a path) or None (got {quoted(guide.path)})"
+        problems.append(Problem(where, None, message))
     ages, factors = _as_array(guide.age_months), np.asarray(guide.factors, dtype=object)
     if ages.ndim != 1 or factors.ndim != 1 or len(ages) != len(factors):
         problems.append(

@@ -6,6 +6,7 @@ Each broken guide is the shipped half-percent guide copied into tmp_path with on
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import decimal
 import os
@@ -594,6 +595,25 @@ def test_a_guide_reads_whole_months_of_every_numeric_kind_as_the_same_table():
         guide = made_in_python(age_months=ages)
         assert guide.age_months.dtype == np.int64
         assert guide.age_months.tolist() == reference.age_months.tolist()
+
+
+def test_a_guide_path_given_as_text_is_held_as_a_path_and_its_files_are_read(
+    half_percent_guides,
+):
+    """dataclasses.replace(guide, path="...") kept the text: guide.files raised TypeError
+    (str / str), and so did the provenance that hashes the files."""
+    loaded = half_percent_guides.guides[0]
+    moved = dataclasses.replace(loaded, path=str(loaded.path))
+    assert moved.path == loaded.path and moved.files == loaded.files
+    assert moved.sha256() == loaded.sha256()
+
+
+def test_a_guide_path_that_is_no_path_is_refused_naming_it():
+    with pytest.raises(GuideError) as raised:
+        made_in_python(path=5)
+    assert [str(problem) for problem in raised.value.problems] == [
+        "py: 'path' must be the guide's folder (a path) or None (got 5)"
+    ]
 
 
 def test_a_valid_guide_made_in_python_is_held_as_arrays_and_reads_as_the_files_do(
