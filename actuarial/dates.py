@@ -8,6 +8,8 @@ born on February 29 turns a year older on February 28 in common years. The switc
 
 from __future__ import annotations
 
+import datetime as dt
+
 import numpy as np
 
 __all__ = [
@@ -18,6 +20,7 @@ __all__ = [
     "as_dates",
     "birth_parts",
     "coarse_or_missing",
+    "is_plain_date",
     "format_age",
     "numpy_day",
     "year_month_day",
@@ -40,6 +43,11 @@ _INT32_DAYS = (-(2**31) + 2 * _DAYS_PER_ERA, 2**31 - 2 * _DAYS_PER_ERA - _EPOCH_
 def as_dates(values) -> np.ndarray:
     """Return ``values`` as a numpy ``datetime64[D]`` array (NaT kept)."""
     return np.asarray(values, dtype="datetime64[D]")
+
+
+def is_plain_date(value) -> bool:
+    """Whether ``value`` is a date, not a timestamp (a ``datetime`` is a ``date`` too)."""
+    return isinstance(value, dt.date) and not isinstance(value, dt.datetime)
 
 
 def coarse_or_missing(value: np.datetime64) -> bool:

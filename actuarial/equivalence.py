@@ -34,7 +34,7 @@ from actuarial.annuities import (
     by_cohort,
     pure_endowment,
 )
-from actuarial.dates import format_age
+from actuarial.dates import format_age, is_plain_date
 from actuarial.guides import (
     EARLIEST_AGE_MONTHS,
     GUIDE_FILE_LIMITS,
@@ -155,7 +155,7 @@ def _toml_value(key: str, value) -> str:
         return str(int(value))
     if isinstance(value, float | np.floating) and np.isfinite(value):
         return repr(float(value))
-    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+    if is_plain_date(value):
         return value.isoformat()
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
@@ -171,7 +171,7 @@ def _toml_line(key: str, value) -> str:
 
 
 def _as_date(key: str, value) -> dt.date:
-    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+    if is_plain_date(value):
         return value
     try:
         return dt.date.fromisoformat(str(value))

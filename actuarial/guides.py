@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from actuarial import shipped
-from actuarial.dates import format_age
+from actuarial.dates import format_age, is_plain_date
 from actuarial.law.parameters import date_outside, shipped_law
 from actuarial.output_files import takes_paths
 from actuarial.shown_text import quoted, shortened
@@ -524,12 +524,12 @@ def _metadata_problems(meta: dict, folder_name: str | None = None) -> list[tuple
         )
     for key in ("effective_from", "effective_until", "adopted_on"):
         value = meta.get(key)
-        if value is not None and not _is_day(value):
+        if value is not None and not is_plain_date(value):
             report(key, f"'{key}' must be a date YYYY-MM-DD (got {quoted(value)})")
         elif value is not None and (outside := date_outside(key, value)):
             report(key, outside)
     start, end = meta.get("effective_from"), meta.get("effective_until")
-    if _is_day(start) and _is_day(end) and end < start:  # a datetime is reported above
+    if is_plain_date(start) and is_plain_date(end) and end < start:  # a datetime is reported above
         report(
             "effective_until",
             f"'effective_until' must be on or after 'effective_from' {start} (got {end})",
@@ -541,11 +541,6 @@ def _metadata_problems(meta: dict, folder_name: str | None = None) -> list[tuple
     if "basis" in meta and not isinstance(meta["basis"], dict):
         report("basis", f"'basis' must be a table (got {quoted(meta['basis'])})")
     return problems
-
-
-def _is_day(value) -> bool:
-    """Whether ``value`` is a date, not a timestamp (a TOML local date-time is one)."""
-    return isinstance(value, dt.date) and not isinstance(value, dt.datetime)
 
 
 def _is_there(path: Path, problems: list[Problem]) -> bool | None:

@@ -37,7 +37,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from actuarial import arrow_text
-from actuarial.dates import age_in_months, coarse_or_missing, numpy_day
+from actuarial.dates import age_in_months, coarse_or_missing, is_plain_date, numpy_day
 from actuarial.duplicate_ids import (
     DuplicateIds,
     find_duplicates,
@@ -161,8 +161,6 @@ _ID_CONTROL_CHARACTERS = "must not contain control characters"
 _ID_LONE_SURROGATE = "must not contain lone surrogates"
 _ID_NOT_UNIQUE = "must be unique in the file"
 _NOT_A_DATE = f"must be a date {_ISO_DATE}"
-_NO_TIME_ZONE = NO_TIME_ZONE_RULE
-_NO_TIME_OF_DAY = NO_TIME_OF_DAY_RULE
 _DATE_OUTSIDE = DATE_RANGE_RULE
 _NOT_A_NUMBER = "must be a number"
 _NOT_FINITE = "must be finite"
@@ -403,13 +401,13 @@ def _timestamp_problems(series: pd.Series) -> list[tuple[np.ndarray, str]]:
     """
     present = series.notna().to_numpy(dtype=bool)
     if isinstance(series.dtype, pd.DatetimeTZDtype):
-        return [(present, _NO_TIME_ZONE)]
+        return [(present, NO_TIME_ZONE_RULE)]
     if pd.api.types.is_datetime64_any_dtype(series.dtype):
         values = series.to_numpy()
-        return [(present & (values != values.astype("datetime64[D]")), _NO_TIME_OF_DAY)]
+        return [(present & (values != values.astype("datetime64[D]")), NO_TIME_OF_DAY_RULE)]
     if series.dtype == object and len(series):
         kinds = _map_unique(series, _timestamp_kind)
-        return [(kinds == 1, _NO_TIME_ZONE), (kinds == 2, _NO_TIME_OF_DAY)]
+        return [(kinds == 1, NO_TIME_ZONE_RULE), (kinds == 2, NO_TIME_OF_DAY_RULE)]
     return []
 
 
@@ -489,7 +487,7 @@ def _dates(series: pd.Series):
         midnight = days * per_day == ticks
         midnight &= ~missing
         parsed = np.where(midnight, days, np.iinfo(np.int64).min).view("datetime64[D]")
-        return parsed, missing, [(~missing & ~midnight, _NO_TIME_OF_DAY)]
+        return parsed, missing, [(~missing & ~midnight, NO_TIME_OF_DAY_RULE)]
     return _parse_dates(series), blank_mask(series), _timestamp_problems(series)
 
 
@@ -1184,7 +1182,7 @@ _DAYS_PER_400_YEARS = 146_097
 _EXACT_INTEGERS = 2**53  # an integer beyond this is left to parse_members
 _NUMBER_CHARACTERS = frozenset("0123456789+-.eE")
 _NOT_A_DAY = np.iinfo(np.int64).min  # NaT as a day number
-_TIMESTAMP_RULES = {1: _NO_TIME_ZONE, 2: _NO_TIME_OF_DAY}  # by _timestamp_kind
+_TIMESTAMP_RULES = {1: NO_TIME_ZONE_RULE, 2: NO_TIME_OF_DAY_RULE}  # by _timestamp_kind
 _TIMESTAMP_KINDS = {None: 0, **{rule: kind for kind, rule in _TIMESTAMP_RULES.items()}}
 _BLANK_FIELDS = (*DATE_FIELDS, *NUMBER_FIELDS, "group", "refunded")  # _Fields.blank
 _TRUE_ONE = np.ones(1, dtype=bool)
@@ -1453,14 +1451,9 @@ def _member_values(member) -> list:
         raise MemberDataError(f"member: missing field(s) {missing}" + written_as(missing, keys))
     values = [record[name] for name in MEMBER_FIELDS]
     return [
-        _IsoDate(value) if name != "member_id" and _plain_date(value) else value
+        _IsoDate(value) if name != "member_id" and is_plain_date(value) else value
         for name, value in zip(MEMBER_FIELDS, values, strict=True)
     ]
-
-
-def _plain_date(value) -> bool:
-    """Whether ``value`` is a date, not a timestamp."""
-    return isinstance(value, dt.date) and not isinstance(value, dt.datetime)
 
 
 def member_frame(member) -> pd.DataFrame:

@@ -131,7 +131,7 @@ class LifeTable:
         object.__setattr__(self, "_q_closed", qx)
         object.__setattr__(self, "_l_unit", unit_l)
         dead = np.flatnonzero(unit_l[:-1] == 0)
-        alive_end = self.min_age + int(dead[0]) if dead.size else self.min_age + len(qx)
+        alive_end = self.min_age + int(dead[0]) if dead.size else self.end_age
         object.__setattr__(self, "_alive_end", alive_end)
 
     # ----------------------------------------------------------------- the table's ages

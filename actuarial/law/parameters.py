@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from actuarial.dates import coarse_or_missing, numpy_day
+from actuarial.dates import coarse_or_missing, is_plain_date, numpy_day
 from actuarial.member_record import (
     DATE_RANGE,
     DATE_RANGE_RULE,
@@ -687,7 +687,7 @@ def _as_of_day(as_of) -> dt.date:
         if rule is not None:
             raise LawError([f"'as_of' {rule} (got {as_of})"])
         return as_of.date()
-    if isinstance(as_of, dt.date) and not isinstance(as_of, dt.datetime):  # not NaT either
+    if is_plain_date(as_of):  # not a timestamp, not NaT either
         return as_of
     if isinstance(as_of, str) and ISO_DATE.fullmatch(as_of):
         try:
