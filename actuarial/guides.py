@@ -326,6 +326,12 @@ class GuideSet:
     files: tuple[Path, ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
+        """Its arguments checked as a :class:`Guide` checks its fields (a series, a tuple or a
+        list of Guide objects, a tuple or a list of paths), every problem at once; then its
+        guides: of its series, their periods apart."""
+        problems = _guide_set_problems(self.series, self.guides, self.files)
+        if problems:
+            raise GuideError(problems)
         own = (file for guide in self.guides for file in guide.files)
         object.__setattr__(self, "files", unique_files([*self.files, *own]))
         if not self.guides:
@@ -440,6 +446,28 @@ class GuideSet:
         return messages
 
 
+def _guide_set_problems(series, guides, files) -> list[Problem]:
+    """The problems of a :class:`GuideSet`'s arguments, each named by the series: a series
+    that is no text, guides or files that are not a tuple or a list (of Guide objects, of
+    paths), each value named as given with what is expected."""
+    where = str(series)
+    problems = [Problem(where, None, message) for _, message in _text_problems({"series": series})]
+    for name, given, kinds, expected in (
+        ("guides", guides, Guide, "a tuple of Guide objects"),
+        ("files", files, str | os.PathLike, "a tuple of paths"),
+    ):
+        rule = f"'{name}' must be {expected}"
+        if not isinstance(given, tuple | list):
+            problems.append(Problem(where, None, f"{rule} (got {quoted(given)})"))
+            continue
+        problems.extend(
+            Problem(where, None, f"{rule} (got {quoted(item)} at position {position})")
+            for position, item in enumerate(given, 1)
+            if not isinstance(item, kinds)
+        )
+    return problems
+
+
 def _read_guide_file(path: Path, problems: list[Problem]) -> str | None:
     """A guide file's text, or None with a problem: too large, unreadable or not UTF-8."""
     text, found = read_text(path, GUIDE_FILE_LIMITS[path.name], path.name)
@@ -478,6 +506,19 @@ def _check_metadata(folder: Path, text: str, problems: list[Problem]) -> dict | 
     return meta
 
 
+TEXT_KEYS = ("id", "series", "title", "source", "adopted_by")  # each a non-empty string
+
+
+def _text_problems(values: dict) -> list[tuple[str, str]]:
+    """The key and message of each of ``values`` (of :data:`TEXT_KEYS`) that is not a
+    non-empty string: the one rule of a guide's text fields and of a GuideSet's series."""
+    return [
+        (key, f"'{key}' must be a non-empty string (got {quoted(values[key])})")
+        for key in TEXT_KEYS
+        if key in values and not (isinstance(values[key], str) and values[key].strip())
+    ]
+
+
 def _metadata_problems(meta: dict, folder_name: str | None = None) -> list[tuple[str, str]]:
     """The rules of a guide's metadata, on its values (read from guide.toml, or the fields
     of a :class:`Guide`): the key and the message of each rule broken, in order. The id
@@ -496,9 +537,7 @@ def _metadata_problems(meta: dict, folder_name: str | None = None) -> list[tuple
                 key,
                 f"'{key}' is not a guide field (fields: {sorted(REQUIRED_KEYS + OPTIONAL_KEYS)})",
             )
-    for key in ("id", "series", "title", "source", "adopted_by"):
-        if key in meta and not (isinstance(meta[key], str) and meta[key].strip()):
-            report(key, f"'{key}' must be a non-empty string (got {quoted(meta[key])})")
+    problems.extend(_text_problems(meta))
     if isinstance(meta.get("id"), str) and not meta["id"].isprintable():  # a line break, ...
         shown = quoted(meta["id"])
         report("id", f"'id' must be printable text, without control characters (got {shown})")

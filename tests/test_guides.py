@@ -11,6 +11,7 @@ import datetime as dt
 import decimal
 import os
 import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -28,6 +29,7 @@ from actuarial.guides import (
     load_guide,
     load_guides,
 )
+from actuarial.shown_text import quoted
 
 FIELDS = (
     "['adopted_by', 'adopted_on', 'basis', 'effective_from', 'effective_until', 'id', "
@@ -814,6 +816,50 @@ def test_guide_set_built_directly_refuses_a_guide_of_another_series(succession, 
 def test_guide_set_built_directly_needs_a_guide():
     with pytest.raises(GuideError, match=exactly("pr: a series needs at least one guide")):
         GuideSet("pr", ())
+
+
+GUIDES_RULE = "'guides' must be a tuple of Guide objects"
+FILES_RULE = "'files' must be a tuple of paths"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "problems"),
+    [
+        (("py", [{"id": "py"}]), [f"{GUIDES_RULE} (got {{'id': 'py'}} at position 1)"]),
+        (("py", "py"), [f"{GUIDES_RULE} (got 'py')"]),  # read as guides 'p' and 'y'
+        (("py", None), [f"{GUIDES_RULE} (got None)"]),
+        (("py", 7), [f"{GUIDES_RULE} (got 7)"]),
+        (("py", ("guide", None)), [f"{GUIDES_RULE} (got 'guide' at position 1)",
+                                   f"{GUIDES_RULE} (got None at position 2)"]),
+        ((5, ()), ["'series' must be a non-empty string (got 5)"]),
+        ((" ", ()), ["'series' must be a non-empty string (got ' ')"]),
+        (("py", (), 5), [f"{FILES_RULE} (got 5)"]),
+        (("py", (), "abc"), [f"{FILES_RULE} (got 'abc')"]),  # was read as the paths a, b, c
+        (("py", (), (Path("x"), 5)), [f"{FILES_RULE} (got 5 at position 2)"]),
+    ],
+    ids=["a-dict", "text", "none", "an-int", "items", "series-int", "series-blank",
+         "files-int", "files-text", "files-item"],
+)  # fmt: skip
+def test_guide_set_built_with_what_is_no_guide_is_refused_naming_it(arguments, problems):
+    """A GuideSet built in Python is checked as a Guide is: a dict among its guides raised
+    AttributeError ('dict' object has no attribute 'files'), None TypeError; every problem
+    of its arguments is named with what was given and what is expected, all at once."""
+    with pytest.raises(GuideError) as raised:
+        GuideSet(*arguments)
+    where = str(arguments[0])
+    assert [str(problem) for problem in raised.value.problems] == [
+        f"{where}: {problem}" for problem in problems
+    ]
+
+
+def test_guide_set_built_with_a_guide_alone_names_it_and_asks_for_a_tuple():
+    guide = made_in_python()
+    with pytest.raises(GuideError) as raised:
+        GuideSet("py", guide)
+    assert [str(problem) for problem in raised.value.problems] == [
+        f"py: {GUIDES_RULE} (got {quoted(guide)})"
+    ]
+    assert GuideSet("py", [guide]).guides == (guide,)  # a list is as good as a tuple
 
 
 def test_guide_set_refuses_overlaps_even_when_built_directly(succession):
