@@ -36,7 +36,7 @@ from actuarial import shipped
 from actuarial.dates import format_age, is_plain_date
 from actuarial.law.parameters import date_outside, shipped_law
 from actuarial.output_files import takes_paths
-from actuarial.shown_text import quoted, shortened
+from actuarial.shown_text import one_line, quoted, shortened
 from actuarial.text_files import read_text, toml_shape_problems, unique_files
 
 __all__ = [
@@ -270,7 +270,7 @@ class Guide:
         ``"exact"`` reads the row of that month (NaN where the table has none);
         ``"monthly-linear"`` interpolates linearly by month between rows.
         """
-        ages = _whole_months(self.id, age_months)
+        ages = _whole_months(one_line(self.id), age_months)
         return self.method.factors(self.age_months, self.factors, ages)
 
     @property
@@ -335,10 +335,10 @@ class GuideSet:
         own = (file for guide in self.guides for file in guide.files)
         object.__setattr__(self, "files", unique_files([*self.files, *own]))
         if not self.guides:
-            raise GuideError([Problem(str(self.series), None, "a series needs at least one guide")])
+            raise GuideError([Problem(self._name, None, "a series needs at least one guide")])
         problems = [
             Problem(
-                str(guide.path or guide.id),
+                _where(guide),
                 None,
                 f"series {quoted(self.series)}: guide {quoted(guide.id)} is of series "
                 f"{quoted(guide.series)}",
@@ -360,16 +360,21 @@ class GuideSet:
                 until = earlier.effective_until or "open end"
                 problems.append(
                     Problem(
-                        str(later.path or later.id),
+                        _where(later),
                         None,
-                        f"series '{self.series}': period of '{later.id}' (from "
-                        f"{later.effective_from}) overlaps '{earlier.id}' "
+                        f"series {quoted(self.series)}: period of {quoted(later.id)} (from "
+                        f"{later.effective_from}) overlaps {quoted(earlier.id)} "
                         f"({earlier.effective_from} to {until})",
                     )
                 )
         if problems:
             raise GuideError(problems)
         object.__setattr__(self, "guides", tuple(ordered))
+
+    @property
+    def _name(self) -> str:
+        """The series where a message names it: on one line, cut as user text is shown."""
+        return one_line(self.series)
 
     def __iter__(self):
         return iter(self.guides)
@@ -383,7 +388,13 @@ class GuideSet:
             if guide.id == guide_id:
                 return guide
         raise GuideError(
-            [Problem(self.series, None, f"no guide '{guide_id}' (guides: {[g.id for g in self]})")]
+            [
+                Problem(
+                    self._name,
+                    None,
+                    f"no guide {quoted(guide_id)} (guides: {[g.id for g in self]})",
+                )
+            ]
         )
 
     def index_in_force(self, dates) -> np.ndarray:
@@ -402,7 +413,7 @@ class GuideSet:
     def factors(self, dates, age_months) -> tuple[np.ndarray, np.ndarray]:
         """Reduction factor and guide index for each (separation date, age) pair."""
         index = self.index_in_force(dates)
-        age_months = _whole_months(self.series, age_months)
+        age_months = _whole_months(self._name, age_months)
         result = np.full(index.shape, np.nan)
         for position, guide in enumerate(self.guides):
             chosen = index == position
@@ -414,7 +425,7 @@ class GuideSet:
         """The guide in force on ``date``; an error names the date when none is."""
         index = int(self.index_in_force(np.array([date], dtype="datetime64[D]"))[0])
         if index < 0:
-            raise GuideError([Problem(self.series, None, self.no_guide_message(date))])
+            raise GuideError([Problem(self._name, None, self.no_guide_message(date))])
         return self.guides[index]
 
     def no_guide_message(self, date) -> str:
@@ -446,11 +457,17 @@ class GuideSet:
         return messages
 
 
+def _where(guide: Guide) -> str:
+    """Where a guide's problems are: its folder, or (a guide made in Python) its id shown on
+    one line (:func:`~actuarial.shown_text.one_line`)."""
+    return one_line(guide.id) if guide.path is None else str(guide.path)
+
+
 def _guide_set_problems(series, guides, files) -> list[Problem]:
     """The problems of a :class:`GuideSet`'s arguments, each named by the series: a series
     that is no text, guides or files that are not a tuple or a list (of Guide objects, of
     paths), each value named as given with what is expected."""
-    where = str(series)
+    where = one_line(series)
     problems = [Problem(where, None, message) for _, message in _text_problems({"series": series})]
     for name, given, kinds, expected in (
         ("guides", guides, Guide, "a tuple of Guide objects"),
@@ -744,7 +761,7 @@ def _guide_problems(guide: Guide) -> tuple[list[Problem], tuple | None]:
     """The problems of a :class:`Guide` by the rules of :func:`load_guide` (its metadata,
     each row, the table), each named by the guide (and the row: 1-based); and its table."""
     no_path = guide.path is not None and not isinstance(guide.path, Path)
-    where = str(guide.id if no_path or guide.path is None else guide.path)
+    where = one_line(guide.id) if no_path or guide.path is None else str(guide.path)
     meta = {
         key: getattr(guide, key)
         for key in (*REQUIRED_KEYS, *OPTIONAL_KEYS)

@@ -21,7 +21,7 @@ import pyarrow.csv as pa_csv
 from actuarial.duplicate_ids import DuplicateIds, find_duplicates, id_texts, is_id_kind
 from actuarial.member_record import MEMBER_ID_MAX_LENGTH, MemberFileError, check_columns
 from actuarial.output_files import takes_paths
-from actuarial.shown_text import printable, shortened
+from actuarial.shown_text import one_line
 from actuarial.text_files import NOT_A_REGULAR_FILE, not_a_file
 
 __all__ = [
@@ -197,8 +197,7 @@ def _not_utf8(path: Path, line: int, byte: int) -> MemberFileError:
 def _unreadable(path: Path, reason: str) -> MemberFileError:
     """The error of a member file that cannot be read, its reason cut to 200 characters, on
     one line (a reason may quote the file's text)."""
-    reason = printable(shortened(reason, 200), keep_newlines=False)
-    return MemberFileError(f"{path}: cannot read the member file ({reason})")
+    return MemberFileError(f"{path}: cannot read the member file ({one_line(reason, 200)})")
 
 
 def _misshapen_row(path: Path) -> str | None:

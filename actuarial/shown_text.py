@@ -16,6 +16,7 @@ __all__ = [
     "QUOTE_LIMIT",
     "json_printable",
     "labelled",
+    "one_line",
     "printable",
     "quoted",
     "shortened",
@@ -54,6 +55,13 @@ def printable(text: str, keep_newlines: bool = True) -> str:
     text = _CONTROL.sub("\ufffd", str(text))
     text = text.replace("\t", " ")
     return text if keep_newlines else text.replace("\n", "\ufffd")
+
+
+def one_line(text, limit: int = QUOTE_LIMIT) -> str:
+    """``text`` where a message names something by it (a guide by its id, a series by its
+    name): at most ``limit`` characters, then an ellipsis, on one line, its control
+    characters and line breaks replaced by U+FFFD."""
+    return printable(shortened(str(text), limit), keep_newlines=False)
 
 
 def json_printable(json_text: str) -> str:

@@ -618,6 +618,50 @@ def test_a_guide_path_that_is_no_path_is_refused_naming_it():
     ]
 
 
+ID_RULE = "'id' must be printable text, without control characters"
+
+
+@pytest.mark.parametrize(
+    ("given", "shown"),
+    [
+        ("a\nb", "a\ufffdb"),
+        ("red\x1b[31m", "red\ufffd[31m"),
+        ("a\u2028b", "a\ufffdb"),
+        ("g" * 200, "g" * 80 + "…"),
+    ],
+    ids=["line-break", "escape", "line-separator", "long"],
+)
+def test_a_guide_made_in_python_is_named_by_its_id_on_one_line_as_shown_text(given, shown):
+    """The id of a guide made in Python names every problem: a line break in it split each
+    message over two lines (and an escape sequence reached the terminal); it is shown as
+    other user text is (cut at 80 characters, controls replaced), quoted exactly after it."""
+    with pytest.raises(GuideError) as raised:
+        made_in_python(id=given, status="draft")
+    problems = [str(problem) for problem in raised.value.problems]
+    bad_id = [f"{shown}: {ID_RULE} (got {quoted(given)})"] if not given.isprintable() else []
+    assert problems == [
+        *bad_id,
+        f"{shown}: 'status' must be in ['adopted', 'illustrative'] (got 'draft')",
+    ]
+    assert str(raised.value).splitlines()[-len(problems) :] == problems  # a line each
+
+
+def test_a_guide_set_is_named_by_its_series_on_one_line_as_shown_text(succession):
+    with pytest.raises(GuideError, match=exactly("a\ufffdb: a series needs at least one guide")):
+        GuideSet("a\nb", ())
+    series = "p\nr"
+    with pytest.raises(GuideError, match=exactly("p\ufffdr: no guide 'x\\ny' (guides: ['py'])")):
+        GuideSet(series, (made_in_python(series=series),)).by_id("x\ny")
+    old, new = succession.guides
+    overlapping = [dataclasses.replace(guide, series=series) for guide in (old, new, new)]
+    with pytest.raises(GuideError) as raised:
+        GuideSet(series, overlapping)
+    assert [str(problem) for problem in raised.value.problems] == [
+        f"{new.path}: series 'p\\nr': period of 'new' (from 2020-01-01) overlaps 'new' "
+        "(2020-01-01 to open end)"
+    ]
+
+
 def test_a_valid_guide_made_in_python_is_held_as_arrays_and_reads_as_the_files_do(
     half_percent_guides, member
 ):

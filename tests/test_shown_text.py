@@ -10,7 +10,14 @@ from conftest import PYTHON_CHARACTERS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from actuarial.shown_text import QUOTE_LIMIT, labelled, printable, quoted, shortened
+from actuarial.shown_text import (
+    QUOTE_LIMIT,
+    labelled,
+    one_line,
+    printable,
+    quoted,
+    shortened,
+)
 
 
 @pytest.mark.parametrize(
@@ -39,6 +46,19 @@ def test_quoted_names_an_int_too_long_for_str_without_raising():
     assert quoted(10**5000) == "an integer of more than 4300 digits"
     assert quoted(-(10**4300)) == "an integer of more than 4300 digits"
     assert quoted(10**4299) == "1" + "0" * 79 + "…"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("py", "py"),
+        ("a\nb\r\x1b[31m\u2028", "a\ufffdb\ufffd\ufffd[31m\ufffd"),
+        ("g" * 81, "g" * 80 + "…"),
+        (5, "5"),
+    ],
+)
+def test_one_line_names_a_thing_on_one_line_cut_without_controls(text, expected):
+    assert one_line(text) == expected
 
 
 @settings(max_examples=500)
