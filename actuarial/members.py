@@ -235,11 +235,36 @@ def _text(series: pd.Series, text_only: bool | None = None) -> pd.Series:
         if strings is not None:
             return pd.Series(pd.arrays.ArrowStringArray(strings), index=series.index)
     values = series.astype(object).where(series.notna(), None)
-    if series.dtype == object:  # pandas decodes bytes (raising if not UTF-8): shown instead
-        undecodable = _map_unique(values, _undecodable).astype(bool)
-        if undecodable.any():
-            values = values.where(~undecodable, values[undecodable].map(repr))
+    if series.dtype == object:  # what pandas cannot write as text (raising) is shown instead
+        unwritable = _map_unique(values, _unwritable).astype(bool)
+        if unwritable.any():
+            values = values.where(~unwritable, values[unwritable].map(_shown_instead))
     return values.astype("string")
+
+
+def _unwritable(value) -> bool:
+    """Whether pandas raises writing ``value`` as text: bytes that are not UTF-8 (it decodes
+    bytes), an int beyond str()'s digits (:func:`_beyond_str`)."""
+    return _undecodable(value) or _beyond_str(value)
+
+
+def _shown_instead(value) -> str:
+    """The text of a value pandas cannot write as text: the bytes' repr, or the int named
+    (:func:`~actuarial.shown_text.quoted`); never any other value's text."""
+    return repr(value) if isinstance(value, bytes) else quoted(value)
+
+
+def _beyond_str(value) -> bool:
+    """Whether ``value`` is an int of more digits than Python writes in decimal: str()
+    raises ValueError beyond ``sys.get_int_max_str_digits()`` (a frame built in Python may
+    hold one; a file holds none)."""
+    if not isinstance(value, int):
+        return False
+    try:
+        str(value)
+    except ValueError:
+        return True
+    return False
 
 
 def _decoded(value):
@@ -689,32 +714,36 @@ def _map_unique_blank(
     return mapped[index], blank[index]
 
 
-def _id_text(series: pd.Series) -> tuple[pd.Series, np.ndarray]:
-    """Member ids as text exactly as read, and where an id is not text: a value of a kind
-    that holds no id (:func:`~actuarial.duplicate_ids.is_id_kind`, by its Arrow type).
+def _id_text(series: pd.Series) -> tuple[pd.Series, np.ndarray, np.ndarray]:
+    """Member ids as text exactly as read, where an id is not text: a value of a kind that
+    holds no id (:func:`~actuarial.duplicate_ids.is_id_kind`, by its Arrow type), and where
+    it is an int beyond str()'s digits (:func:`_beyond_str`): a whole number, but longer than
+    any id, whose digits are not written. Neither has text (missing).
 
     Integers become their digits ("7", never "7.0"). A float column cannot hold every id
     (2^53 + 1 is stored as 2^53), so a decimal number is refused, not converted; so is a
     date, a time, a list...
     """
-    not_text = np.zeros(len(series), dtype=bool)
+    not_text, beyond_str = np.zeros((2, len(series)), dtype=bool)
     if series.dtype != object:  # a typed column: its Arrow type tells
         kind = _arrow_kind(series)
         if kind is None:  # no one Arrow type (complex numbers, a sparse column): each value
             return _id_text(series.astype(object))
         if is_id_kind(kind):
-            return _text(series), not_text
+            return _text(series), not_text, beyond_str
         not_text = series.notna().to_numpy(dtype=bool)
-        return pd.Series(pd.NA, index=series.index, dtype="string"), not_text
+        return pd.Series(pd.NA, index=series.index, dtype="string"), not_text, beyond_str
     if not len(series):
-        return _text(series), not_text
+        return _text(series), not_text, beyond_str
     strings = _inferred_text(series)
     if strings is not None:  # text and missing values only: the usual case
-        return pd.Series(pd.arrays.ArrowStringArray(strings), index=series.index), not_text
-    not_text = _map_unique(series, _not_an_id).astype(bool) & series.notna().to_numpy(dtype=bool)
-    if not_text.any():
-        series = series.where(~not_text, None)
-    return _text(series, text_only=False), not_text
+        text = pd.Series(pd.arrays.ArrowStringArray(strings), index=series.index)
+        return text, not_text, beyond_str
+    kinds = _map_unique(series, lambda value: 2 if _beyond_str(value) else int(_not_an_id(value)))
+    not_text, beyond_str = (kinds == 1) & series.notna().to_numpy(dtype=bool), kinds == 2
+    if not_text.any() or beyond_str.any():
+        series = series.where(~(not_text | beyond_str), None)
+    return _text(series, text_only=False), not_text, beyond_str
 
 
 def _arrow_kind(series: pd.Series) -> pa.DataType | None:
@@ -748,6 +777,7 @@ class FrameIds:
 
     text: pa.Array  # each row's id as text (null: missing, not text, a lone surrogate)
     not_text: np.ndarray  # where the id is not text (a decimal number, a date...): an error
+    beyond_str: np.ndarray  # where it is an int beyond str()'s digits: an error (too long)
     duplicates: DuplicateIds  # none found yet until coded
     codes: np.ndarray | None = None
     texts: pd.Series | None = None
@@ -759,13 +789,14 @@ def frame_id_text(ids: pd.Series) -> FrameIds:
     lone_surrogate = None
     ids = _signaling_nans_replaced(ids)
     try:
-        text, not_text = _id_text(ids)
+        text, not_text, beyond_str = _id_text(ids)
         strings = _arrow_strings(text)
     except UnicodeEncodeError:  # ids with a lone surrogate, refused by Arrow: no text (an error)
         lone_surrogate = _map_unique(ids, _has_lone_surrogate).astype(bool)
-        text, not_text = _id_text(ids.where(~lone_surrogate, None))
+        text, not_text, beyond_str = _id_text(ids.where(~lone_surrogate, None))
         strings = _arrow_strings(text)
-    return FrameIds(strings, not_text, DuplicateIds.none(len(ids)), lone_surrogate=lone_surrogate)
+    none = DuplicateIds.none(len(ids))
+    return FrameIds(strings, not_text, beyond_str, none, lone_surrogate=lone_surrogate)
 
 
 def code_frame_ids(ids: FrameIds) -> FrameIds:
@@ -982,6 +1013,7 @@ def parse_members(
         given={name: frame[name] for name in MEMBER_FIELDS},
         id_text=text,
         not_text=ids.not_text[first : first + count],
+        beyond_str=ids.beyond_str[first : first + count],
         lone_surrogate=lone_surrogate,
         duplicated=duplicates.mask[offset : offset + count],
         other_rows=_OtherRows(duplicates, offset, first_row),
@@ -1015,6 +1047,7 @@ class _Fields:
     given: dict[str, object]  # a column each, or one member's values
     id_text: pa.Array  # null where the id is missing or not text
     not_text: np.ndarray  # where the id is not text (a decimal number, a date...)
+    beyond_str: np.ndarray  # where the id is an int beyond str()'s digits (no text either)
     lone_surrogate: np.ndarray | None  # where the id holds one; None: nowhere
     duplicated: np.ndarray  # where the id is repeated in the whole input
     other_rows: object  # the other rows of a repeated id, shown in its message
@@ -1039,8 +1072,11 @@ def _validated(fields: _Fields, source: str, first_row: int) -> MemberArrays:
         problems.append((mask, field, rule, values))
 
     not_text, lone_surrogate = fields.not_text, fields.lone_surrogate
-    # The id has no text (null) where it is not text or holds a lone surrogate.
-    no_text = not_text if lone_surrogate is None else not_text | lone_surrogate
+    # The id has no text (null) where it is not text, is an int beyond str()'s digits or
+    # holds a lone surrogate.
+    no_text = not_text | fields.beyond_str
+    if lone_surrogate is not None:
+        no_text |= lone_surrogate
     arrow_ids = fields.id_text
     if arrow_ids.null_count:
         arrow_ids = pc.fill_null(arrow_ids, "")
@@ -1058,6 +1094,7 @@ def _validated(fields: _Fields, source: str, first_row: int) -> MemberArrays:
         characters = pc.utf8_length(arrow_ids.filter(too_long)).to_numpy(zero_copy_only=False)
         too_long[too_long] = characters > MEMBER_ID_MAX_LENGTH
     flag(too_long, "member_id", _ID_TOO_LONG, _Length(arrow_ids))
+    flag(fields.beyond_str, "member_id", _ID_TOO_LONG, _GIVEN)  # its digits are not written
     spaced = trimmed_length != length
     flag(spaced & ~id_blank & ~too_long, "member_id", _ID_SPACED, arrow_ids)
     control = _has_control(arrow_ids)
@@ -1305,7 +1342,7 @@ def _parse_one(values: list, source: str, row: int) -> MemberArrays:
     not_text_id = not _missing(member_id) and _not_an_id(member_id)
     if not_text_id or _missing(member_id):
         id_text = None
-    elif is_id_value(member_id):
+    elif is_id_value(member_id) and not _beyond_str(member_id):
         id_text = str(member_id)
     else:
         raise _LeftToFrame
@@ -1313,6 +1350,7 @@ def _parse_one(values: list, source: str, row: int) -> MemberArrays:
         given=given,
         id_text=pa.array([id_text], type=pa.string()),
         not_text=np.array([not_text_id]),
+        beyond_str=np.zeros(1, dtype=bool),  # left to the frame parser (above)
         lone_surrogate=None,  # left to the frame parser (_checked)
         duplicated=np.zeros(1, dtype=bool),  # a member is unique in its own input
         other_rows=None,

@@ -307,17 +307,45 @@ def test_a_signaling_nan_is_an_error_naming_the_member_field_rule_and_value(
     assert set(table.loc[table["row"] != 2, "error"]) == {""}
 
 
-@pytest.mark.parametrize("field", ["credited_service", "average_compensation"])
-def test_an_int_too_long_for_str_is_an_error_of_one_member_not_a_value_error(
-    half_percent_guides, member, field
+# An int of more digits than Python writes in decimal (str raises ValueError beyond
+# sys.get_int_max_str_digits()) in each field, and what its message says after "(member ...): ".
+HUGE = "an integer of more than 4300 digits"
+HUGE_INT_PROBLEMS = {
+    "member_id": f"'member_id' must be at most 100 characters (got {HUGE})",
+    "birth_date": f"'birth_date' must be a date YYYY-MM-DD (got {HUGE})",
+    "separation_date": f"'separation_date' must be a date YYYY-MM-DD (got {HUGE})",
+    "credited_service": f"'credited_service' must be finite (got {HUGE})",
+    "average_compensation": f"'average_compensation' must be finite (got {HUGE})",
+    "group": f"{GROUP_RULE} (got {HUGE})",
+    "refunded": f"'refunded' must be true or false (got {HUGE})",
+}
+
+
+@pytest.mark.parametrize("field", HUGE_INT_PROBLEMS)
+@pytest.mark.parametrize("others", ["as-given", "as-text"])
+def test_an_int_too_long_for_str_is_an_error_of_its_row_not_a_value_error(
+    half_percent_guides, member, field, others
 ):
-    """Python writes no int of more than 4300 digits in decimal (str raises ValueError): the
-    message quoting it ended evaluate. (evaluate_frame still raises it earlier, from pandas'
-    astype(str) of the column.)"""
-    problem = f"'{field}' must be finite (got an integer of more than 4300 digits)"
+    """The message quoting such an int ended evaluate (ce0497c), and evaluate_frame still
+    raised the ValueError earlier, from pandas' astype(str) of the column (for the blank
+    test of any field, for the id's text): it is its row's error, the other rows evaluated
+    as usual. An id of more than 4300 digits is longer than any id."""
+    who = f"member {HUGE}" if field == "member_id" else "member 'B-1'"
+    problem = HUGE_INT_PROBLEMS[field]
     huge = member(**{"member_id": "B-1", field: 10**5000})
-    with pytest.raises(MemberDataError, match=exactly(f"member row 1 (member 'B-1'): {problem}")):
+    with pytest.raises(MemberDataError, match=exactly(f"member row 1 ({who}): {problem}")):
         evaluate(huge, half_percent_guides)
+    rows = [member(), huge, member(member_id="C-1")]
+    if others == "as-text":  # every other cell text, as a file holds it
+        rows = [{name: value if value == 10**5000 else str(value)
+                 for name, value in row.items()} for row in rows]  # fmt: skip
+    table = evaluate_frame(pd.DataFrame(rows, dtype=object), half_percent_guides)
+    assert table.loc[table["row"] == 2, "error"].tolist() == [f"members row 2 ({who}): {problem}"]
+    valid = table[table["row"] != 2]
+    assert len(valid) == 8 and set(valid["error"]) == {""}
+    expected = evaluate_frame(pd.DataFrame([member()]), half_percent_guides)["monthly_amount"]
+    for row in (1, 3):
+        np.testing.assert_array_equal(valid.loc[valid["row"] == row, "monthly_amount"], expected)
 
 
 @pytest.mark.parametrize("field", SIGNALING_NAN_PROBLEMS)
@@ -801,7 +829,7 @@ def test_frame_ids_find_the_repeated_ids_find_duplicates_finds(values):
         assert ids.lone_surrogate.tolist() == lone
     else:
         assert ids.lone_surrogate is None
-    text, _ = _id_text(column.where(~np.array(lone, dtype=bool), None))
+    text, *_ = _id_text(column.where(~np.array(lone, dtype=bool), None))
     expected = find_duplicates(lambda: [text], MEMBER_ID_MAX_LENGTH)
     assert ids.duplicates.mask.tolist() == expected.mask.tolist()
     for row in np.flatnonzero(expected.mask):
