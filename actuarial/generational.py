@@ -37,7 +37,7 @@ from actuarial.mortality import (
     table_from_spec,
 )
 from actuarial.shown_text import quoted
-from actuarial.text_files import unique_files
+from actuarial.text_files import decimal_number, unique_files
 
 __all__ = [
     "EVEN_WEIGHT",
@@ -152,7 +152,7 @@ def _csv_scale(path: Path) -> ImprovementScale:
     if (
         len(header) < 2
         or header[0] != "age"
-        or not all(re.fullmatch(r"\d{4}", h) for h in header[1:])
+        or not all(re.fullmatch(r"[0-9]{4}", h) for h in header[1:])  # ASCII digits only
     ):
         raise MortalityError(
             f"{path} line 1: header must be age,<year>,<year>,... (got {quoted(','.join(header))})"
@@ -166,10 +166,8 @@ def _csv_scale(path: Path) -> ImprovementScale:
     for where, age, cells in age_rows(path, reader, len(header), problems):
         row = []
         for year, cell in zip(years, cells, strict=True):
-            try:
-                rate = float(cell)
-            except ValueError:
-                rate = math.nan
+            rate = decimal_number(cell)
+            rate = math.nan if rate is None else rate
             if not (math.isfinite(rate) and -1 < rate < 1):
                 shown = quoted(cell.strip())
                 problems.append(f"{where}: improvement in {year} must be in (-1, 1) (got {shown})")

@@ -37,7 +37,13 @@ from actuarial.dates import format_age, is_plain_date
 from actuarial.law.parameters import date_outside, shipped_law
 from actuarial.output_files import takes_paths
 from actuarial.shown_text import one_line, quoted, shortened
-from actuarial.text_files import read_text, toml_shape_problems, unique_files
+from actuarial.text_files import (
+    decimal_number,
+    read_text,
+    toml_shape_problems,
+    unique_files,
+    whole_number,
+)
 
 __all__ = [
     "DEFAULT_SERIES",
@@ -648,9 +654,8 @@ def _check_rows(where: str, text: str, interpolation, problems: list[Problem]):
         if len(record) != 3:
             problems.append(Problem(where, line, f"row must have 3 fields (got {len(record)})"))
             continue
-        try:
-            years, months = int(record[0]), int(record[1])
-        except ValueError:
+        years, months = whole_number(record[0]), whole_number(record[1])
+        if years is None or months is None:
             problems.append(
                 Problem(
                     where,
@@ -685,14 +690,20 @@ def _row_problem(age: int, factor) -> tuple[float | None, str | None]:
     row is there) and None when the age is."""
     if not EARLIEST_AGE_MONTHS <= age <= NORMAL_RETIREMENT_AGE * 12:
         return None, f"age must be in [{FIRST_AGE}, {LAST_AGE}] (got {age // 12}y{age % 12}m)"
+    not_a_number = f"'factor' must be a number (got {quoted(factor)})"
     if isinstance(factor, bool | np.bool_):  # float() reads True as 1.0
-        return math.nan, f"'factor' must be a number (got {quoted(factor)})"
-    try:
-        read = float(factor)
-    except OverflowError:  # an int beyond float: a number, not in (0, 1]
-        read = math.inf
-    except (TypeError, ValueError):
-        return math.nan, f"'factor' must be a number (got {quoted(factor)})"
+        return math.nan, not_a_number
+    if isinstance(factor, str):  # a plain decimal number, as written in a file
+        read = decimal_number(factor)
+        if read is None:
+            return math.nan, not_a_number
+    else:
+        try:
+            read = float(factor)
+        except OverflowError:  # an int beyond float: a number, not in (0, 1]
+            read = math.inf
+        except (TypeError, ValueError):
+            return math.nan, not_a_number
     if not (math.isfinite(read) and 0 < read <= 1):
         shown = shortened(factor) if isinstance(factor, str) else quoted(factor)  # as written
         return math.nan, f"'factor' must be in (0, 1] (got {shown})"

@@ -63,6 +63,7 @@ from actuarial.member_record import (
     written_as,
 )
 from actuarial.shown_text import QUOTE_LIMIT, quoted
+from actuarial.text_files import DECIMAL_NUMBER
 
 __all__ = [
     "DATE_RANGE",
@@ -562,8 +563,8 @@ def _as_float(value):
         return math.inf if value > 0 else -math.inf
 
 # The text Arrow casts to float64 (fast_float's grammar), in two kinds: decimal numbers,
-# cast at once, and named values (infinity, NaN), each distinct text cast alone.
-_DECIMAL_NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
+# cast at once (the numbers of every file: text_files.DECIMAL_NUMBER), and named values
+# (infinity, NaN), each distinct text cast alone.
 _NAMED_NUMBER = r"(?i)^[+-]?(inf|infinity|nan(\([0-9a-z_]*\))?)$"
 
 
@@ -581,7 +582,7 @@ def _text_numbers(text: pa.Array) -> np.ndarray:
         pass
     text = pc.if_else(pc.equal(text, ""), None, text)
     numbers = np.full(len(text), np.nan)
-    for pattern in (_DECIMAL_NUMBER, _NAMED_NUMBER):
+    for pattern in (DECIMAL_NUMBER, _NAMED_NUMBER):
         kind = pc.fill_null(pc.match_substring_regex(text, pattern), False)
         at = kind.to_numpy(zero_copy_only=False)
         if not at.any():

@@ -34,7 +34,7 @@ import numpy as np
 
 from actuarial.output_files import takes_paths
 from actuarial.shown_text import quoted, shortened
-from actuarial.text_files import read_text, unique_files
+from actuarial.text_files import decimal_number, read_text, unique_files, whole_number
 
 __all__ = [
     "FRACTIONAL_AGE_ASSUMPTIONS",
@@ -482,9 +482,8 @@ def age_rows(path: Path, reader, width: int, problems: list[str]):
         if len(record) != width:
             problems.append(f"{where}: row must have {width} fields (got {len(record)})")
             continue
-        try:
-            age = int(record[0])
-        except ValueError:
+        age = whole_number(record[0])
+        if age is None:
             problems.append(f"{where}: 'age' must be an integer (got {quoted(record[0])})")
             continue
         if not 0 <= age <= MAX_RATES_AGE:
@@ -521,14 +520,12 @@ def from_csv(path) -> LifeTable:
             f"{path} line 1: header must be age,qx (got {quoted(','.join(header))})"
         )
     for where, age, (cell,) in age_rows(path, reader, 2, problems):
-        try:
-            rate = float(cell)
-        except ValueError:
+        rate = decimal_number(cell)
+        if rate is None:
             problems.append(f"{where}: 'qx' must be a number (got {quoted(cell)})")
             rate = math.nan
-        else:
-            if not (math.isfinite(rate) and 0 <= rate <= 1):
-                problems.append(f"{where}: 'qx' must be in [0, 1] (got {shortened(cell.strip())})")
+        elif not (math.isfinite(rate) and 0 <= rate <= 1):
+            problems.append(f"{where}: 'qx' must be in [0, 1] (got {shortened(cell.strip())})")
         ages.append(age)
         rates.append(rate)
     return LifeTable(

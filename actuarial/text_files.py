@@ -11,11 +11,18 @@ accepted or refused at once, in bounded time and memory.
 
 Each check returns its problems as :class:`TextProblem` (line, when known, and message); the
 caller names the file in its own error (``GuideError``, ``LawError``) with every other problem.
+
+A number written in a CSV file read in Python (a guide's reduction.csv, a life table, an
+improvement scale) is read by :func:`decimal_number` or :func:`whole_number`: a plain decimal
+number in ASCII digits, as a member file's cell holds one (:data:`DECIMAL_NUMBER`, the grammar
+Arrow casts to a float), never what only Python's ``float()`` and ``int()`` read: ``0.5_5``,
+digits of other scripts (``٠.٥``), names (``inf``, ``nan``).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +32,10 @@ from actuarial.output_files import special_kind, takes_paths
 __all__ = [
     "BYTE_ORDER_MARK",
     "NOT_A_REGULAR_FILE",
+    "DECIMAL_NUMBER",
+    "WHOLE_NUMBER",
     "TextProblem",
+    "decimal_number",
     "decode_text",
     "not_a_file",
     "read_bytes",
@@ -33,9 +43,16 @@ __all__ = [
     "toml_shape",
     "toml_shape_problems",
     "unique_files",
+    "whole_number",
 ]
 
 BYTE_ORDER_MARK = b"\xef\xbb\xbf"
+# A decimal number as text (ASCII digits, an optional sign, point and exponent): the numbers
+# Arrow casts text to float64 as, but the named ones (inf, nan); a regular expression of both
+# Python and Arrow (RE2), which reads a member file's numbers by it.
+DECIMAL_NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
+WHOLE_NUMBER = r"^[+-]?[0-9]+$"
+_DECIMAL_NUMBER, _WHOLE_NUMBER = re.compile(DECIMAL_NUMBER), re.compile(WHOLE_NUMBER)
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +252,27 @@ def toml_shape_problems(text: str, max_depth: int, max_keys: int) -> list[TextPr
     if keys > max_keys:
         problems.append(TextProblem(None, f"more than {max_keys} keys (got {keys:,})"))
     return problems
+
+
+def decimal_number(text: str) -> float | None:
+    """The number a file's cell holds: a plain decimal number (:data:`DECIMAL_NUMBER`), white
+    space around it trimmed as a member file's cell is (``' 0.55 '``); the float nearest it
+    (infinite beyond a float's range: ``1e400``), or None for any other text."""
+    text = text.strip()
+    return float(text) if _DECIMAL_NUMBER.fullmatch(text) else None
+
+
+def whole_number(text: str) -> int | None:
+    """The whole number a file's cell holds (ASCII digits, an optional sign, white space
+    around trimmed), or None for any other text, and for one of more digits than Python
+    reads (``sys.get_int_max_str_digits()``)."""
+    text = text.strip()
+    if not _WHOLE_NUMBER.fullmatch(text):
+        return None
+    try:
+        return int(text)
+    except ValueError:  # beyond Python's digits
+        return None
 
 
 @takes_paths("files")

@@ -170,15 +170,34 @@ def test_a_csv_scale_is_age_by_calendar_year_and_applies_to_both_sexes(tmp_path)
     )
 
 
-def test_a_csv_scale_reports_every_bad_cell_with_file_and_line(tmp_path):
-    scale = tmp_path / "bad.csv"
-    scale.write_text("age,2011,2012\n20,0.02,x\n22,1.5,0.01\n")
+def csv_scale_problems(scale, text) -> list[str]:
+    """The problems a CSV improvement scale holding ``text`` is refused for, one a line."""
+    scale.write_text(text)
     with pytest.raises(MortalityError) as caught:
         improvement_scale(f"csv:{scale}")
-    assert str(caught.value).splitlines() == [
+    return str(caught.value).splitlines()
+
+
+def test_a_csv_scale_reports_every_bad_cell_with_file_and_line(tmp_path):
+    scale = tmp_path / "bad.csv"
+    assert csv_scale_problems(scale, "age,2011,2012\n20,0.02,x\n22,1.5,0.01\n") == [
         f"{scale} line 2: improvement in 2012 must be in (-1, 1) (got 'x')",
         f"{scale} line 3: 'age' must be 21, the next age (got 22)",
         f"{scale} line 3: improvement in 2011 must be in (-1, 1) (got '1.5')",
+    ]
+
+
+def test_a_csv_scale_s_numbers_are_plain_decimal_numbers_as_in_member_files(tmp_path):
+    """float() read '0.0_2' as 0.02 and '٠.٠١' as 0.01; the header's years were matched by
+    \\d, which takes any script's digits ('٢٠١١' was the year 2011)."""
+    scale = tmp_path / "spelled.csv"
+    assert csv_scale_problems(scale, "age,2011,2012\n20,0.0_2, 0.01 \n21,٠.٠١,nan\n") == [
+        f"{scale} line 2: improvement in 2011 must be in (-1, 1) (got '0.0_2')",
+        f"{scale} line 3: improvement in 2011 must be in (-1, 1) (got '٠.٠١')",
+        f"{scale} line 3: improvement in 2012 must be in (-1, 1) (got 'nan')",
+    ]
+    assert csv_scale_problems(scale, "age,٢٠١١\n20,0.01\n") == [
+        f"{scale} line 1: header must be age,<year>,<year>,... (got 'age,٢٠١١')"
     ]
 
 

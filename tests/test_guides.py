@@ -334,7 +334,23 @@ def test_an_adopted_guide_needs_adopted_by_and_adopted_on(make_guide):
         ("58,0,0.580000", "58,0,0", 5, "'factor' must be in (0, 1] (got 0)"),
         ("58,0,0.580000", "58,0,-0.58", 5, "'factor' must be in (0, 1] (got -0.58)"),
         ("64,0,0.940000", "64,0,1.01", 11, "'factor' must be in (0, 1] (got 1.01)"),
-        ("58,0,0.580000", "58,0,nan", 5, "'factor' must be in (0, 1] (got nan)"),
+        # Numbers in files are plain decimal numbers: Python's float() and int() read these.
+        ("58,0,0.580000", "58,0,nan", 5, "'factor' must be a number (got 'nan')"),
+        ("58,0,0.580000", "58,0,infinity", 5, "'factor' must be a number (got 'infinity')"),
+        ("58,0,0.580000", "58,0,0.5_8", 5, "'factor' must be a number (got '0.5_8')"),
+        ("58,0,0.580000", "58,0,٠.٥٨", 5, "'factor' must be a number (got '٠.٥٨')"),
+        (
+            "58,0,0.580000",
+            "5_8,0,0.58",
+            5,
+            "'age_years' and 'age_months' must be integers (got '5_8', '0')",
+        ),
+        (
+            "58,0,0.580000",
+            "58,٠,0.58",
+            5,
+            "'age_years' and 'age_months' must be integers (got '58', '٠')",
+        ),
         # A rejected row at 55y0m or 65y0m is not also reported as missing.
         ("55,0,0.400000", "55,0,0", 2, "'factor' must be in (0, 1] (got 0)"),
         ("65,0,1.000000", "65,0,1.5", 12, "'factor' must be in (0, 1] (got 1.5)"),
@@ -362,6 +378,12 @@ def test_an_adopted_guide_needs_adopted_by_and_adopted_on(make_guide):
 def test_a_bad_table_row_is_reported_with_its_line(make_guide, old, new, line, message):
     folder = make_guide(csv=replacing(old, new))
     assert problems_of(folder) == [f"{folder / 'reduction.csv'}:{line}: {message}"]
+
+
+def test_numbers_of_reduction_csv_may_have_white_space_around_them_as_member_files(make_guide):
+    """A cell is trimmed as a member file's is (a spreadsheet may write '58, 0, 0.58')."""
+    guide = load_guide(make_guide(csv=replacing("58,0,0.580000", " 58 ,\t0, 0.58\u00a0")))
+    assert guide.factor(58 * 12) == pytest.approx(0.58, abs=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -525,10 +547,11 @@ def test_each_rule_of_load_guide_refuses_a_guide_made_in_python(changes, problem
         (True, "'factor' must be a number (got True)"),  # was read as the factor 1.0
         (np.True_, "'factor' must be a number (got True)"),
         (10**5000, "'factor' must be in (0, 1] (got an integer of more than 4300 digits)"),
+        ("0.4_0", "'factor' must be a number (got '0.4_0')"),  # text: as reduction.csv's
     ],
-    ids=["beyond-float", "bool", "numpy-bool", "beyond-str"],
+    ids=["beyond-float", "bool", "numpy-bool", "beyond-str", "python-only-text"],
 )
-def test_a_factor_of_a_guide_made_in_python_that_overflows_or_is_a_bool_is_refused(
+def test_a_factor_of_a_guide_made_in_python_that_overflows_is_a_bool_or_no_number_is_refused(
     first_factor, message
 ):
     with pytest.raises(GuideError) as raised:

@@ -346,6 +346,19 @@ def test_csv_table_reports_every_bad_row_with_file_and_line(tmp_path):
     ]
 
 
+def test_csv_table_numbers_are_plain_decimal_numbers_as_in_member_files(tmp_path):
+    """float() and int() read '0.2_5' as 0.25, '٠.٥' as 0.5, '6_4' as 64 and 'infinity' as a
+    number: none is a decimal number as a member file's cells are."""
+    path = tmp_path / "spelled.csv"
+    text = "age,qx\n60, 0.1 \n61,0.2_5\n62,infinity\n63,٠.٥\n6_4,1\n"
+    assert csv_table_problems(path, text) == [
+        f"{path} line 3: 'qx' must be a number (got '0.2_5')",
+        f"{path} line 4: 'qx' must be a number (got 'infinity')",
+        f"{path} line 5: 'qx' must be a number (got '٠.٥')",
+        f"{path} line 6: 'age' must be an integer (got '6_4')",
+    ]
+
+
 def test_a_csv_of_rates_gives_ages_from_0_to_200(tmp_path):
     # Before, -1 was a first age, and 99999999999999999999 made a table whose valuation
     # said "'age' must be in [99999999999999999999, 100000000000000000000) ... (got 1e+20)".
