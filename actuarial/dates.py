@@ -9,6 +9,7 @@ born on February 29 turns a year older on February 28 in common years. The switc
 from __future__ import annotations
 
 import datetime as dt
+import sys
 
 import numpy as np
 
@@ -23,6 +24,7 @@ __all__ = [
     "is_plain_date",
     "format_age",
     "numpy_day",
+    "period_day",
     "year_month_day",
 ]
 
@@ -63,6 +65,17 @@ def numpy_day(value: np.datetime64) -> np.datetime64 | None:
         return None
     day = value.astype("datetime64[D]")
     return day if day == value else None
+
+
+def period_day(value) -> np.datetime64 | None:
+    """The day of a pandas period of one day (frequency ``D``), as a numpy day (any year,
+    beyond Python's dates too); None for any other value, a period of a month, a year, an
+    hour or two days too (not a day, nor its first day). The one reading of a member's
+    periods and of ``as_of``."""
+    pandas = sys.modules.get("pandas")  # a period is made by pandas: none before it is imported
+    if pandas is None or not isinstance(value, pandas.Period) or value.freqstr != "D":
+        return None
+    return np.datetime64(value.ordinal, "D")  # a daily period's ordinal: days from 1970-01-01
 
 
 def year_month_day(dates) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -37,7 +37,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from actuarial import arrow_text
-from actuarial.dates import age_in_months, coarse_or_missing, is_plain_date, numpy_day
+from actuarial.dates import (
+    age_in_months,
+    coarse_or_missing,
+    is_plain_date,
+    numpy_day,
+    period_day,
+)
 from actuarial.duplicate_ids import (
     DuplicateIds,
     find_duplicates,
@@ -484,10 +490,9 @@ def _parse_dates(series: pd.Series) -> np.ndarray:
 def _day(value) -> np.datetime64:
     """A date, a timestamp at midnight without a time zone (numpy's too), or a period of one
     day, as its day; NaT for any other value that is not text."""
-    if isinstance(value, pd.Period):
-        if value.freqstr != "D":  # a month, a year, an hour: not one day
-            return np.datetime64("NaT", "D")
-        return np.datetime64(value.start_time.date(), "D")
+    if isinstance(value, pd.Period):  # one of a day is that day; a month, a year... no day
+        day = period_day(value)
+        return np.datetime64("NaT", "D") if day is None else day
     if isinstance(value, dt.datetime | pd.Timestamp):
         if timestamp_rule(value) is not None:
             return np.datetime64("NaT", "D")

@@ -4,6 +4,7 @@ import calendar
 import datetime as dt
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,6 +16,7 @@ from actuarial.dates import (
     as_dates,
     birth_parts,
     format_age,
+    period_day,
     year_month_day,
 )
 
@@ -230,3 +232,21 @@ def test_add_years_agrees_with_the_calendar_module(births, years, rule):
     assert add_years(np.datetime64(births[0], "D"), years, rule).astype(object) == (
         _calendar_birthday(births[0], years, rule)
     )
+
+
+@pytest.mark.parametrize(
+    ("value", "day"),
+    [
+        (pd.Period("2016-03-01", "D"), np.datetime64("2016-03-01")),
+        (pd.Period("1970-01-01", "D"), np.datetime64("1970-01-01")),
+        (pd.Period(year=12000, month=1, day=1, freq="D"), np.datetime64("12000-01-01")),
+        (pd.Period("2016-03", "M"), None),  # not a day, nor its first day
+        (pd.Period("2016", "Y"), None),
+        (pd.Period("2016-03-01 00:00", "h"), None),
+        (pd.Period("2016-03-01", "2D"), None),
+        (dt.date(2016, 3, 1), None),  # no period: read by the other rules
+        ("2016-03-01", None),
+    ],
+)
+def test_a_period_of_one_day_is_that_day_and_no_other_period_is_a_day(value, day):
+    assert period_day(value) == day

@@ -414,6 +414,73 @@ def test_as_of_with_a_time_of_day_or_a_time_zone_is_refused_as_a_members_date_is
         evaluate(member(separation_date=as_of), half_percent_guides)  # one member, in Python
 
 
+def test_a_period_of_one_day_is_that_date_as_of_as_a_members_date_is(
+    half_percent_guides, member
+):
+    """A pandas period of one day was a member's date (in evaluate and evaluate_frame) but
+    was refused as as_of: one rule for both, it is that day."""
+    from actuarial.law import resolve_as_of
+
+    day = pd.Period("2027-01-01", "D")
+    assert resolve_as_of(day) == dt.date(2027, 1, 1)
+    assert resolve_as_of(pd.Period("1970-01-01", "D")) == dt.date(1970, 1, 1)  # its day 0
+    given = member(separation_date="2016-03-01", credited_service=26)
+    on_the_date = evaluate(given, half_percent_guides, as_of=dt.date(2027, 1, 1))
+    assert evaluate(given, half_percent_guides, as_of=day) == on_the_date
+    frame = pd.DataFrame([given])
+    pd.testing.assert_frame_equal(
+        evaluate_frame(frame, half_percent_guides, as_of=day),
+        evaluate_frame(frame, half_percent_guides, as_of=dt.date(2027, 1, 1)),
+    )
+    separated = {**given, "separation_date": pd.Period("2016-03-01", "D")}
+    assert evaluate(separated, half_percent_guides, as_of=day) == on_the_date
+    pd.testing.assert_frame_equal(
+        evaluate_frame(pd.DataFrame([separated]), half_percent_guides, as_of=day),
+        evaluate_frame(frame, half_percent_guides, as_of=day),
+    )
+
+
+@pytest.mark.parametrize(
+    ("period", "shown"),
+    [
+        (pd.Period("2027-01", "M"), "2027-01"),
+        (pd.Period("2027", "Y"), "2027"),
+        (pd.Period("2027-01-01 00:00", "h"), "2027-01-01 00:00"),
+        (pd.Period("2027-01-01", "2D"), "2027-01-01"),
+    ],
+    ids=["month", "year", "hour", "two-days"],
+)
+def test_a_period_other_than_one_day_is_no_date_as_of_nor_as_a_members_date(
+    half_percent_guides, member, period, shown
+):
+    """Not its first day, nor the day it begins at: a month, a year, an hour is not a day."""
+    no_date = exactly(f"'as_of' must be a date YYYY-MM-DD (got {period!r})")
+    with pytest.raises(LawError, match=no_date):
+        evaluate(member(), half_percent_guides, as_of=period)
+    with pytest.raises(LawError, match=no_date):
+        evaluate_frame(pd.DataFrame([member()]), half_percent_guides, as_of=period)
+    problem = f"'separation_date' must be a date YYYY-MM-DD (got {shown})"
+    with pytest.raises(MemberDataError, match=exactly(f"member row 1 (member 'A-1'): {problem}")):
+        evaluate(member(separation_date=period), half_percent_guides)
+    refused = evaluate_frame(pd.DataFrame([member(separation_date=period)]), half_percent_guides)
+    assert refused["error"].tolist() == [f"members row 1 (member 'A-1'): {problem}"]
+
+
+def test_a_period_of_one_day_after_year_9999_is_outside_the_dates_not_a_crash(
+    half_percent_guides, member
+):
+    """Its start_time had no date(): a member's such period ended evaluate_frame in
+    NotImplementedError. A day beyond Python's dates is read as numpy reads it."""
+    day = pd.Period(year=12000, month=1, day=1, freq="D")
+    with pytest.raises(
+        LawError, match=exactly("'as_of' must be from 1900-01-01 to 2100-12-31 (got 12000-01-01)")
+    ):
+        evaluate(member(), half_percent_guides, as_of=day)
+    problem = "'separation_date' must be from 1900-01-01 to 2100-12-31 (got 12000-01-01)"
+    refused = evaluate_frame(pd.DataFrame([member(separation_date=day)]), half_percent_guides)
+    assert refused["error"].tolist() == [f"members row 1 (member 'A-1'): {problem}"]
+
+
 # ----------------------------------------------------------------- hostile law files
 EXAMPLE_MEMBERS = Path(__file__).resolve().parents[1] / "examples" / "members.csv"
 # Checked before parsing, as guide files are (actuarial.text_files): size, UTF-8 (a BOM

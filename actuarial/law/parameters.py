@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from actuarial.dates import coarse_or_missing, is_plain_date, numpy_day
+from actuarial.dates import coarse_or_missing, is_plain_date, numpy_day, period_day
 from actuarial.member_record import (
     DATE_RANGE,
     DATE_RANGE_RULE,
@@ -665,6 +665,7 @@ def resolve_as_of(as_of=None) -> dt.date:
     """The date results are asked for: ``as_of`` (a date or ``YYYY-MM-DD``), default today.
     A timestamp is read as a member's dates are (``member_record.timestamp_rule``): at
     midnight without a time zone, as that date; with a time of day or a time zone, refused.
+    So is a pandas period (:func:`~actuarial.dates.period_day`): of one day, that day.
     The date must be within :data:`DATE_RANGE`, as ``--as-of``'s."""
     if as_of is None:
         return dt.date.today()
@@ -675,6 +676,8 @@ def resolve_as_of(as_of=None) -> dt.date:
 
 
 def _as_of_day(as_of) -> dt.date:
+    if (day := period_day(as_of)) is not None:  # a pandas period of one day, as a member's
+        as_of = day
     if isinstance(as_of, np.datetime64) and not coarse_or_missing(as_of):
         day = numpy_day(as_of)  # as a member's numpy dates are read
         if day is None:
