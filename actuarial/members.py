@@ -439,18 +439,25 @@ def _timestamp_problems(series: pd.Series) -> list[tuple[np.ndarray, str]]:
         return [(present & (values != values.astype("datetime64[D]")), NO_TIME_OF_DAY_RULE)]
     if series.dtype == object and len(series):
         kinds = _map_unique(series, _timestamp_kind)
-        return [(kinds == 1, NO_TIME_ZONE_RULE), (kinds == 2, NO_TIME_OF_DAY_RULE)]
+        return [(kinds == kind, rule) for kind, rule in enumerate(_TIMESTAMP_RULES) if rule]
     return []
 
 
+# The rule a timestamp given as a date breaks, by its kind (_timestamp_kind, its index
+# here): kind 0, not a timestamp or one at midnight without a time zone (a date), none.
+_TIMESTAMP_RULES = (None, NO_TIME_ZONE_RULE, NO_TIME_OF_DAY_RULE)
+
+
 def _timestamp_kind(value) -> int:
-    """0: not a timestamp, or one at midnight without a time zone (a date); 1: with a time
-    zone; 2: with a time of day (a numpy datetime64 has no time zone)."""
+    """The kind of ``value`` given as a date: the index in :data:`_TIMESTAMP_RULES` of the
+    rule it breaks (``member_record.timestamp_rule``; a numpy datetime64 has no time zone,
+    only a time of day), 0 for none."""
+    rule = None
     if isinstance(value, dt.datetime | pd.Timestamp):
-        return _TIMESTAMP_KINDS[timestamp_rule(value)]
-    if isinstance(value, np.datetime64) and not coarse_or_missing(value):
-        return 0 if numpy_day(value) is not None else 2
-    return 0
+        rule = timestamp_rule(value)
+    elif isinstance(value, np.datetime64) and not coarse_or_missing(value):
+        rule = None if numpy_day(value) is not None else NO_TIME_OF_DAY_RULE
+    return _TIMESTAMP_RULES.index(rule)
 
 
 def _parse_dates(series: pd.Series) -> np.ndarray:
@@ -1225,8 +1232,6 @@ _DAYS_PER_400_YEARS = 146_097
 _EXACT_INTEGERS = 2**53  # an integer beyond this is left to parse_members
 _NUMBER_CHARACTERS = frozenset("0123456789+-.eE")
 _NOT_A_DAY = np.iinfo(np.int64).min  # NaT as a day number
-_TIMESTAMP_RULES = {1: NO_TIME_ZONE_RULE, 2: NO_TIME_OF_DAY_RULE}  # by _timestamp_kind
-_TIMESTAMP_KINDS = {None: 0, **{rule: kind for kind, rule in _TIMESTAMP_RULES.items()}}
 _BLANK_FIELDS = (*DATE_FIELDS, *NUMBER_FIELDS, "group", "refunded")  # _Fields.blank
 _TRUE_ONE = np.ones(1, dtype=bool)
 _TRUE_ONE.flags.writeable = False
