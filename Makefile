@@ -40,8 +40,10 @@ $(VENV)/.installed-lab: pyproject.toml | $(VENV)/.created
 lint: $(STAMP)
 	$(BIN)/ruff check .
 
+# pytest runs one test file per processor at a time (pytest-xdist; a file's fixtures are made
+# once), the slow files first (tests/conftest.py orders them), so they run beside the others.
 test: lint
-	HYPOTHESIS_PROFILE=repeatable $(BIN)/pytest tests
+	HYPOTHESIS_PROFILE=repeatable $(BIN)/pytest -n auto --dist loadfile --no-loadscope-reorder tests
 	$(BIN)/pytest --nbval notebooks --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider
 
 report: $(VENV)/.installed-report
