@@ -51,6 +51,7 @@ from actuarial.duplicate_ids import (
     is_id_value,
     surely_distinct,
 )
+from actuarial.law.conditions import Exact
 from actuarial.member_record import (
     DATE_FIELDS,
     DATE_RANGE,
@@ -1451,9 +1452,9 @@ def warnings_and_where(
             "years, purchased service?)",
         ),
         (below, compensation < PLAUSIBLE.compensation_warn_below,
-         lambda i: f"(got {_amount_shown(compensation[i])})"),
+         lambda i: f"(got {Exact(compensation[i]):,.2f})"),  # as the explanation shows it
         (above, compensation > PLAUSIBLE.compensation_warn_above,
-         lambda i: f"(got {_amount_shown(compensation[i])})"),
+         lambda i: f"(got {Exact(compensation[i]):,.2f})"),
     ]
     if payment_date is not None:
         payment = np.datetime64(payment_date, "D")
@@ -1472,13 +1473,6 @@ def warnings_and_where(
             f"{rule.opening} {detail(index)}" for rule, mask, detail in found if mask[index]
         )
     return any_warning, texts
-
-
-def _amount_shown(amount: float) -> str:
-    """An amount in dollars and cents, or with every digit it has when cents would round it
-    (999.999 is not shown as 1,000.00, the bound it is below)."""
-    cents = f"{amount:,.2f}"
-    return cents if float(cents.replace(",", "")) == amount else f"{amount:,}"
 
 
 def _member_values(member) -> list:

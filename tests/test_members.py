@@ -766,6 +766,8 @@ def test_ids_differing_only_by_white_space_are_errors_not_three_members(
         ({"average_compensation": 1_000_000}, None, ""),
         ({"average_compensation": 9_999_999.999}, None, "'average_compensation' is above "
          "1,000,000 a year, the top of plausible amounts (got 9,999,999.999)"),
+        ({"average_compensation": 2.5e-05}, None, "'average_compensation' is below 1,000 a "
+         "year, the bottom of plausible amounts (got 0.000025)"),  # as the explanation: not 2.5e-05
     ],
 )  # fmt: skip
 def test_a_suspicious_fact_is_a_warning_on_either_side_of_its_bound(
@@ -777,6 +779,9 @@ def test_a_suspicious_fact_is_a_warning_on_either_side_of_its_bound(
     result = evaluate(member(**fields), half_percent_guides, as_of=as_of)
     assert list(result.warnings) == ([warning] if warning else [])
     assert result.as_dict()["warnings"] == list(result.warnings)
+    if "average_compensation" in warning:  # the amount shown as the explanation shows it
+        shown = warning.rsplit("(got ", 1)[1].rstrip(")")
+        assert f"average compensation ${shown};" in result.explanation[0]
 
 
 def test_several_warnings_are_all_named_and_an_invalid_row_has_none(half_percent_guides, member):

@@ -131,9 +131,10 @@ class Clause:
 
 
 class Exact(float):
-    """A number as a template shows it: to the places its format asks (``{value:g}``,
-    ``{service:.2f}``), or with every digit it has where those would round it: 24.995 years
-    is not shown as 25.00, a minimum it is below, nor a minimum of 12.3456789 as 12.3457."""
+    """A number as a template (and a data-quality warning) shows it: to the places its
+    format asks (``{value:g}``, ``{service:.2f}``), or with every digit it has where those
+    would round it: 24.995 years is not shown as 25.00, a minimum it is below, nor a minimum
+    of 12.3456789 as 12.3457, nor a compensation of 999.999 as 1,000.00."""
 
     __slots__ = ()
 
