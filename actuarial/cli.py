@@ -47,6 +47,7 @@ from actuarial.guides import (
     GuideError,
     GuideSet,
     Problem,
+    holds_guide,
     load_every_guide,
     load_guide,
     load_guides,
@@ -458,13 +459,13 @@ def guides_show(guide_id, guides_path):
     folder (as compare, fit and subsidy take one) or a shipped guide's id.
     """
     root = Path(guides_path) if guides_path else SHIPPED_GUIDES
-    if guides_path is None and _holds_guide(Path(guide_id)):
+    if guides_path is None and holds_guide(Path(guide_id)):
         root, guide_id = Path(guide_id).parent, Path(guide_id).name
     try:
         if not root.is_dir():
             raise GuideError([Problem(str(root), None, "not a folder of Actuarial Guides")])
-        if not _holds_guide(root / guide_id):
-            available = sorted(p.name for p in root.iterdir() if _holds_guide(p))
+        if not holds_guide(root / guide_id):
+            available = sorted(p.name for p in root.iterdir() if holds_guide(p))
             _fail(f"guide '{guide_id}' not found in {root} (guides: {available})")
         guide = load_guide(root / guide_id)
     except GuideError as error:
@@ -503,23 +504,14 @@ def guides_show(guide_id, guides_path):
     _echo(guide.table().to_string(index=False, float_format=shown))
 
 
-def _holds_guide(folder: Path) -> bool:
-    """Whether ``folder`` holds a guide.toml; True when that cannot be known (a folder that
-    may not be searched: the question raises PermissionError), so that loading it says why."""
-    try:
-        return (folder / "guide.toml").is_file()
-    except OSError:
-        return True
-
-
 def _guide(reference: str):
     """A guide by folder path, or by id among the shipped guides."""
     path = Path(reference)
-    if _holds_guide(path):
+    if holds_guide(path):
         return load_guide(path)
-    if _holds_guide(SHIPPED_GUIDES / reference):
+    if holds_guide(SHIPPED_GUIDES / reference):
         return load_guide(SHIPPED_GUIDES / reference)
-    available = sorted(p.name for p in SHIPPED_GUIDES.iterdir() if _holds_guide(p))
+    available = sorted(p.name for p in SHIPPED_GUIDES.iterdir() if holds_guide(p))
     raise GuideError(
         [
             Problem(

@@ -54,6 +54,7 @@ __all__ = [
     "Problem",
     "load_guide",
     "file_sha256",
+    "holds_guide",
     "load_every_guide",
     "load_guides",
 ]
@@ -613,6 +614,13 @@ def _is_there(path: Path, problems: list[Problem]) -> bool | None:
     except OSError as error:
         problems.append(Problem(str(path), None, f"cannot read ({error.strerror})"))
         return None
+
+
+def holds_guide(folder) -> bool:
+    """Whether ``folder`` holds a guide, as :func:`load_guide` asks it: its guide.toml is
+    there (a folder or a pipe in its place too: loading it says what it is); True when that
+    cannot be known (a folder that may not be searched), so that loading it says why."""
+    return _is_there(Path(folder) / "guide.toml", []) is not False
 
 
 def _check_table(folder: Path, interpolation, problems: list[Problem]):

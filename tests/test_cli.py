@@ -643,6 +643,22 @@ def test_guides_show_an_unknown_id_lists_the_available_ids(tmp_path):
     )
 
 
+def test_a_guide_whose_guide_toml_is_a_folder_is_named_as_guides_validate_names_it(tmp_path):
+    """guides show and compare asked whether guide.toml is a file, guides validate whether
+    it is there (guides._is_there): such a guide was 'not found (guides: [])' by the first
+    two. Now one question, and the loader says why it cannot be read."""
+    folder = tmp_path / "jcs"
+    shutil.copytree(SHIPPED_GUIDES / HALF_PERCENT_SERIES, folder)
+    (folder / "guide.toml").unlink()
+    (folder / "guide.toml").mkdir()
+    reason = f"error: {folder / 'guide.toml'}: cannot read (Is a directory)\n"
+    assert invoke("guides", "validate", folder).stderr == reason
+    for args in (["show", "jcs", "--guides", tmp_path], ["show", folder],
+                 ["compare", folder, HALF_PERCENT_SERIES]):  # fmt: skip
+        result = invoke("guides", *args)
+        assert (result.exit_code, result.stderr) == (1, reason), args
+
+
 def test_guides_show_in_a_folder_that_does_not_exist_fails_with_the_reason(tmp_path):
     result = invoke("guides", "show", HALF_PERCENT_SERIES, "--guides", tmp_path / "nope")
     assert result.exit_code == 1
