@@ -28,6 +28,7 @@ from actuarial.mortality import LifeTable, MortalityError, scale_rates, table_fr
 from actuarial.output_files import takes_paths
 
 __all__ = [
+    "amendment_entries",
     "benefits_by_clause",
     "clause_functions",
     "clause_summary",
@@ -426,6 +427,46 @@ def benefits_by_clause(results: pd.DataFrame) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------- amendments
+AMENDMENT_COLUMNS = (
+    "parameter", "effective_from", "value", "unit", "read on", "shipped value", "file"
+)
+
+
+def amendment_entries(law) -> pd.DataFrame:
+    """The entries ``law``'s amendment files add to the shipped law, file by file in the
+    order applied: the parameter, its date and value, the date that selects it (a member's
+    separation date or the payment date) and the shipped law's value on that date (empty
+    before the shipped law's first date)."""
+    from actuarial.law import PARAMETERS, law_in_force
+
+    law, shipped = law_in_force(law), shipped_law()
+    files = [item["file"] for item in law.provenance()]
+    shipped_files = {item["file"] for item in shipped.provenance()}
+    rows = [
+        {
+            "parameter": name,
+            "effective_from": entry.effective_from,
+            "value": entry.value,
+            "unit": entry.unit,
+            "read on": PARAMETERS[name].selected_by,
+            "shipped value": (
+                shipped.value_on(name, entry.effective_from)
+                if entry.effective_from >= shipped.first_date()
+                else None
+            ),
+            "file": Path(entry.file).name,
+            "order": files.index(entry.file),
+        }
+        for name, entries in law.entries.items()
+        for entry in entries
+        if entry.file not in shipped_files
+    ]
+    table = pd.DataFrame(rows, columns=[*AMENDMENT_COLUMNS, "order"])
+    return table.sort_values("order", kind="stable")[list(AMENDMENT_COLUMNS)].reset_index(
+        drop=True
+    )
+
+
 def law_comparison(before: pd.DataFrame, after: pd.DataFrame) -> pd.DataFrame:
     """Clause rows whose monthly amount differs between two results tables of the same
     members (e.g. the law in force and a bill): eligibility and amount under each, the gain."""
@@ -457,16 +498,22 @@ def law_comparison(before: pd.DataFrame, after: pd.DataFrame) -> pd.DataFrame:
 
 
 def gains_by_clause(comparison: pd.DataFrame) -> pd.DataFrame:
-    """Per clause: rows that gain, newly eligible rows, and the monthly total gained."""
+    """Per clause, of :func:`law_comparison`'s rows: those that gain and those that lose,
+    those newly eligible and those no longer eligible, and the monthly total gained (net:
+    a loss counts against it)."""
     summary = pd.DataFrame(index=pd.Index(list(CLAUSES), name="clause"))
-    grouped = comparison.groupby("clause")
-    summary["rows_gaining"] = grouped["gain"].apply(lambda gain: int((gain > 0).sum()))
-    newly = comparison["eligible_after"] & ~comparison["eligible_before"]
-    summary["newly_eligible"] = comparison.loc[newly].groupby("clause").size()
-    summary["monthly_gain_total"] = grouped["gain"].sum()
-    summary = summary.fillna(0)
-    summary[["rows_gaining", "newly_eligible"]] = summary[
-        ["rows_gaining", "newly_eligible"]
-    ].astype(np.int64)
+    clause = comparison["clause"]
+    before, after = comparison["eligible_before"], comparison["eligible_after"]
+    counts = {
+        "rows_gaining": comparison["gain"] > 0,
+        "rows_losing": comparison["gain"] < 0,
+        "newly_eligible": after & ~before,
+        "no_longer_eligible": before & ~after,
+    }
+    for name, rows in counts.items():
+        summary[name] = clause[rows].value_counts().reindex(summary.index, fill_value=0)
+        summary[name] = summary[name].astype(np.int64)
+    gained = comparison.groupby("clause")["gain"].sum()
+    summary["monthly_gain_total"] = gained.reindex(summary.index, fill_value=0.0)
     summary["monthly_gain_total"] = summary["monthly_gain_total"].astype(float).round(2)
     return summary

@@ -19,11 +19,20 @@ from pathlib import Path
 import nbformat
 import pytest
 from click.testing import CliRunner
-from conftest import exactly, folder_files, holds_input, write_files
+from conftest import exactly, folder_files, holds_input, law_entry, write_files
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 import actuarial
-from actuarial import MemberFileError, Readings, notebook_runs, output_files, report
+from actuarial import (
+    MemberFileError,
+    Readings,
+    evaluate_frame,
+    load_guides,
+    notebook_runs,
+    output_files,
+    report,
+)
+from actuarial.batch import read_members
 from actuarial.cli import cli
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES
 from actuarial.law import LawNote, shipped_law
@@ -774,3 +783,32 @@ def test_the_provenance_says_what_the_law_in_force_can_never_apply(tmp_path):
     assert [name for name, _ in made.law_files] == names
     shipped = report.provenance(guides, SHIPPED_GUIDES, EXAMPLE_MEMBERS, law=bill)
     assert shipped.law_notes == () and "can never take effect" not in shipped.html()
+
+
+def test_the_amendments_page_costs_the_reports_own_law_files(tmp_path):
+    """Page 09 compared only its example bill, whatever ``--law`` the report was given."""
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    shutil.copy(report.NOTEBOOKS / "09_amendments.ipynb", notebooks)
+    shutil.copytree(REPOSITORY / "examples", tmp_path / "examples")  # its example bill
+    bill = tmp_path / "lower.toml"
+    bill.write_text(law_entry("minimum_monthly_pension", "2020-01-01", 400, "USD a month"))
+    build_report(
+        tmp_path / "out", law_files=[bill], as_of="2026-06-01", notebooks_dir=notebooks,
+        progress=False,
+    )
+    page = (tmp_path / "out" / "09_amendments.html").read_text(encoding="utf-8")
+    # By hand: each row the $500 minimum lifts on the shipped inputs loses its top-up, down
+    # to $400 at most.
+    shipped = evaluate_frame(
+        read_members(EXAMPLE_MEMBERS), load_guides(SHIPPED_GUIDES, DEFAULT_SERIES),
+        as_of=dt.date(2026, 6, 1),
+    )
+    lifted = shipped.loc[shipped["minimum_topup"] > 0]
+    loss = lifted["minimum_topup"].clip(upper=100.0).sum()
+    assert "law: shipped + lower.toml; as of 2026-06-01; readings: defaults" in page
+    assert (
+        f"{lifted['member_id'].nunique()} members change on {len(lifted)} clause rows: "
+        f"0 gain, {len(lifted)} lose, $-{loss:,.2f} a month in all"
+    ) in page
+    assert "Traceback" not in page and str(tmp_path) not in page

@@ -6,12 +6,15 @@ import shutil
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import HALF_PERCENT_SERIES
+from conftest import HALF_PERCENT_SERIES, law_entry
 
-from actuarial import GuideError, Readings, evaluate_frame, load_guides, review
+from actuarial import GuideError, Readings, evaluate_frame, load_guides, load_law, review
+from actuarial.batch import read_members
 from actuarial.equivalence import early_retirement_factor
 from actuarial.guides import SHIPPED_GUIDES, Problem
+from actuarial.law import LawNote
 from actuarial.mortality import MortalityError, sult
+from actuarial.report import EXAMPLE_MEMBERS
 
 SHIPPED_IDS = [
     "illustrative-half-percent-per-month",
@@ -313,3 +316,74 @@ def test_the_numbers_asked_before_the_law_are_those_paid_from_its_first_date():
     # Later dates are read as they are: the minimum of 2013-07-01 from that day on.
     assert review.law_numbers(None, "2013-06-30")["minimum"] == "$0"
     assert review.law_numbers(None, "2013-07-01")["minimum"] == "$500"
+
+
+# --------------------------------------------------------------------- amendments
+def test_amendment_entries_are_the_files_entries_with_what_the_shipped_law_holds(tmp_path):
+    first, second = tmp_path / "first.toml", tmp_path / "second.toml"
+    first.write_text(
+        law_entry("minimum_monthly_pension", "2027-01-01", 600, "USD a month")
+        + law_entry("early_retirement.minimum_service", "1985-01-01", 20, "years")
+    )
+    second.write_text(law_entry("deferred.age", "2030-07-01", 67, "years"))
+    with pytest.warns(LawNote, match="never in force"):  # 1985: before the shipped law
+        entries = review.amendment_entries(load_law(first, second))
+    assert np.isnan(entries.loc[1, "shipped value"])  # the shipped law holds none on that date
+    assert list(entries.columns) == [
+        "parameter", "effective_from", "value", "unit", "read on", "shipped value", "file"
+    ]
+    assert entries.fillna({"shipped value": -1.0}).to_dict("records") == [
+        {"parameter": "minimum_monthly_pension", "effective_from": dt.date(2027, 1, 1),
+         "value": 600.0, "unit": "USD a month", "read on": "payment date",
+         "shipped value": 500.0, "file": "first.toml"},
+        {"parameter": "early_retirement.minimum_service", "effective_from": dt.date(1985, 1, 1),
+         "value": 20.0, "unit": "years", "read on": "separation date",
+         "shipped value": -1.0, "file": "first.toml"},
+        {"parameter": "deferred.age", "effective_from": dt.date(2030, 7, 1), "value": 67.0,
+         "unit": "years", "read on": "separation date", "shipped value": 65.0,
+         "file": "second.toml"},
+    ]  # fmt: skip
+    assert review.amendment_entries(None).empty  # the shipped law adds nothing to itself
+
+
+def test_a_bill_that_lowers_the_minimum_is_counted_as_losses(half_percent_guides, tmp_path):
+    bill = tmp_path / "lower.toml"
+    bill.write_text(law_entry("minimum_monthly_pension", "2020-01-01", 400, "USD a month"))
+    members = read_members(EXAMPLE_MEMBERS)
+    as_of = dt.date(2026, 6, 1)
+    before = evaluate_frame(members, half_percent_guides, as_of=as_of)
+    after = evaluate_frame(members, half_percent_guides, as_of=as_of, law=load_law(bill))
+    changes = review.law_comparison(before, after)
+    summary = review.gains_by_clause(changes)
+    # By hand: a row the $500 minimum lifted loses its top-up, down to $400 at most.
+    lifted = before.loc[before["minimum_topup"] > 0]
+    assert len(lifted) > 0 and len(changes) == len(lifted)
+    assert summary["rows_losing"].to_dict() == {
+        clause: int((lifted["clause"].astype(str) == clause).sum()) for clause in "abcd"
+    }
+    assert summary["rows_gaining"].sum() == summary["newly_eligible"].sum() == 0
+    assert summary["no_longer_eligible"].sum() == 0
+    loss = -lifted["minimum_topup"].clip(upper=100.0).sum()
+    assert summary["monthly_gain_total"].sum() == pytest.approx(loss, abs=0.005)
+
+
+def test_gains_and_losses_of_eligibility_are_counted_by_clause():
+    comparison = pd.DataFrame(
+        {
+            "clause": ["a", "c", "c", "d"],
+            "eligible_before": [True, False, True, True],
+            "eligible_after": [True, True, False, True],
+            "gain": [10.0, 600.0, -550.25, -1.0],
+        }
+    )
+    summary = review.gains_by_clause(comparison)
+    assert summary.to_dict("index") == {
+        "a": {"rows_gaining": 1, "rows_losing": 0, "newly_eligible": 0,
+              "no_longer_eligible": 0, "monthly_gain_total": 10.0},
+        "b": {"rows_gaining": 0, "rows_losing": 0, "newly_eligible": 0,
+              "no_longer_eligible": 0, "monthly_gain_total": 0.0},
+        "c": {"rows_gaining": 1, "rows_losing": 1, "newly_eligible": 1,
+              "no_longer_eligible": 1, "monthly_gain_total": 49.75},
+        "d": {"rows_gaining": 0, "rows_losing": 1, "newly_eligible": 0,
+              "no_longer_eligible": 0, "monthly_gain_total": -1.0},
+    }  # fmt: skip
