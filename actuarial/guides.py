@@ -616,6 +616,7 @@ def _is_there(path: Path, problems: list[Problem]) -> bool | None:
         return None
 
 
+@takes_paths("folder")
 def holds_guide(folder) -> bool:
     """Whether ``folder`` holds a guide, as :func:`load_guide` asks it: its guide.toml is
     there (a folder or a pipe in its place too: loading it says what it is); True when that

@@ -432,6 +432,7 @@ AMENDMENT_COLUMNS = (
 )
 
 
+@takes_paths("law")
 def amendment_entries(law) -> pd.DataFrame:
     """The entries ``law``'s amendment files add to the shipped law, file by file in the
     order applied: the parameter, its date and value, the date that selects it (a member's
