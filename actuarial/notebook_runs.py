@@ -3,18 +3,45 @@
 A kernel runs in a session of its own (jupyter_client's ``start_new_session``), which Ctrl-C
 does not reach: without :class:`Kernels`, an interrupted report would wait for every notebook
 still running to end.
+
+A kernel is reached through files (ZeroMQ's ``ipc`` transport) where the system has them
+(:func:`kernel_manager_class`): over TCP, jupyter_client picks ports that are free, closes
+them, and the kernel binds them a second or more later; another kernel or connection of any
+process may take one in between, and the kernel dies ("Address already in use").
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
+import tempfile
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
 PAPERMILL_LOG = logging.getLogger("papermill")  # nbclient logs there, through papermill
+
+
+def kernel_manager_class(folder):
+    """jupyter_client's ``AsyncKernelManager`` whose kernels listen on files in ``folder``
+    (an existing folder of the caller's, with a short path: a socket's path is at most about
+    100 bytes), one name per kernel, where the system has such sockets (POSIX); on others,
+    on TCP ports, jupyter_client's default."""
+    from jupyter_client.manager import AsyncKernelManager
+
+    if os.name != "posix":
+        return AsyncKernelManager
+    names = itertools.count(1)
+
+    class FileSocketKernelManager(AsyncKernelManager):
+        def __init__(self, **options):
+            super().__init__(**options)
+            self.transport = "ipc"
+            self.ip = os.path.join(folder, str(next(names)))  # sockets "<ip>-1", "<ip>-2", ...
+
+    return FileSocketKernelManager
 
 
 def workers(notebooks: int) -> int:
@@ -31,7 +58,7 @@ def run_at_once(execute, paths: list[Path]):
     notebooks not started."""
     kernels = Kernels()
     try:
-        with ThreadPoolExecutor(max_workers=workers(len(paths))) as pool:
+        with kernels, ThreadPoolExecutor(max_workers=workers(len(paths))) as pool:
             try:
                 yield pool.map(lambda path: execute(path, kernels.manager_class), paths)
             except BaseException:
@@ -47,19 +74,19 @@ def run_at_once(execute, paths: list[Path]):
 class Kernels:
     """The kernels started for one run, so that they can be stopped at once.
 
-    ``manager_class`` is jupyter_client's ``AsyncKernelManager`` recording each kernel it
-    starts. It overrides ``_async_post_start_kernel``, a private method: the last step of a
-    start, when the kernel's process exists (``tests/test_report.py`` fails if that changes).
+    ``manager_class`` is :func:`kernel_manager_class`'s, its sockets in a temporary folder
+    of the run (removed on leaving the run's ``with``), recording each kernel it starts. It
+    overrides ``_async_post_start_kernel``, a private method: the last step of a start, when
+    the kernel's process exists (``tests/test_report.py`` fails if that changes).
     """
 
     def __init__(self):
-        from jupyter_client.manager import AsyncKernelManager
-
         self.stopped = threading.Event()
         self.started: list = []
+        self.sockets = tempfile.TemporaryDirectory(prefix="kernels-")
         kernels = self
 
-        class Manager(AsyncKernelManager):
+        class Manager(kernel_manager_class(self.sockets.name)):
             async def _async_post_start_kernel(self, **kw):
                 kernels.started.append(self)
                 await super()._async_post_start_kernel(**kw)
@@ -67,6 +94,12 @@ class Kernels:
                     _kill(self)
 
         self.manager_class = Manager
+
+    def __enter__(self) -> Kernels:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.sockets.cleanup()
 
     def silenced(self, record) -> bool:
         """A logging filter: no record of this run's notebooks once they are stopped."""

@@ -39,7 +39,7 @@ from actuarial.interpretations import Readings
 from actuarial.law import load_law, resolve_as_of
 from actuarial.law.notes import law_notes
 from actuarial.member_files import readable_member_file
-from actuarial.notebook_runs import run_at_once
+from actuarial.notebook_runs import kernel_manager_class, run_at_once
 from actuarial.output_files import (
     check_output_folder,
     special_kind,
@@ -143,14 +143,16 @@ def execute_in_place(path, timeout: int = 600) -> bool:
     path = Path(path)
     before = path.read_text(encoding="utf-8")
     notebook = nbformat.reads(before, as_version=4)
-    runner = ExecutePreprocessor(
-        timeout=timeout,
-        kernel_name=KERNEL_NAME,
-        extra_arguments=KERNEL_ARGUMENTS,
-        coalesce_streams=True,  # one stream output per cell, however the prints were flushed
-    )
     try:
-        runner.preprocess(notebook, {"metadata": {"path": str(path.parent)}})
+        with tempfile.TemporaryDirectory(prefix="kernels-") as sockets:
+            runner = ExecutePreprocessor(
+                timeout=timeout,
+                kernel_name=KERNEL_NAME,
+                extra_arguments=KERNEL_ARGUMENTS,
+                coalesce_streams=True,  # one stream output per cell, however they were flushed
+                kernel_manager_class=kernel_manager_class(sockets),  # no port taken meanwhile
+            )
+            runner.preprocess(notebook, {"metadata": {"path": str(path.parent)}})
     except CellExecutionError as error:
         raise ReportError(f"{path.name}: a cell failed, the file is unchanged\n{error}") from None
     normalize_notebook(notebook)

@@ -812,3 +812,30 @@ def test_the_amendments_page_costs_the_reports_own_law_files(tmp_path):
         f"0 gain, {len(lifted)} lose, $-{loss:,.2f} a month in all"
     ) in page
     assert "Traceback" not in page and str(tmp_path) not in page
+
+
+# What a kernel says of its sockets: the transport and where it listens.
+KERNEL_SOCKETS = (
+    "from ipykernel.kernelapp import IPKernelApp\n"
+    "app = IPKernelApp.instance()\n"
+    'print(f"transport: {app.transport} at: {app.ip}")'
+)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="sockets as files are POSIX's")
+def test_kernels_listen_on_files_not_on_ports_another_process_may_take(tmp_path):
+    # Over TCP, jupyter_client picks free ports and the kernel binds them a second later; a
+    # kernel of another report (two make test workers) took one in between and this one died
+    # ("Address already in use"). A folder of the run holds the sockets, removed after it.
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    write_notebook(folder / "00_kernel.ipynb", [new_code_cell(KERNEL_SOCKETS)])
+    build_report(tmp_path / "out", notebooks_dir=folder, progress=False)
+    page = (tmp_path / "out" / "00_kernel.html").read_text(encoding="utf-8")
+    in_place = folder / "00_kernel.ipynb"
+    execute_in_place(in_place)  # make notebooks' way
+    printed = nbformat.read(in_place, as_version=4).cells[0].outputs[0]["text"]
+    for said in (page, printed):
+        transport, where = re.search(r"transport: (\w+) at: (\S+)", said).groups()
+        assert transport == "ipc"
+        assert len(where) < 90 and not Path(where).parent.exists()
