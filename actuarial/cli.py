@@ -71,7 +71,8 @@ from actuarial.output_files import (
     check_output,
     writing,
 )
-from actuarial.shown_text import json_printable, labelled, printable, show_percent
+from actuarial.shown_text import json_printable, labelled, printable, quoted, show_percent
+from actuarial.text_files import decimal_number
 
 __all__ = ["cli"]
 
@@ -139,13 +140,16 @@ class _Path(click.Path):
 
 
 class _NumberRange(click.FloatRange):
-    """click's FloatRange without nan, which it lets through: nan is outside no bound."""
+    """click's FloatRange of plain decimal numbers (``text_files.decimal_number``, as files'
+    numbers are read): not what only Python's float() reads (``0.5_0``, ``inf``, ``nan``,
+    which FloatRange lets through: nan is outside no bound). No bounds: any such number."""
 
     def convert(self, value, param, ctx):
-        number = super().convert(value, param, ctx)
-        if number != number:
-            self.fail(f"nan is not in the range {self.min:g}<=x<={self.max:g}.", param, ctx)
-        return number
+        if isinstance(value, str) and decimal_number(value) is None:
+            bounds = self._describe_range() if (self.min, self.max) != (None, None) else ""
+            where = f" in the range {bounds}" if bounds else ""
+            self.fail(f"{quoted(value)} is not a decimal number{where}.", param, ctx)
+        return super().convert(value, param, ctx)
 
 
 def _reading_option(item):
@@ -638,7 +642,7 @@ def _interest_rate(ctx, param, value):
 
 interest_option = click.option(
     "--interest",
-    type=float,
+    type=_NumberRange(),
     required=True,
     callback=_interest_rate,
     help="Annual effective rate, e.g. 0.045.",

@@ -725,12 +725,9 @@ def _is_number(text: str) -> bool:
 
 
 def _weight(text: str, spec: str) -> float:
-    try:
-        weight = float(text)
-    except ValueError:
-        raise MortalityError(
-            f"'mortality' weight must be a number (got {text!r} in {spec!r})"
-        ) from None
+    weight = decimal_number(text)  # a plain decimal number, as in files: not 0.5_0, nan, inf
+    if weight is None:
+        raise MortalityError(f"'mortality' weight must be a number (got {text!r} in {spec!r})")
     if not 0 <= weight <= 1:
         raise MortalityError(f"'mortality' weight must be in [0, 1] (got {text} in {spec!r})")
     return weight

@@ -917,10 +917,12 @@ def test_every_interest_option_refuses_a_rate_that_is_not_finite_or_above_minus_
     arguments = [arg.format(tmp=tmp_path) for arg in map(str, INTEREST_COMMANDS[command])]
     result = invoke(*arguments, "--interest", rate)
     assert result.exit_code == 2, result.output
-    assert result.output.endswith(
-        f"Error: Invalid value for '--interest': 'interest' must be a finite rate > -1 "
-        f"(got {rate})\n"
+    rule = (
+        f"'interest' must be a finite rate > -1 (got {rate})"
+        if rate in ("-1", "-2")
+        else f"{rate!r} is not a decimal number."  # nan, inf: no decimal number, as in files
     )
+    assert result.output.endswith(f"Error: Invalid value for '--interest': {rule}\n")
     assert list(tmp_path.iterdir()) == []  # refused before anything ran
 
 
@@ -996,8 +998,8 @@ def test_a_numeric_reading_switch_refuses_nan_before_anything_runs(arguments, na
     )  # fmt: skip
     assert result.exit_code == 2, result.output
     assert result.output.endswith(
-        "Error: Invalid value for '--deferred-minimum-service': nan is not in the range "
-        "0<=x<=120.\n"
+        f"Error: Invalid value for '--deferred-minimum-service': {nan!r} is not a decimal "
+        "number in the range 0<=x<=120.\n"
     )
     assert list(tmp_path.iterdir()) == []
 
@@ -1009,7 +1011,44 @@ def test_the_female_weight_refuses_nan():
     )  # fmt: skip
     assert result.exit_code == 2
     assert result.output.endswith(
-        "Error: Invalid value for '--female-weight': nan is not in the range 0<=x<=1.\n"
+        "Error: Invalid value for '--female-weight': 'nan' is not a decimal number in the range "
+        "0<=x<=1.\n"
+    )
+
+
+@pytest.mark.parametrize("number", ["0.5_0", "\u0660.\u0665", "inf", "-Infinity", "1e5_0", "0x1"])
+@pytest.mark.parametrize(
+    "option, arguments, shown",
+    [
+        ("--interest", ["value", SAMPLE, "--mortality", "sult", "--out", "{tmp}/v.csv"], ""),
+        ("--deferred-minimum-service", ["batch", SAMPLE, "--out", "{tmp}/b.csv"],
+         " in the range 0<=x<=120"),
+        ("--female-weight", ["guides", "subsidy", HALF_PERCENT_SERIES, "--mortality",
+                             "soa:3399/soa:3400", "--interest", "0.05"], " in the range 0<=x<=1"),
+    ],
+)  # fmt: skip
+def test_number_options_are_plain_decimal_numbers_as_in_files(
+    number, option, arguments, shown, tmp_path
+):
+    # Python's float() read 0.5_0 as 0.5, Arabic-Indic digits as digits, inf as a number.
+    result = invoke(*[arg.format(tmp=tmp_path) for arg in arguments], option, number)
+    assert result.exit_code == 2, result.output
+    assert result.output.endswith(
+        f"Error: Invalid value for '{option}': {number!r} is not a decimal number{shown}.\n"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("weight", ["0.5_0", "\u0660.\u0665", "nan"])
+def test_a_mortality_weight_is_a_plain_decimal_number(weight):
+    result = invoke(
+        "guides", "subsidy", HALF_PERCENT_SERIES, "--mortality", f"sult:{weight}+ilt",
+        "--interest", "0.05",
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert result.output.endswith(
+        f"Error: Invalid value for '--mortality': 'mortality' weight must be a number (got "
+        f"{weight!r} in {f'sult:{weight}'!r})\n"
     )
 
 
