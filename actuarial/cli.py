@@ -71,7 +71,14 @@ from actuarial.output_files import (
     check_output,
     writing,
 )
-from actuarial.shown_text import json_printable, labelled, printable, quoted, show_percent
+from actuarial.shown_text import (
+    json_printable,
+    labelled,
+    one_line,
+    printable,
+    quoted,
+    show_percent,
+)
 from actuarial.text_files import decimal_number
 
 __all__ = ["cli"]
@@ -371,7 +378,7 @@ def batch(members, out_path, as_of, law_files, chunk_rows, progress, guides_path
     _echo("\n".join(summary.lines()))
     ids = [g.id for g in guides]
     shown = ", ".join(ids) if len(ids) <= 5 else f"{len(ids):,} guides: {ids[0]} ... {ids[-1]}"
-    _echo(f"guides: series '{guides.series}' ({shown})")
+    _echo(f"guides: series '{one_line(guides.series)}' ({shown})")
     _echo(f"readings: {readings.label()}")
     _echo(f"written: {out_path}")
 
@@ -954,7 +961,7 @@ def value(
     provenance = law_provenance(law, as_of)
     _echo(f"as of: {provenance['as_of']} (the schedules value each payment when it falls)")
     _echo("\n".join(f"law: {f['file']} sha256 {f['sha256']}" for f in provenance["law"]))
-    _echo(f"guides: series '{guides.series}' ({', '.join(g.id for g in guides)})")
+    _echo(f"guides: series '{one_line(guides.series)}' ({', '.join(g.id for g in guides)})")
     _echo(f"readings: {readings.label()}")
     _echo(f"written: {out_path}")
 

@@ -1418,6 +1418,25 @@ def test_guides_list_prints_each_guide_on_one_line_without_control_characters(
     assert not re.search("[\x00-\x09\x0b-\x1f\x7f-\x9f]", result.stdout)
 
 
+@pytest.mark.parametrize(
+    "command",
+    [["batch"], ["value", "--mortality", "sult", "--interest", "0.05"]],
+    ids=["batch", "value"],
+)
+def test_the_series_used_is_shown_on_one_line(guide_with_line_breaks, command, tmp_path):
+    # "guides: series 'g" then "ok: fake' (g)": the series' line break split the line.
+    folder = guide_with_line_breaks
+    result = CliRunner().invoke(
+        cli,
+        [command[0], SAMPLE, "--guides", str(folder.parent), "--series", "g\nok: fake",
+         *command[1:], "--out", str(tmp_path / "out.csv"), "--as-of", "2026-06-01"],
+        color=True,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "guides: series 'g\ufffdok: fake' (g)" in result.stdout.splitlines()
+    assert not any(line.startswith("ok: fake") for line in result.stdout.splitlines())
+
+
 def test_guides_show_prints_one_line_fields_on_one_line_and_indents_free_text(
     guide_with_line_breaks,
 ):
