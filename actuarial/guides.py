@@ -465,9 +465,9 @@ class GuideSet:
 
 
 def _where(guide: Guide) -> str:
-    """Where a guide's problems are: its folder, or (a guide made in Python) its id shown on
-    one line (:func:`~actuarial.shown_text.one_line`)."""
-    return one_line(guide.id) if guide.path is None else str(guide.path)
+    """Where a guide's problems are: its folder, or (a guide made in Python, of no folder or
+    of a path that is none) its id shown on one line (:func:`~actuarial.shown_text.one_line`)."""
+    return str(guide.path) if isinstance(guide.path, Path) else one_line(guide.id)
 
 
 def _guide_set_problems(series, guides, files) -> list[Problem]:
@@ -781,7 +781,7 @@ def _guide_problems(guide: Guide) -> tuple[list[Problem], tuple | None]:
     """The problems of a :class:`Guide` by the rules of :func:`load_guide` (its metadata,
     each row, the table), each named by the guide (and the row: 1-based); and its table."""
     no_path = guide.path is not None and not isinstance(guide.path, Path)
-    where = one_line(guide.id) if no_path or guide.path is None else str(guide.path)
+    where = _where(guide)
     meta = {
         key: getattr(guide, key)
         for key in (*REQUIRED_KEYS, *OPTIONAL_KEYS)

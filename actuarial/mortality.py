@@ -717,6 +717,8 @@ def _component(part: str, spec: str) -> tuple[LifeTable, float | None]:
 
 
 def _is_number(text: str) -> bool:
+    # Whatever float() reads (0.5_0, nan too): read as a weight, so _weight says why it is
+    # not one, rather than as part of a path.
     try:
         float(text)
     except ValueError:
