@@ -702,8 +702,8 @@ def _row_problem(age: int, factor) -> tuple[float | None, str | None]:
     not_a_number = f"'factor' must be a number (got {quoted(factor)})"
     if isinstance(factor, bool | np.bool_):  # float() reads True as 1.0
         return math.nan, not_a_number
-    if isinstance(factor, str):  # a plain decimal number, as written in a file
-        read = decimal_number(factor)
+    if isinstance(factor, str | bytes | bytearray | memoryview):  # text, as float() reads it
+        read = _decimal_text(factor)  # a plain decimal number, as written in a file
         if read is None:
             return math.nan, not_a_number
     else:
@@ -717,6 +717,17 @@ def _row_problem(age: int, factor) -> tuple[float | None, str | None]:
         shown = shortened(factor) if isinstance(factor, str) else quoted(factor)  # as written
         return math.nan, f"'factor' must be in (0, 1] (got {shown})"
     return read, None
+
+
+def _decimal_text(text) -> float | None:
+    """The number a factor given as text holds, read as reduction.csv's
+    (:func:`~actuarial.text_files.decimal_number`); bytes as UTF-8, as the file is read."""
+    if isinstance(text, str):
+        return decimal_number(text)
+    try:
+        return decimal_number(bytes(text).decode("utf-8"))
+    except UnicodeDecodeError:
+        return None
 
 
 def _table_problems(rows, reported: set[int], interpolation, place: str):

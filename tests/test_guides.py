@@ -559,6 +559,35 @@ def test_a_factor_of_a_guide_made_in_python_that_overflows_is_a_bool_or_no_numbe
     assert [str(problem) for problem in raised.value.problems] == [f"py: row 1: {message}"]
 
 
+@pytest.mark.parametrize(
+    ("first_factor", "shown"),
+    [
+        (b"0.4_0", "b'0.4_0'"),  # float() read it as 0.4
+        (bytearray(b"0.4_0"), "bytearray(b'0.4_0')"),
+        (b"0x1p-1", "b'0x1p-1'"),
+        (b"nan", "b'nan'"),
+        (b"\xff0.4", "b'\\xff0.4'"),  # not UTF-8, as no reduction.csv is read
+    ],
+)
+def test_a_factor_given_as_bytes_is_refused_unless_a_plain_decimal_number_as_in_a_file(
+    first_factor, shown
+):
+    """float() reads bytes as text, by Python's spellings; a factor given as bytes is text
+    as one given as a str is: read by reduction.csv's grammar (text_files.decimal_number)."""
+    with pytest.raises(GuideError) as raised:
+        made_in_python(factors=[first_factor, *HALF_PERCENT_FACTORS[1:]])
+    assert [str(problem) for problem in raised.value.problems] == [
+        f"py: row 1: 'factor' must be a number (got {shown})"
+    ]
+
+
+def test_a_factor_given_as_bytes_of_a_plain_decimal_number_is_read_as_in_a_file():
+    reference = made_in_python()
+    for text in (b"0.4", b" 0.4 ", bytearray(b"0.4"), memoryview(b"4e-1")):
+        guide = made_in_python(factors=[text, *HALF_PERCENT_FACTORS[1:]])
+        assert guide.factors.tolist() == reference.factors.tolist()
+
+
 WHOLE_MONTHS_RULE = "'age_months' must be whole months, e.g. 689 for 57y5m"
 
 
