@@ -33,8 +33,8 @@ from pathlib import Path
 import numpy as np
 
 from actuarial import shipped
-from actuarial.dates import format_age, is_plain_date
-from actuarial.law.parameters import date_outside, shipped_law
+from actuarial.dates import format_age, is_plain_date, period_day
+from actuarial.law.parameters import DATE_RANGE_RULE, date_outside, shipped_law
 from actuarial.output_files import takes_paths
 from actuarial.shown_text import one_line, quoted, shortened
 from actuarial.text_files import (
@@ -262,9 +262,16 @@ class Guide:
         """Every rule :func:`load_guide` checks, on the values given (a guide made in
         Python, or by ``dataclasses.replace``), by the same functions and with the same
         messages; all problems at once. The table is then held as numpy arrays, and a
-        folder given as text as a Path (as :func:`load_guide` gives it)."""
+        folder given as text as a Path (as :func:`load_guide` gives it), and a date given as
+        a pandas period of one day as that day (:func:`~actuarial.dates.period_day`, as a
+        member's dates and ``as_of`` are read)."""
         if isinstance(self.path, str | os.PathLike):
             object.__setattr__(self, "path", Path(self.path))
+        for key in DATE_KEYS:
+            day = period_day(getattr(self, key))
+            held = None if day is None else day.item()  # an int beyond Python's dates
+            if isinstance(held, dt.date):
+                object.__setattr__(self, key, held)
         problems, table = _guide_problems(self)
         if problems:
             raise GuideError(problems)
@@ -531,6 +538,7 @@ def _check_metadata(folder: Path, text: str, problems: list[Problem]) -> dict | 
 
 
 TEXT_KEYS = ("id", "series", "title", "source", "adopted_by")  # each a non-empty string
+DATE_KEYS = ("effective_from", "effective_until", "adopted_on")  # each a date
 
 
 def _text_problems(values: dict) -> list[tuple[str, str]]:
@@ -585,9 +593,11 @@ def _metadata_problems(meta: dict, folder_name: str | None = None) -> list[tuple
             f"'normal_retirement_age' must be {NORMAL_RETIREMENT_AGE}, the age of inciso (a) "
             f"(got {quoted(nra)})",
         )
-    for key in ("effective_from", "effective_until", "adopted_on"):
+    for key in DATE_KEYS:
         value = meta.get(key)
-        if value is not None and not is_plain_date(value):
+        if (day := period_day(value)) is not None:  # of a Guide: a day beyond Python's dates
+            report(key, f"'{key}' {DATE_RANGE_RULE} (got {day})")
+        elif value is not None and not is_plain_date(value):
             report(key, f"'{key}' must be a date YYYY-MM-DD (got {quoted(value)})")
         elif value is not None and (outside := date_outside(key, value)):
             report(key, outside)

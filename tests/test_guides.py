@@ -588,6 +588,57 @@ def test_a_factor_given_as_bytes_of_a_plain_decimal_number_is_read_as_in_a_file(
         assert guide.factors.tolist() == reference.factors.tolist()
 
 
+def test_a_guide_made_in_python_reads_a_daily_period_as_that_day_as_members_dates_are():
+    """A one-day pandas Period is that day (dates.period_day, as a member's dates and as_of
+    read it); it was refused as "must be a date YYYY-MM-DD (got 1990-04-01)"."""
+    guide = made_in_python(
+        status="adopted",
+        adopted_by="Board",
+        effective_from=pd.Period("1990-04-01", "D"),
+        effective_until=pd.Period("2030-12-31", "D"),
+        adopted_on=pd.Period("1990-03-15", "D"),
+    )
+    assert (guide.effective_from, guide.effective_until, guide.adopted_on) == (
+        dt.date(1990, 4, 1),
+        dt.date(2030, 12, 31),
+        dt.date(1990, 3, 15),
+    )
+    assert type(guide.effective_from) is dt.date and guide.in_force_on(dt.date(2000, 1, 1))
+    assert guide == made_in_python(
+        status="adopted",
+        adopted_by="Board",
+        effective_until=dt.date(2030, 12, 31),
+        adopted_on=dt.date(1990, 3, 15),
+    )
+
+
+@pytest.mark.parametrize(
+    ("period", "message"),
+    [
+        (pd.Period("1990-04", "M"), "'effective_from' must be a date YYYY-MM-DD (got 1990-04)"),
+        (pd.Period("1990", "Y"), "'effective_from' must be a date YYYY-MM-DD (got 1990)"),
+        (
+            pd.Period("1990-04-01 00:00", "h"),
+            "'effective_from' must be a date YYYY-MM-DD (got 1990-04-01 00:00)",
+        ),
+        (  # a day, beyond Python's dates
+            pd.Period(ordinal=10**7, freq="D"),
+            "'effective_from' must be from 1900-01-01 to 2100-12-31 (got 29349-01-26)",
+        ),
+        (  # a day, outside the dates of law and guide files
+            pd.Period("1899-12-31", "D"),
+            "'effective_from' must be from 1900-01-01 to 2100-12-31 (got 1899-12-31)",
+        ),
+    ],
+)
+def test_a_guide_made_in_python_refuses_a_period_that_is_not_one_day_of_the_dates_range(
+    period, message
+):
+    with pytest.raises(GuideError) as raised:
+        made_in_python(effective_from=period)
+    assert [str(problem) for problem in raised.value.problems] == [f"py: {message}"]
+
+
 WHOLE_MONTHS_RULE = "'age_months' must be whole months, e.g. 689 for 57y5m"
 
 
