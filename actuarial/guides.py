@@ -906,7 +906,7 @@ def load_every_guide(path) -> list[Guide]:
         raise GuideError([Problem(str(path), None, "not a folder of Actuarial Guides")])
     problems: list[Problem] = []
     try:
-        if (path / "guide.toml").exists():
+        if holds_guide(path):
             folders = [path]
         else:
             children = sorted(child for child in path.iterdir() if not child.name.startswith("."))

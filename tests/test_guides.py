@@ -1366,6 +1366,30 @@ def test_a_guide_folder_that_cannot_be_searched_is_a_problem_not_a_traceback(
     ]
 
 
+def test_a_guide_folder_that_cannot_be_searched_is_reported_as_load_guide_reports_it(
+    make_guide, monkeypatch
+):
+    """load_guides asks whether a folder holds a guide as load_guide and the command line do
+    (holds_guide: yes when that cannot be known, so that loading it says why): it named the
+    folder "cannot read", where load_guide names its guide.toml."""
+    from pathlib import Path
+
+    locked = make_guide("guide-a")
+    stat = Path.stat
+
+    def refuse_inside(self, *args, **kwargs):
+        if self.parent == locked:
+            raise PermissionError(13, "Permission denied", str(self))
+        return stat(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "stat", refuse_inside)
+    expected = [f"{locked / 'guide.toml'}: cannot read (Permission denied)"]
+    for load in (load_guide, load_guides):
+        with pytest.raises(GuideError) as raised:
+            load(locked)
+        assert [str(problem) for problem in raised.value.problems] == expected
+
+
 def test_a_guide_set_lists_every_file_read_to_load_it_other_series_included(make_guide, tmp_path):
     used, other = make_guide("used"), make_guide("other")
     guides = load_guides(tmp_path / "guides", "used")
