@@ -226,8 +226,10 @@ def guide_options(command):
 
 
 def _load(guides_path, series):
+    """The guides of ``--series`` (the default series of the shipped guides when not given;
+    ``--series ""`` is a series no guide has, refused as with ``--guides``)."""
     if guides_path is None:
-        return load_guides(SHIPPED_GUIDES, series or DEFAULT_SERIES)
+        return load_guides(SHIPPED_GUIDES, DEFAULT_SERIES if series is None else series)
     return load_guides(guides_path, series)
 
 

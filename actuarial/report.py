@@ -895,7 +895,8 @@ def build_report(
     notebooks_dir = _real(notebooks_dir or NOTEBOOKS)
     out_dir = _real(out_dir)
     if guides_path is None:
-        guides_path, series = SHIPPED_GUIDES, series or DEFAULT_SERIES
+        # "" is a series no guide has, refused as with guides_path (cli._load, as batch's)
+        guides_path, series = SHIPPED_GUIDES, DEFAULT_SERIES if series is None else series
     guides_path = _real(guides_path)
     guides = load_guides(guides_path, series)
     members_path = _real(members_path or EXAMPLE_MEMBERS)

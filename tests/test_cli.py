@@ -497,6 +497,24 @@ def test_batch_never_overwrites_a_guide_of_another_series_read_beside_its_own(
     assert other.read_bytes() == before
 
 
+@pytest.mark.parametrize("command", ["batch", "value", "report"])
+def test_an_empty_series_is_refused_on_the_shipped_guides_too_never_read_as_the_default(
+    command, tmp_path
+):
+    """``--series ""`` (an unset shell variable) is refused as with --guides, not the default."""
+    out = tmp_path / "out.csv"
+    given = {
+        "batch": [SAMPLE, "--out", out],
+        "value": [SAMPLE, "--out", out, "--mortality", "sult", "--interest", "0.05"],
+        "report": ["--out", out, "--no-progress"],
+    }[command]
+    result = invoke(command, *given, "--series", "")
+    assert result.exit_code == 1, result.output
+    shipped = sorted(path.name for path in SHIPPED_GUIDES.iterdir() if path.is_dir())
+    assert result.stderr == f"error: {SHIPPED_GUIDES}: 'series' must be in {shipped} (got '')\n"
+    assert not out.exists()
+
+
 # ------------------------------------------------------------------------------- guides
 def test_guides_validate_lists_every_valid_guide():
     result = invoke("guides", "validate", SHIPPED_GUIDES)
