@@ -22,6 +22,7 @@ import tomllib
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -67,7 +68,7 @@ SHIPPED_NAME = "actuarial/law/law.toml"
 USD_A_MONTH_MAX = 10_000_000
 
 UNITS = {
-    "USD a month": f"a monthly amount in US dollars, from 0 to {USD_A_MONTH_MAX:,}",
+    "USD a month": f"a monthly amount in US dollars, in whole cents, from 0 to {USD_A_MONTH_MAX:,}",
     "years": "a number of years (ages in whole years), from 0 to 120",
     "rate": "a fraction, above 0 and at most 1 (0.02 = 2%)",
     "date": f"a calendar date, YYYY-MM-DD, from {DATE_RANGE[0]} to {DATE_RANGE[1]}",
@@ -113,9 +114,17 @@ class Parameter:
                 f"'value' must be at most {USD_A_MONTH_MAX:,}, so that every cent is exact "
                 f"(got {quoted(value)})"
             )
+        if self.unit == "USD a month" and not _whole_cents(value):
+            return f"'value' must be in whole cents (got {quoted(value)})"
         if self.whole and value != int(value):
             return f"'value' must be a whole number of years (got {quoted(value)})"
         return None
+
+
+def _whole_cents(value: int | float) -> bool:
+    """Whether an amount is whole cents as written (``0.07``, whose binary float is not): a
+    fraction of a cent would be explained as one amount and paid, rounded, as another."""
+    return isinstance(value, int) or (Decimal(repr(value)) * 100) % 1 == 0
 
 
 def date_outside(key: str, day: dt.date) -> str | None:
