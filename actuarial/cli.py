@@ -158,6 +158,10 @@ class _NumberRange(click.FloatRange):
             self.fail(f"{quoted(value)} is not a decimal number{where}.", param, ctx)
         return super().convert(value, param, ctx)
 
+    def _describe_range(self) -> str:
+        """No range to state without bounds (click's help said ``x<=None``)."""
+        return "" if (self.min, self.max) == (None, None) else super()._describe_range()
+
 
 def _reading_option(item):
     """The click option of one reading switch, from its declaration in INTERPRETATIONS."""

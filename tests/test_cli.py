@@ -1057,6 +1057,14 @@ def test_number_options_are_plain_decimal_numbers_as_in_files(
     assert list(tmp_path.iterdir()) == []
 
 
+def test_an_option_of_any_decimal_number_states_no_range_in_its_help():
+    """--interest's help said [x<=None; required]."""
+    result = invoke("value", "--help")
+    assert result.exit_code == 0, result.output
+    assert "None" not in result.stdout
+    assert "Annual effective rate, e.g. 0.045. [required]" in " ".join(result.stdout.split())
+
+
 @pytest.mark.parametrize("weight", ["0.5_0", "\u0660.\u0665", "nan"])
 def test_a_mortality_weight_is_a_plain_decimal_number(weight):
     result = invoke(
