@@ -27,6 +27,7 @@ import datetime as dt
 import functools
 import io
 import json
+import math
 import re
 import signal
 import warnings
@@ -149,14 +150,21 @@ class _Path(click.Path):
 class _NumberRange(click.FloatRange):
     """click's FloatRange of plain decimal numbers (``text_files.decimal_number``, as files'
     numbers are read): not what only Python's float() reads (``0.5_0``, ``inf``, ``nan``,
-    which FloatRange lets through: nan is outside no bound). No bounds: any such number."""
+    which FloatRange lets through: nan is outside no bound). No bounds: any such number.
+    A number beyond a float (``1e400``) is refused as written, not as ``inf``; ``-0`` is 0
+    (never ``-0.0`` in the readings written, nor ``-0%`` shown)."""
 
     def convert(self, value, param, ctx):
-        if isinstance(value, str) and decimal_number(value) is None:
-            bounds = self._describe_range() if (self.min, self.max) != (None, None) else ""
+        bounds = self._describe_range()
+        if isinstance(value, str):
+            number = decimal_number(value)
             where = f" in the range {bounds}" if bounds else ""
-            self.fail(f"{quoted(value)} is not a decimal number{where}.", param, ctx)
-        return super().convert(value, param, ctx)
+            if number is None:
+                self.fail(f"{quoted(value)} is not a decimal number{where}.", param, ctx)
+            if not math.isfinite(number):
+                rule = f"is not{where}" if bounds else "is beyond a float's range"
+                self.fail(f"{quoted(value)} {rule}.", param, ctx)
+        return super().convert(value, param, ctx) + 0.0  # -0.0 + 0.0 is 0.0
 
     def _describe_range(self) -> str:
         """No range to state without bounds (click's help said ``x<=None``)."""

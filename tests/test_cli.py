@@ -1057,6 +1057,46 @@ def test_number_options_are_plain_decimal_numbers_as_in_files(
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("number", ["1e400", "-1e400"])
+@pytest.mark.parametrize(
+    "option, arguments, shown",
+    [
+        ("--interest", ["value", SAMPLE, "--mortality", "sult", "--out", "{tmp}/v.csv"],
+         "is beyond a float's range"),
+        ("--deferred-minimum-service", ["batch", SAMPLE, "--out", "{tmp}/b.csv"],
+         "is not in the range 0<=x<=120"),
+        ("--female-weight", ["guides", "subsidy", HALF_PERCENT_SERIES, "--mortality",
+                             "soa:3399/soa:3400", "--interest", "0.05"],
+         "is not in the range 0<=x<=1"),
+    ],
+)  # fmt: skip
+def test_a_number_beyond_a_float_is_refused_as_written_not_as_inf(
+    number, option, arguments, shown, tmp_path
+):
+    """The message quoted 'inf' (got inf), not the 1e400 the user wrote."""
+    result = invoke(*[arg.format(tmp=tmp_path) for arg in arguments], option, number)
+    assert result.exit_code == 2, result.output
+    assert result.output.endswith(
+        f"Error: Invalid value for '{option}': {number!r} {shown}.\n"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_minus_zero_in_a_number_option_is_zero_in_what_is_shown_and_written(tmp_path):
+    """'-0' was written as deferred_minimum_service=-0.0 in every row, and shown as -0%."""
+    out = tmp_path / "b.csv"
+    result = invoke("batch", SAMPLE, "--out", out, "--deferred-minimum-service", "-0")
+    assert result.exit_code == 0, result.output
+    assert "readings: deferred_minimum_service=0.0" in result.stdout.splitlines()
+    assert set(pd.read_csv(out)["readings"]) == {"deferred_minimum_service=0.0"}
+    weights = invoke(
+        "guides", "subsidy", HALF_PERCENT_SERIES, "--mortality", "soa:3399/soa:3400",
+        "--interest", "-0", "--female-weight", "-0",
+    )  # fmt: skip
+    assert weights.exit_code == 0, weights.output
+    assert "members of unstated sex: 0% female + 100% male; interest 0%;" in weights.stdout
+
+
 def test_an_option_of_any_decimal_number_states_no_range_in_its_help():
     """--interest's help said [x<=None; required]."""
     result = invoke("value", "--help")
