@@ -543,6 +543,27 @@ def test_early_retirement_at_or_after_the_age_of_a_is_noted_for_its_span(tmp_pat
     assert _notes_of(tmp_path, text) == (expected if noted else [])
 
 
+@pytest.mark.parametrize("text", ["", "# a bill: entries to come\n", "\ufeff\n"])
+def test_an_amendment_file_without_entries_is_noted_as_changing_nothing(tmp_path, text):
+    """An empty file (a wrong or truncated one) costed a bill at nothing, without a word."""
+    assert _notes_of(tmp_path, text) == [
+        f"{tmp_path / 'amendment.toml'}: none of its entries is in the law in force (it holds "
+        "none, or later files replace each): it changes nothing"
+    ]
+
+
+def test_an_amendment_whose_every_entry_a_later_one_replaces_is_noted(tmp_path):
+    first, second = tmp_path / "first.toml", tmp_path / "second.toml"
+    first.write_text(_entry("minimum_monthly_pension", "2027-01-01", 600, USD), encoding="utf-8")
+    second.write_text(_entry("minimum_monthly_pension", "2027-01-01", 700, USD), encoding="utf-8")
+    with pytest.warns(LawNote) as caught:
+        law = load_law(first, second)
+    assert [str(w.message) for w in caught] == list(law_notes(law)) == [
+        f"{first}: none of its entries is in the law in force (it holds none, or later files "
+        "replace each): it changes nothing"
+    ]
+
+
 def test_a_note_of_the_law_amended_is_not_warned_again_by_a_later_amendment(tmp_path):
     first = tmp_path / "first.toml"
     first.write_text(_entry("early_retirement.age", "2027-01-01", 65, "years"), encoding="utf-8")

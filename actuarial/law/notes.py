@@ -2,7 +2,8 @@
 
 Each is a legal choice an amendment may make on purpose (a costing may close the coverage
 window or repeal early retirement), so each is said, never refused; but written by
-mistake it changes results without a word. Noted: an entry that a later one replaces
+mistake it changes results without a word. Noted: an amendment file none of whose
+entries is in force (an empty one changes nothing), an entry that a later one replaces
 before the law's first date (never in force), and a period of the law in which a lower
 bound is not below its upper bound, so nothing is between them: the coverage window of
 first entry (I-1), and the ages of inciso (c), from its own age to below that of (a).
@@ -32,7 +33,22 @@ _BOUNDS = (
 def law_notes(law: Law) -> tuple[str, ...]:
     """What in ``law`` can never take effect, one text each, naming the file, the parameter
     and the entry or the dates (computed once per law)."""
-    return law.derived(("notes",), lambda: (*_never_in_force(law), *_empty_periods(law)))
+    return law.derived(
+        ("notes",),
+        lambda: (*_changing_nothing(law), *_never_in_force(law), *_empty_periods(law)),
+    )
+
+
+def _changing_nothing(law: Law) -> list[str]:
+    """Amendment files none of whose entries is in force: an empty file (a wrong or a
+    truncated one) would cost a bill at nothing without a word."""
+    used = {entry.file for entries in law.entries.values() for entry in entries}
+    return [
+        f"{file.name}: none of its entries is in the law in force (it holds none, or later "
+        "files replace each): it changes nothing"
+        for file in law.files[1:]
+        if file.name not in used
+    ]
 
 
 def _never_in_force(law: Law) -> list[str]:
