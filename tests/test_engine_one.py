@@ -29,6 +29,7 @@ from actuarial.engine import (
 )
 from actuarial.explain import explain
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, load_guides
+from actuarial.law.conditions import Exact
 from actuarial.law.parameters import Law, shipped_law
 from actuarial.law.readings import Readings
 from actuarial.members import GROUPS, MemberDataError, parse_members
@@ -200,6 +201,34 @@ def test_a_members_numbers_are_shown_to_the_cent_unless_that_would_round_them(
     guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
     given = member(credited_service=service, average_compensation=compensation)
     assert shown in evaluate(given, guides, dt.date(2026, 6, 1)).explanation[0]
+
+
+@pytest.mark.parametrize(
+    ("value", "spec", "shown"),
+    [
+        (24.995, ".2f", "24.995"),  # ordinary: every digit where the format would round
+        (25.5, ".2f", "25.50"),  # as the format asks where that is exact
+        (999.999, ",.2f", "999.999"),
+        (12.3456789, "g", "12.3456789"),
+        (1e-05, ".2f", "0.00001"),
+        (1e-20, ".2f", "0.00000000000000000001"),  # 20 places: still written out
+        (1.5e19, ",.2f", "15,000,000,000,000,000,000.00"),  # 20 digits: as asked
+        (1.5e-21, ".3e", "1.500e-21"),  # scientific as asked, and exact
+        (1.5e-20, ".2f", "1.5e-20"),  # 21 places: was 0.000000000000000000015
+        (5e-324, ".2f", "5e-324"),  # was a text of 326 characters
+        (1e300, ",.2f", "1e+300"),  # was 404 characters, 1,000,...,052,504,760,... exactly
+        (1.2345e300, ",.3g", "1.2345e+300"),  # was 401 characters
+        (1.5e20, ",.2f", "1.5e+20"),  # 21 digits before the point
+    ],
+)
+def test_a_number_is_shown_unrounded_and_in_scientific_notation_when_it_needs_many_digits(
+    value, spec, shown
+):
+    """Exact never rounds a number; one needing more than 20 places either side of the point
+    is written as repr writes it, not with hundreds of digits."""
+    text = format(Exact(value), spec)
+    assert text == shown
+    assert float(text.replace(",", "")) == value
 
 
 AMOUNT_LINE = re.compile(r"monthly \$([\d,]+\.\d\d) from (\S+), paid on (\S+)")

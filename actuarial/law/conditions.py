@@ -130,22 +130,36 @@ class Clause:
         return hash(self.id)
 
 
+SHOWN_PLACES = 20  # digits written out either side of the point at most
+
+
 class Exact(float):
     """A number as a template (and a data-quality warning) shows it: to the places its
     format asks (``{value:g}``, ``{service:.2f}``), or with every digit it has where those
     would round it: 24.995 years is not shown as 25.00, a minimum it is below, nor a minimum
-    of 12.3456789 as 12.3457, nor a compensation of 999.999 as 1,000.00."""
+    of 12.3456789 as 12.3457, nor a compensation of 999.999 as 1,000.00.
+
+    A number that needs more than :data:`SHOWN_PLACES` places after the point or digits
+    before it is written as ``repr`` writes it (``5e-324``, ``1e+300``: the shortest text
+    read back as it, never rounded), unless its format asks for scientific notation."""
 
     __slots__ = ()
 
     def __format__(self, spec: str) -> str:
         text = float.__format__(self, spec)
         try:
-            if float(text.replace(",", "")) == self:
-                return text
+            exact = float(text.replace(",", "")) == self
         except ValueError:  # not a plain number (a percent, padding): as asked
             return text
-        return format(Decimal(repr(float(self))), ",f" if "," in spec else "f")
+        digits = Decimal(repr(float(self)))
+        long = digits.is_finite() and (
+            digits.as_tuple().exponent < -SHOWN_PLACES or digits.adjusted() >= SHOWN_PLACES
+        )
+        if exact and (not long or "e" in text.lower()):  # as asked
+            return text
+        if long:
+            return repr(float(self))
+        return format(digits, ",f" if "," in spec else "f")
 
 
 def _shown(value):
