@@ -1342,23 +1342,27 @@ def test_a_folder_that_cannot_be_listed_is_a_problem_not_a_traceback(tmp_path, m
         load_guides(tmp_path)
 
 
-def test_a_guide_folder_that_cannot_be_searched_is_a_problem_not_a_traceback(
-    make_guide, monkeypatch
-):
-    # A guide folder of mode 000 (another user's): even asking whether its guide.toml exists
-    # raises PermissionError, which ended `guides validate` in a traceback.
-    from pathlib import Path
-
-    make_guide("guide-a")
-    locked = make_guide("guide-b")
+def _lock(monkeypatch, folder: Path) -> None:
+    """``folder`` as one of mode 000 (another user's): even asking whether a file in it
+    exists raises PermissionError."""
     stat = Path.stat
 
     def refuse_inside(self, *args, **kwargs):
-        if self.parent == locked:
+        if self.parent == folder:
             raise PermissionError(13, "Permission denied", str(self))
         return stat(self, *args, **kwargs)
 
     monkeypatch.setattr(Path, "stat", refuse_inside)
+
+
+def test_a_guide_folder_that_cannot_be_searched_is_a_problem_not_a_traceback(
+    make_guide, monkeypatch
+):
+    # Asking whether its guide.toml exists raised PermissionError, which ended `guides
+    # validate` in a traceback.
+    make_guide("guide-a")
+    locked = make_guide("guide-b")
+    _lock(monkeypatch, locked)
     with pytest.raises(GuideError) as raised:
         load_guides(locked.parent, "guide-a")
     assert [str(problem) for problem in raised.value.problems] == [
@@ -1372,17 +1376,8 @@ def test_a_guide_folder_that_cannot_be_searched_is_reported_as_load_guide_report
     """load_guides asks whether a folder holds a guide as load_guide and the command line do
     (holds_guide: yes when that cannot be known, so that loading it says why): it named the
     folder "cannot read", where load_guide names its guide.toml."""
-    from pathlib import Path
-
     locked = make_guide("guide-a")
-    stat = Path.stat
-
-    def refuse_inside(self, *args, **kwargs):
-        if self.parent == locked:
-            raise PermissionError(13, "Permission denied", str(self))
-        return stat(self, *args, **kwargs)
-
-    monkeypatch.setattr(Path, "stat", refuse_inside)
+    _lock(monkeypatch, locked)
     expected = [f"{locked / 'guide.toml'}: cannot read (Permission denied)"]
     for load in (load_guide, load_guides):
         with pytest.raises(GuideError) as raised:
