@@ -21,7 +21,7 @@ from actuarial.equivalence import early_retirement_factor, fit_interest
 from actuarial.guides import Guide, GuideError, GuideSet, load_every_guide
 from actuarial.law.clauses import CLAUSES
 from actuarial.law.conditions import render
-from actuarial.law.parameters import shipped_law
+from actuarial.law.parameters import shipped_law, shown_value
 from actuarial.law.readings import INTERPRETATIONS, Readings
 from actuarial.members import WARNING_RULES, WARNING_SEPARATOR
 from actuarial.mortality import LifeTable, MortalityError, scale_rates, table_from_spec
@@ -124,14 +124,17 @@ def law_numbers(law=None, date=None) -> dict[str, str]:
     values, minimum_from = _law_values(law, date)
 
     def years(value) -> str:
-        return f"{value:g}"
+        return shown_value("years", value)
 
     def percent(value) -> str:
-        return f"{100 * value:g}%"
+        return shown_value("rate", value)
 
+    minimum = values["minimum_monthly_pension"]
     numbers = {
-        "minimum": f"${values['minimum_monthly_pension']:,.0f}",
-        "minimum_cents": f"${values['minimum_monthly_pension']:,.2f}",
+        "minimum": f"${minimum:,.0f}" if minimum == int(minimum) else shown_value(
+            "USD a month", minimum
+        ),  # whole dollars without cents, as the statute writes them
+        "minimum_cents": shown_value("USD a month", minimum),
         "minimum_from": minimum_from,
         "coverage_from": str(values["coverage.first_entry_on_or_after"]),
         "coverage_until": str(values["coverage.first_entry_before"]),
@@ -437,7 +440,8 @@ def amendment_entries(law) -> pd.DataFrame:
     """The entries ``law``'s amendment files add to the shipped law, file by file in the
     order applied: the parameter, its date and value, the date that selects it (a member's
     separation date or the payment date) and the shipped law's value on that date (empty
-    before the shipped law's first date)."""
+    before the shipped law's first date); both values as a page writes them, never rounded
+    (:meth:`~actuarial.law.parameters.Parameter.shown`: ``$600.00``, ``1.75%``, ``20``)."""
     from actuarial.law import PARAMETERS, law_in_force
 
     law, shipped = law_in_force(law), shipped_law()
@@ -447,10 +451,10 @@ def amendment_entries(law) -> pd.DataFrame:
         {
             "parameter": name,
             "effective_from": entry.effective_from,
-            "value": entry.value,
+            "value": PARAMETERS[name].shown(entry.value),
             "unit": entry.unit,
             "read on": PARAMETERS[name].selected_by,
-            "shipped value": (
+            "shipped value": PARAMETERS[name].shown(
                 shipped.value_on(name, entry.effective_from)
                 if entry.effective_from >= shipped.first_date()
                 else None

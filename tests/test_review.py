@@ -328,22 +328,44 @@ def test_amendment_entries_are_the_files_entries_with_what_the_shipped_law_holds
     second.write_text(law_entry("deferred.age", "2030-07-01", 67, "years"))
     with pytest.warns(LawNote, match="never in force"):  # 1985: before the shipped law
         entries = review.amendment_entries(load_law(first, second))
-    assert np.isnan(entries.loc[1, "shipped value"])  # the shipped law holds none on that date
+    assert entries.loc[1, "shipped value"] == ""  # the shipped law holds none on that date
     assert list(entries.columns) == [
         "parameter", "effective_from", "value", "unit", "read on", "shipped value", "file"
     ]
-    assert entries.fillna({"shipped value": -1.0}).to_dict("records") == [
+    assert entries.to_dict("records") == [
         {"parameter": "minimum_monthly_pension", "effective_from": dt.date(2027, 1, 1),
-         "value": 600.0, "unit": "USD a month", "read on": "payment date",
-         "shipped value": 500.0, "file": "first.toml"},
+         "value": "$600.00", "unit": "USD a month", "read on": "payment date",
+         "shipped value": "$500.00", "file": "first.toml"},
         {"parameter": "early_retirement.minimum_service", "effective_from": dt.date(1985, 1, 1),
-         "value": 20.0, "unit": "years", "read on": "separation date",
-         "shipped value": -1.0, "file": "first.toml"},
-        {"parameter": "deferred.age", "effective_from": dt.date(2030, 7, 1), "value": 67.0,
-         "unit": "years", "read on": "separation date", "shipped value": 65.0,
+         "value": "20", "unit": "years", "read on": "separation date",
+         "shipped value": "", "file": "first.toml"},
+        {"parameter": "deferred.age", "effective_from": dt.date(2030, 7, 1), "value": "67",
+         "unit": "years", "read on": "separation date", "shipped value": "65",
          "file": "second.toml"},
     ]  # fmt: skip
     assert review.amendment_entries(None).empty  # the shipped law adds nothing to itself
+
+
+def test_a_bills_numbers_are_shown_as_written_never_rounded(tmp_path):
+    # A page's float format (two places) showed a rate of 0.0175 as 0.02, and the prose's
+    # "{:g}" cut a rate or a service to six digits and a minimum of $550.50 to "$550".
+    bill = tmp_path / "bill.toml"
+    bill.write_text(
+        law_entry("minimum_monthly_pension", "2027-01-01", 550.5, "USD a month")
+        + law_entry("service_annuity.rate", "2027-01-01", 0.0123456789, "rate")
+        + law_entry("early_retirement.minimum_service", "2027-01-01", 20.1234567, "years")
+        + law_entry("coverage.first_entry_before", "2027-01-01", "2001-01-01", "date")
+    )
+    entries = review.amendment_entries(bill)
+    assert list(entries["value"]) == ["$550.50", "1.23456789%", "20.1234567", "2001-01-01"]
+    assert list(entries["shipped value"]) == ["$500.00", "1.5%", "25", "2000-01-01"]
+    numbers = review.law_numbers(bill, "2027-01-01")
+    assert (numbers["minimum"], numbers["minimum_cents"]) == ("$550.50", "$550.50")
+    assert (numbers["rate_a"], numbers["service_c"]) == ("1.23456789%", "20.1234567")
+    shipped = review.law_numbers(None, "2013-07-01")
+    assert (shipped["minimum"], shipped["minimum_cents"], shipped["rate_a"]) == (
+        "$500", "$500.00", "1.5%"
+    )
 
 
 def test_a_bill_that_lowers_the_minimum_is_counted_as_losses(half_percent_guides, tmp_path):

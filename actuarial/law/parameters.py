@@ -120,6 +120,26 @@ class Parameter:
             return f"'value' must be a whole number of years (got {quoted(value)})"
         return None
 
+    def shown(self, value) -> str:
+        """``value`` as a page writes it, never rounded: dollars as ``$600.00`` (whole cents,
+        :meth:`problem_with`), a rate as a percent (``1.75%``), years as ``20`` or ``20.5``, a
+        date as ``2027-01-01``; "" for none (NaN, no value on that date)."""
+        return shown_value(self.unit, value)
+
+
+def shown_value(unit: str, value) -> str:
+    """A value of the law in ``unit`` as a page writes it (:meth:`Parameter.shown`)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if unit == "date":
+        return str(value)
+    exact = Decimal(repr(float(value)))  # the shortest text read back as the number
+    if unit == "USD a month":
+        return f"${exact:,.2f}"
+    if unit == "rate":
+        exact *= 100
+    return f"{exact.normalize():f}" + ("%" if unit == "rate" else "")
+
 
 def _whole_cents(value: int | float) -> bool:
     """Whether an amount is whole cents as written (``0.07``, whose binary float is not): a
