@@ -48,6 +48,7 @@ from actuarial.guides import (
     GuideError,
     GuideSet,
     Problem,
+    guides_to_read,
     holds_guide,
     load_every_guide,
     load_guide,
@@ -238,11 +239,8 @@ def guide_options(command):
 
 
 def _load(guides_path, series):
-    """The guides of ``--series`` (the default series of the shipped guides when not given;
-    ``--series ""`` is a series no guide has, refused as with ``--guides``)."""
-    if guides_path is None:
-        return load_guides(SHIPPED_GUIDES, DEFAULT_SERIES if series is None else series)
-    return load_guides(guides_path, series)
+    """The guides of ``--guides`` and ``--series`` (:func:`~actuarial.guides.guides_to_read`)."""
+    return load_guides(*guides_to_read(guides_path, series))
 
 
 def _fail(error: Exception | str):

@@ -54,6 +54,7 @@ __all__ = [
     "Problem",
     "load_guide",
     "file_sha256",
+    "guides_to_read",
     "holds_guide",
     "load_every_guide",
     "load_guides",
@@ -937,6 +938,17 @@ def load_every_guide(path) -> list[Guide]:
             ]
         )
     return guides
+
+
+@takes_paths("path")
+def guides_to_read(path=None, series: str | None = None) -> tuple[Path, str | None]:
+    """The folder and series a command reads (``--guides``, ``--series``): as given; with no
+    folder, the shipped guides, in :data:`DEFAULT_SERIES` unless a series is named (``""``
+    too: a series no guide has, refused by :func:`load_guides` as with a folder, never read
+    as the default)."""
+    if path is None:
+        return SHIPPED_GUIDES, DEFAULT_SERIES if series is None else series
+    return Path(path), series
 
 
 @takes_paths("path")

@@ -34,7 +34,12 @@ import nbformat
 import actuarial
 from actuarial import shipped
 from actuarial.distribution import installed_version
-from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, GuideSet, file_sha256, load_guides
+from actuarial.guides import (
+    GuideSet,
+    file_sha256,
+    guides_to_read,
+    load_guides,
+)
 from actuarial.interpretations import Readings
 from actuarial.law import load_law, resolve_as_of
 from actuarial.law.notes import law_notes
@@ -894,9 +899,7 @@ def build_report(
     # (Path.resolve raised RuntimeError: a traceback on the command line).
     notebooks_dir = _real(notebooks_dir or NOTEBOOKS)
     out_dir = _real(out_dir)
-    if guides_path is None:
-        # "" is a series no guide has, refused as with guides_path (cli._load, as batch's)
-        guides_path, series = SHIPPED_GUIDES, DEFAULT_SERIES if series is None else series
+    guides_path, series = guides_to_read(guides_path, series)
     guides_path = _real(guides_path)
     guides = load_guides(guides_path, series)
     members_path = _real(members_path or EXAMPLE_MEMBERS)
