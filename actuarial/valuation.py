@@ -802,12 +802,11 @@ def totals_by_clause(frame: pd.DataFrame) -> pd.DataFrame:
 
 def subsidy_by_age(frame: pd.DataFrame, members_df: pd.DataFrame, readings=None) -> pd.DataFrame:
     """The subsidy (value over (d) of (b) and (c) rows) by completed year of age at
-    separation: rows, total and mean."""
+    separation: rows, total and mean. The dates are read as the engine read them
+    (:func:`~actuarial.members.parse_members`: a period of one day is that day)."""
     readings = readings or Readings()
-    rows = members_df.reset_index(drop=True)
-    birth = pd.to_datetime(rows["birth_date"], errors="coerce").to_numpy("datetime64[D]")
-    separation = pd.to_datetime(rows["separation_date"], errors="coerce").to_numpy("datetime64[D]")
-    age = ages_in_months(birth, separation, readings) // 12
+    members = parse_members(members_df)
+    age = ages_in_months(members.birth_date, members.separation_date, readings) // 12
     subsidized = frame[frame["value_over_deferred"].notna()]
     ages = age[subsidized["row"].to_numpy() - 1]
     grouped = subsidized.groupby(ages)["value_over_deferred"]

@@ -863,3 +863,28 @@ def test_value_writes_the_batch_rows_and_columns_as_the_batch_writes_them(tmp_pa
     assert json.loads(value_schema.metadata[b"actuarial.basis"])["mortality"] == "sult"
     table = pq.read_table(value_out).select(batch_schema.names)
     assert table.equals(pq.read_table(batch_out))
+
+
+@pytest.mark.parametrize(
+    "as_dates",
+    [
+        lambda column: pd.to_datetime(column).dt.to_period("D"),  # pd.to_datetime: NaT
+        lambda column: pd.to_datetime(column).dt.to_period("D").astype(object),
+        lambda column: pd.to_datetime(column).dt.to_period("D").astype("category"),
+    ],
+    ids=["period", "periods as objects", "categorical periods"],
+)
+def test_subsidy_by_age_reads_the_dates_the_engine_valued(as_dates):
+    # The ages were those of pd.to_datetime(errors="coerce"): a period of one day, a date
+    # to the engine, was NaT, and every subsidy fell under the age -1.
+    from actuarial.valuation import subsidy_by_age
+
+    basis = Basis("sult", 0.045)
+    members = pd.DataFrame(ROWS)
+    expected = subsidy_by_age(value_frame(members, GUIDES, basis), members)
+    assert list(expected.index) == [52, 58]  # HIGH_RISK (b) and EARLY_STEPPED (c)
+    given = members.assign(
+        **{name: as_dates(members[name]) for name in ("birth_date", "separation_date")}
+    )
+    values = value_frame(given, GUIDES, basis)
+    pd.testing.assert_frame_equal(subsidy_by_age(values, given), expected)
