@@ -79,6 +79,7 @@ from actuarial.shown_text import (
     one_line,
     printable,
     quoted,
+    show_factors,
     show_percent,
 )
 from actuarial.text_files import decimal_number
@@ -513,17 +514,8 @@ def guides_show(guide_id, guides_path):
             _echo(labelled(key, value, multiline=key in SHOWN_OVER_LINES))
     for key, value in guide.basis.items():
         _echo(labelled(f"basis.{key}", value, multiline=True))
-    # The factors as the engine reads them: 6 decimals, or as many as the file's need (each
-    # factor's shortest exact form when a fixed number of decimals would not do).
-    decimals = next(
-        (
-            places
-            for places in range(6, 18)
-            if all(float(f"{factor:.{places}f}") == factor for factor in guide.factors)
-        ),
-        None,
-    )
-    shown = (lambda v: repr(float(v))) if decimals is None else (lambda v: f"{v:z.{decimals}f}")
+    # The factors as the engine reads them (show_factors).
+    shown = show_factors(guide.factors)
     _echo(guide.table().to_string(index=False, float_format=shown))
 
 
@@ -782,7 +774,10 @@ def guides_compare(guide_a, guide_b, top):
     table = table.rename(columns={"factor_a": first.id, "factor_b": second.id})
     _echo(f"difference = {first.id} - {second.id}")
     shown = table.head(top) if top else table
-    _echo(shown.to_string(index=False, float_format=_six_decimals))
+    # Every digit either guide's factors hold, as guides show prints them: a difference
+    # beyond 6 decimals is not printed as 0.
+    digits = show_factors(np.concatenate([first.factors, second.factors]))
+    _echo(shown.to_string(index=False, float_format=digits))
 
 
 @guides.command("fit")

@@ -20,6 +20,7 @@ __all__ = [
     "printable",
     "quoted",
     "shortened",
+    "show_factors",
     "show_percent",
     "show_rate",
 ]
@@ -90,3 +91,20 @@ def show_percent(rate) -> str:
     exponent form (``1e+310%``: 100 x 1e308 is no float)."""
     percent = Decimal(show_rate(rate)).scaleb(2).normalize()
     return f"{percent:f}%" if abs(percent.adjusted()) < 16 else f"{percent:e}%"
+
+
+def show_factors(factors):
+    """How a table shows reduction factors (and their differences): 6 decimals, or as many
+    as ``factors`` need, each then as the engine reads it; each value's shortest exact form
+    when no fixed number of decimals would do. Never -0."""
+    decimals = next(
+        (
+            places
+            for places in range(6, 18)
+            if all(float(f"{factor:.{places}f}") == factor for factor in factors)
+        ),
+        None,
+    )
+    if decimals is None:
+        return lambda value: repr(float(value) + 0.0)
+    return lambda value: f"{value:z.{decimals}f}"

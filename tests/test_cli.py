@@ -888,6 +888,19 @@ def test_guides_compare_puts_the_largest_difference_first():
     assert lines[2].split() == ["55", "0", "0.400000", "0.497896", "-0.097896"]
 
 
+def test_guides_compare_shows_a_difference_beyond_six_decimals_as_show_shows_the_factors(
+    make_guide,
+):
+    # Two guides apart by 1e-7 at 56y0m were printed alike with a difference of 0.000000.
+    first = make_guide("guide-a")
+    second = make_guide("guide-b", csv=lambda text: text.replace("56,0,0.46", "56,0,0.4600001"))
+    result = invoke("guides", "compare", first, second)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[2].split() == ["56", "0", "0.4600000", "0.4600001", "-0.0000001"]
+    assert lines[-1].split() == ["65", "0", "1.0000000", "1.0000000", "0.0000000"]
+
+
 @pytest.mark.parametrize(
     "command",
     [
