@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import datetime as dt
 import numbers
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -491,12 +492,15 @@ def _values(results, basis, sex, sex_error, rates=None):
 
 
 def _member_table(member, guides, basis, as_of, readings, law) -> pd.DataFrame:
-    """:func:`value_frame` for one member (a dict may carry ``sex``)."""
+    """:func:`value_frame` for one member (a mapping may carry ``sex``, read as given: a
+    list is not unpacked)."""
     from actuarial.members import member_frame
 
     frame = member_frame(member)
-    if isinstance(member, dict) and "sex" in member:
-        frame["sex"] = member["sex"]
+    if isinstance(member, Mapping) and "sex" in member:
+        sex = np.empty(1, dtype=object)
+        sex[0] = member["sex"]
+        frame["sex"] = sex
     return value_frame(frame, guides, basis, as_of, readings, source="member", law=law)
 
 

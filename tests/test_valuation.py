@@ -888,3 +888,21 @@ def test_subsidy_by_age_reads_the_dates_the_engine_valued(as_dates):
     )
     values = value_frame(given, GUIDES, basis)
     pd.testing.assert_frame_equal(subsidy_by_age(values, given), expected)
+
+
+def test_one_members_sex_is_read_from_any_mapping_and_as_given():
+    # Only a dict's sex was read: a mapping of another kind was valued on the blend of an
+    # unstated sex, and a sex in a list was unpacked by pandas and read as its item.
+    from types import MappingProxyType
+
+    from actuarial.valuation import member_present_values
+
+    basis = Basis(PUB_JOINED, 0.045)
+    female = member_present_values(EARLY_STEPPED | {"sex": "F"}, GUIDES, basis)
+    unstated = member_present_values(EARLY_STEPPED, GUIDES, basis)
+    assert female["c"] != unstated["c"]
+    proxy = MappingProxyType(EARLY_STEPPED | {"sex": "F"})
+    assert member_present_values(proxy, GUIDES, basis) == female
+    as_list = member_choices(EARLY_STEPPED | {"sex": ["F"]}, GUIDES, basis)
+    assert as_list["error"].str.contains(r"'sex' must be in .* \(got \['F'\]\)").any()
+
