@@ -41,7 +41,7 @@ from actuarial.law import law_provenance
 from actuarial.law.clauses import CLAUSES, situation
 from actuarial.law.readings import Readings
 from actuarial.member_files import file_columns, file_format, reading, record_batches
-from actuarial.members import parse_members
+from actuarial.members import MemberDataError, parse_members
 from actuarial.output_files import check_output, takes_paths, writing
 from actuarial.pages import format_count, format_money
 from actuarial.shown_text import quoted, show_percent
@@ -493,7 +493,8 @@ def _values(results, basis, sex, sex_error, rates=None):
 
 def _member_table(member, guides, basis, as_of, readings, law) -> pd.DataFrame:
     """:func:`value_frame` for one member (a mapping may carry ``sex``, read as given: a
-    list is not unpacked)."""
+    list is not unpacked); invalid member data raises :class:`MemberDataError`, as
+    :func:`~actuarial.engine.evaluate` does."""
     from actuarial.members import member_frame
 
     frame = member_frame(member)
@@ -501,12 +502,22 @@ def _member_table(member, guides, basis, as_of, readings, law) -> pd.DataFrame:
         sex = np.empty(1, dtype=object)
         sex[0] = member["sex"]
         frame["sex"] = sex
-    return value_frame(frame, guides, basis, as_of, readings, source="member", law=law)
+    table = value_frame(frame, guides, basis, as_of, readings, source="member", law=law)
+    if table["clause"].iloc[0] == "":  # the one row of an invalid member
+        raise MemberDataError(table["error"].iloc[0])
+    return table
 
 
 def member_present_values(member, guides, basis, as_of=None, readings=None, law=None) -> dict:
-    """One member's present value by clause (None where not eligible or not covered)."""
+    """One member's present value by clause (None where not eligible or not covered).
+
+    Raises :class:`MemberDataError` for invalid member data and :class:`ValuationError`
+    where an eligible clause cannot be valued on ``basis`` (an age below its table, a bad
+    ``sex``), with the message its row carries."""
     table = _member_table(member, guides, basis, as_of, readings, law)
+    unvalued = table["eligible"].to_numpy() & (table["error"].astype(str) != "").to_numpy()
+    if unvalued.any():
+        raise ValuationError(table["error"].astype(str).to_numpy()[unvalued][0])
     return {
         clause: (None if np.isnan(pv) else float(pv))
         for clause, pv in zip(table["clause"], table["pv_at_separation"], strict=True)

@@ -903,6 +903,40 @@ def test_one_members_sex_is_read_from_any_mapping_and_as_given():
     assert female["c"] != unstated["c"]
     proxy = MappingProxyType(EARLY_STEPPED | {"sex": "F"})
     assert member_present_values(proxy, GUIDES, basis) == female
-    as_list = member_choices(EARLY_STEPPED | {"sex": ["F"]}, GUIDES, basis)
-    assert as_list["error"].str.contains(r"'sex' must be in .* \(got \['F'\]\)").any()
+    with pytest.raises(ValuationError, match=r"'sex' must be in .* \(got \['F'\]\)"):
+        member_present_values(EARLY_STEPPED | {"sex": ["F"]}, GUIDES, basis)
 
+
+def test_one_member_that_cannot_be_valued_is_an_error_not_none():
+    # member_present_values gave {'': None} for invalid data and None (not eligible) for a
+    # clause the basis does not cover; break_even_interest then raised KeyError: 'c', and
+    # choices_by_interest gave an empty table.
+    from actuarial import evaluate
+    from actuarial.members import MemberDataError
+    from actuarial.valuation import (
+        break_even_interest,
+        choices_by_interest,
+        member_present_values,
+    )
+
+    basis = Basis("sult", 0.045)
+    invalid = EARLY_STEPPED | {"birth_date": "1954-02-30"}
+    with pytest.raises(MemberDataError) as expected:
+        evaluate(invalid, GUIDES)
+    calls = [
+        lambda: member_present_values(invalid, GUIDES, basis),
+        lambda: member_choices(invalid, GUIDES, basis),
+        lambda: break_even_interest(invalid, GUIDES, basis),
+        lambda: choices_by_interest(invalid, GUIDES, basis, [0.05]),
+    ]
+    for call in calls:
+        with pytest.raises(MemberDataError) as raised:
+            call()
+        assert str(raised.value) == str(expected.value)
+    bad_sex = EARLY_STEPPED | {"sex": "X"}
+    with pytest.raises(ValuationError, match=r"row 1 \(member 'C-58'\): 'sex' must be in"):
+        member_present_values(bad_sex, GUIDES, Basis(PUB_JOINED, 0.045))
+    uncovered = Basis("soa:3399/soa:3400", 0.045)  # from age 50; (d) at separation, 46
+    young = member("D-46", "1970-06-15", "2016-09-01", 15, 60_000)
+    with pytest.raises(ValuationError, match="below 50, the first age of table"):
+        member_present_values(young, GUIDES, uncovered)
