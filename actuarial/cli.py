@@ -666,6 +666,16 @@ payments_option = click.option(
     show_default=True,
 )
 
+# How the m-thly annuities are valued: one option for derive and for the reviews of a guide,
+# so that a guide derived with a method can be fitted and priced on it.
+method_option = click.option(
+    "--method",
+    type=click.Choice(["udd", "constant-force", "woolhouse2", "woolhouse3"]),
+    default="udd",
+    show_default=True,
+    help="Fractional ages (udd, constant-force) or Woolhouse's approximation.",
+)
+
 
 @guides.command("derive")
 @mortality_options
@@ -688,12 +698,7 @@ payments_option = click.option(
 @click.option("--series", default=None, help="Series of the guide (default: its id).")
 @click.option("--title", default=None)
 @payments_option
-@click.option(
-    "--method",
-    type=click.Choice(["udd", "constant-force", "woolhouse2", "woolhouse3"]),
-    default="udd",
-    show_default=True,
-)
+@method_option
 @_writing_command
 def guides_derive(
     mortality,
@@ -785,6 +790,7 @@ def guides_compare(guide_a, guide_b, top):
 @mortality_options
 @cohort_option
 @payments_option
+@method_option
 @click.option(
     "--top",
     type=click.IntRange(1),
@@ -792,7 +798,7 @@ def guides_compare(guide_a, guide_b, top):
     show_default=True,
     help="Ages shown where the guide departs most from equivalence.",
 )
-def guides_fit(guide, mortality, cohort, m, top):
+def guides_fit(guide, mortality, cohort, m, method, top):
     """The interest rate that best reproduces a guide under a life table, and where it departs.
 
     Fitted twice: on the guide file's rows, and on every month from 55y0m to 65y0m that the
@@ -807,13 +813,20 @@ def guides_fit(guide, mortality, cohort, m, top):
     try:
         found = _guide(guide)
         nra = found.normal_retirement_age
-        on_rows = fit_interest(mortality, found.age_months, found.factors, nra, m, cohort=cohort)
+        on_rows = fit_interest(
+            mortality, found.age_months, found.factors, nra, m, method, cohort=cohort
+        )
         months = np.arange(EARLIEST_AGE_MONTHS, nra * 12 + 1)
-        on_months = fit_interest(mortality, months, found.factor(months), nra, m, cohort=cohort)
+        on_months = fit_interest(
+            mortality, months, found.factor(months), nra, m, method, cohort=cohort
+        )
     except (GuideError, MortalityError, EquivalenceError) as error:
         _fail(error)
     born = f"; born {cohort}" if mortality.generational else ""
-    _echo(f"guide: {found.id}; {mortality.describe()}{born}; payments per year: {m}")
+    _echo(
+        f"guide: {found.id}; {mortality.describe()}{born}; payments per year: {m}; "
+        f"method {method}"
+    )
     for label, fit in (
         (f"on the guide file's {len(found.age_months)} rows", on_rows),
         (f"on every month the engine reads ({len(months)}, {found.interpolation})", on_months),
@@ -842,7 +855,8 @@ def guides_fit(guide, mortality, cohort, m, top):
 @cohort_option
 @interest_option
 @payments_option
-def guides_subsidy(guide, mortality, cohort, interest, m):
+@method_option
+def guides_subsidy(guide, mortality, cohort, interest, m, method):
     """By age: how far a guide's factor exceeds the equivalent one, and its present value."""
     from actuarial.equivalence import EquivalenceError, subsidy
     from actuarial.mortality import MortalityError
@@ -857,6 +871,7 @@ def guides_subsidy(guide, mortality, cohort, interest, m):
             interest,
             found.normal_retirement_age,
             m,
+            method,
             cohort=cohort,
         )
     except (GuideError, MortalityError, EquivalenceError) as error:
@@ -864,8 +879,8 @@ def guides_subsidy(guide, mortality, cohort, interest, m):
     born = f"; born {cohort}" if mortality.generational else ""
     _echo(
         f"guide: {found.id}; {mortality.describe()}{born}; interest {show_percent(interest)}; "
-        f"payments per year: {m}; per $1 a year of normal-retirement annuity, present value at "
-        f"the retirement age"
+        f"payments per year: {m}; method {method}; per $1 a year of normal-retirement "
+        "annuity, present value at the retirement age"
     )
     _echo(table.to_string(index=False, float_format=_six_decimals))
 

@@ -928,9 +928,31 @@ def test_guides_subsidy_gives_ratio_and_present_value_by_age():
     # The basis the equivalent factors are on, as fit states it.
     assert result.output.splitlines()[0] == (
         f"guide: {HALF_PERCENT_SERIES}; mortality sult; interest 5%; payments per year: 12; "
+        "method udd; "
         "per $1 a year of normal-retirement annuity, present value at the retirement age"
     )
     assert rows["65"][5] in ("0.000000", "-0.000000")
+
+
+@pytest.mark.parametrize("method", ["constant-force", "woolhouse3"])
+def test_fit_and_subsidy_take_the_method_derive_took_and_give_back_its_basis(tmp_path, method):
+    # A guide derived with --method could only be reviewed under UDD: fit found 4.9982% and
+    # subsidy a subsidy for a guide equivalent at 5% by construction.
+    out = tmp_path / "g"
+    basis = ["--mortality", "sult", "--payments-per-year", "4", "--method", method]
+    derived = invoke("guides", "derive", *basis, "--interest", "0.05", "--out", out)
+    assert derived.exit_code == 0, derived.output
+    fit = invoke("guides", "fit", out, *basis)
+    assert fit.exit_code == 0, fit.output
+    lines = fit.stdout.splitlines()
+    assert lines[0] == f"guide: g; mortality sult; payments per year: 4; method {method}"
+    assert lines[1].startswith("implied interest rate on the guide file's 121 rows: 5.0000%; ")
+    subsidy = invoke("guides", "subsidy", out, *basis, "--interest", "0.05")
+    assert subsidy.exit_code == 0, subsidy.output
+    lines = subsidy.stdout.splitlines()
+    assert "; payments per year: 4; method " + method + "; per $1" in lines[0]
+    ratios = [float(line.split()[4]) for line in lines[2:]]
+    assert ratios == pytest.approx([1.0] * 121, abs=2e-6)  # the guide's 6 decimals
 
 
 INTEREST_COMMANDS = {
