@@ -162,6 +162,29 @@ def test_amendments_apply_in_order_and_law_accepts_a_path_a_list_or_a_loaded_law
     assert [f["file"] for f in both.provenance()] == [SHIPPED, str(first), str(second)]
 
 
+def test_law_that_is_neither_a_path_a_list_of_paths_nor_a_law_is_refused_naming_it(amendment):
+    # Bytes were iterated as a list of paths (TypeError: expected str, bytes or
+    # os.PathLike object, not int), and so was a path-like object that is not a Path.
+    import os
+
+    bill = amendment(law_entry("service_annuity.rate", "2027-01-01", 0.02, "rate"))
+
+    class PathLike:
+        def __fspath__(self):
+            return str(bill)
+
+    assert law_in_force(PathLike()).value_on("service_annuity.rate", "2028-01-01") == 0.02
+    assert law_in_force([PathLike()]).value_on("service_annuity.rate", "2028-01-01") == 0.02
+    for law, shown in [
+        (os.fsencode(bill), repr(os.fsencode(bill))),
+        ([str(bill), 5], "5"),
+        ({"service_annuity.rate": 0.02}, "{'service_annuity.rate': 0.02}"),
+    ]:
+        with pytest.raises(TypeError, match="'law' must be a path, a list of paths or a Law") as e:
+            law_in_force(law)
+        assert str(e.value).endswith(f"(got {shown})")
+
+
 @pytest.mark.parametrize(
     ("text", "problem"),
     [

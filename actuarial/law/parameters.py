@@ -16,11 +16,12 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import math
+import os
 import re
 import sys
 import tomllib
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import cache
@@ -632,20 +633,30 @@ def law_in_force(law=None) -> Law:
     """The ``law=`` argument of the public functions as a :class:`Law`.
 
     ``None``: the shipped law; a :class:`Law`: itself; a path, or a list of paths and
-    laws: the shipped law (or the last law given) with each file applied in order.
+    laws: the shipped law (or the last law given) with each file applied in order. A path
+    is text or path-like; anything else (bytes, a mapping, a number) is refused, naming it.
     """
     if law is None:
         return shipped_law()
     if isinstance(law, Law):
         return law
-    if isinstance(law, str | Path):
+    if isinstance(law, _LAW_PATH):
         return load_law(law)
-    if isinstance(law, Iterable):
+    if isinstance(law, Iterable) and not isinstance(law, bytes | bytearray | Mapping):
         result = shipped_law()
         for item in law:
+            if not isinstance(item, (Law, *_LAW_PATH)):
+                raise _not_a_law(item)
             result = item if isinstance(item, Law) else result.amended(item)
         return result
-    raise TypeError(f"'law' must be a path, a list of paths or a Law (got {law!r})")
+    raise _not_a_law(law)
+
+
+_LAW_PATH = (str, os.PathLike)  # a law file's path: text or path-like (not bytes)
+
+
+def _not_a_law(value) -> TypeError:
+    return TypeError(f"'law' must be a path, a list of paths or a Law (got {value!r})")
 
 
 def _earliest_known(dates: np.ndarray):
