@@ -68,9 +68,9 @@ __all__ = [
 EARLIEST_RETIREMENT_AGE = EARLIEST_AGE_MONTHS // 12  # inciso (c), in the shipped law
 _STATUSES = ("illustrative", "adopted")
 _INTERPOLATIONS = tuple(INTERPOLATIONS)  # the registry of guides.py
-_METHOD_TEXT = {
-    "udd": "exact sum of the monthly payments, survival linear within each year of age (UDD)",
-    "constant-force": "exact sum of the monthly payments, constant force within each year of age",
+_METHOD_TEXT = {  # {payments}: the payments summed, as _method_text says them
+    "udd": "exact sum of the {payments}, survival linear within each year of age (UDD)",
+    "constant-force": "exact sum of the {payments}, constant force within each year of age",
     "woolhouse2": "Woolhouse 2-term approximation a_x - (m-1)/(2m)",
     "woolhouse3": "Woolhouse 3-term approximation a_x - (m-1)/(2m) - (m^2-1)/(12m^2)(delta+mu_x)",
 }
@@ -331,6 +331,12 @@ def _payment_timing(m: int) -> str:
     )
 
 
+def _method_text(method: str, m: int) -> str:
+    """How the annuities were valued, naming the payments summed (m of them a year)."""
+    payments = {1: "annual payments", 12: "monthly payments"}.get(m, f"payments {m} times a year")
+    return _METHOD_TEXT[method].format(payments=payments)
+
+
 @takes_paths("folder")
 def derive_guide(
     folder,
@@ -381,7 +387,7 @@ def derive_guide(
             f"factor(x) = {formula} at each exact age x = {EARLIEST_RETIREMENT_AGE}y0m to "
             f"{nra}y0m by month; mortality {table.name} ({table.source}); interest "
             f"{show_percent(interest)} a year; annuity-due paid {_payment_timing(m)}; "
-            f"{_METHOD_TEXT[method]}; factors rounded to 6 decimals."
+            f"{_method_text(method, m)}; factors rounded to 6 decimals."
         )
         if status == "illustrative":
             source += " Illustrative: not adopted by the Junta de Síndicos."
@@ -391,7 +397,7 @@ def derive_guide(
         "interest_rate": float(interest) + 0.0,  # never -0.0
         "payment_timing": _payment_timing(m),
         "fractional_ages": method if method in EXACT_METHODS else table.fractional,
-        "annuity_method": _METHOD_TEXT[method],
+        "annuity_method": _method_text(method, m),
         "normal_retirement_age": nra,
         "formula": formula,
         "ages": f"every month from {EARLIEST_RETIREMENT_AGE}y0m to {nra}y0m",

@@ -204,6 +204,26 @@ def test_derived_guide_loads_with_the_guide_loader(tmp_path):
     assert guide.factor([720]) == pytest.approx(0.6072, abs=1e-4)  # README, ILT 6% at 60
 
 
+@pytest.mark.parametrize(
+    ("m", "method", "payments"),
+    [
+        (1, "udd", "exact sum of the annual payments"),
+        (4, "constant-force", "exact sum of the payments 4 times a year"),
+        (12, "udd", "exact sum of the monthly payments"),
+    ],
+)
+def test_a_derived_guide_states_the_payments_it_summed(tmp_path, m, method, payments):
+    # Every m was "exact sum of the monthly payments" in annuity_method and source.
+    folder = derive_guide(
+        tmp_path / "g", SULT, 0.05, guide_id="g", series="g", title="t",
+        effective_from="1990-04-01", m=m, method=method,
+    )  # fmt: skip
+    guide = load_guide(folder)
+    assert guide.basis["annuity_method"].startswith(payments + ", ")
+    assert f"; {payments}, " in guide.source
+    assert ("monthly" in guide.source) == (m == 12)
+
+
 def test_a_derived_guide_whose_factors_round_to_zero_names_the_interest_and_is_not_written(
     tmp_path,
 ):
