@@ -49,6 +49,7 @@ from actuarial.members import (
     MemberArrays,
     MemberDataError,
     check_columns,
+    check_frame,
     code_frame_ids,
     frame_id_text,
     parse_member,
@@ -1046,6 +1047,7 @@ def evaluate_frame(
     size, :func:`_chunk_size`), each chunk written straight into the table's columns;
     ``member_id`` is categorical (codes into the ids).
     """
+    check_frame(members_df)
     check_columns(members_df.columns, source)
     frame = members_df.reset_index(drop=True)
     readings = _checked_guides_and_readings(guides, readings)

@@ -88,6 +88,7 @@ __all__ = [
     "blank_mask",
     "cast_trimmed",
     "check_columns",
+    "check_frame",
     "code_frame_ids",
     "frame_id_text",
     "frame_ids",
@@ -1006,6 +1007,7 @@ def parse_members(
     :func:`frame_ids` of a whole frame this frame is rows of (from ``first_row``), whose
     text and repeated ids are read instead.
     """
+    check_frame(frame)
     check_columns(frame.columns, source)
     frame = frame.reset_index(drop=True)
     count = len(frame)
@@ -1044,6 +1046,16 @@ def parse_members(
             read[name], code, max(map(len, accepted))
         )
     return _validated(fields, source, first_row)
+
+
+def check_frame(frame) -> None:
+    """Members in a frame are a pandas DataFrame: anything else (a list of records, a dict
+    of columns, one member's Series) is a TypeError naming what was given."""
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(
+            "'members_df' must be a pandas DataFrame, e.g. pandas.DataFrame(records) "
+            f"(got {type(frame).__name__})"
+        )
 
 
 @dataclass(slots=True)

@@ -160,6 +160,25 @@ def test_guides_that_are_not_loaded_guides_are_refused_naming_what_was_given(mem
 
 
 @pytest.mark.parametrize(
+    "members", [[{"member_id": "A-1"}], {"member_id": ["A-1"]}, pd.Series({"member_id": "A-1"})],
+    ids=["list", "dict", "series"],
+)
+def test_members_that_are_not_a_frame_are_refused_naming_what_was_given(member, members):
+    """A list of records, a dict of columns or one member's Series raised AttributeError
+    ('list' object has no attribute 'columns'), or KeyError deep in the parser."""
+    from actuarial.valuation import Basis, value_frame
+
+    guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
+    message = (
+        "'members_df' must be a pandas DataFrame, e.g. pandas.DataFrame(records) "
+        f"(got {type(members).__name__})"
+    )
+    for call in (evaluate_frame, lambda m, g: value_frame(m, g, Basis("sult", 0.05))):
+        with pytest.raises(TypeError, match=exactly(message)):
+            call(members, guides)
+
+
+@pytest.mark.parametrize(
     ("service", "shown", "years"),
     [
         (24.995, "24.995", 25),
