@@ -21,6 +21,7 @@ projected by an improvement scale, one table per year of birth) is in
 from __future__ import annotations
 
 import csv
+import errno
 import functools
 import io
 import math
@@ -410,9 +411,12 @@ def soa(table_id: int) -> LifeTable:
         with warnings.catch_warnings():  # pymort 2.0 uses deprecated importlib/pandas calls
             warnings.simplefilter("ignore", DeprecationWarning)
             xml = MortXML.from_id(int(table_id))
-    except FileNotFoundError:
+    except OSError as error:
+        if error.errno not in (errno.ENOENT, errno.ENAMETOOLONG):  # an id of 4000 digits
+            raise
         raise MortalityError(
-            f"'table_id' must be a mort.soa.org table shipped with pymort (got {table_id})"
+            f"'table_id' must be a mort.soa.org table shipped with pymort "
+            f"(got {shortened(str(table_id))})"
         ) from None
     ultimate = [t for t in xml.Tables if len(t.MetaData.AxisDefs) == 1]
     if not ultimate:
@@ -656,13 +660,14 @@ def table_from_spec(spec: str, leaf: Callable[[LifeTable], LifeTable] | None = N
     tables, from_ages = [_blend_from_spec(pieces[0], leaf)], []
     for piece in pieces[1:]:
         body, at, age = piece.rpartition("@")
-        if not at or not age.strip().isdigit() or not body.strip():
+        from_age = _natural_number(age)
+        if not at or from_age is None or not body.strip():
             raise MortalityError(
                 f"'mortality' join must give each later table its first age, e.g. "
                 f"'soa:3398+soa:3400@50' (got {spec!r})"
             )
         tables.append(_blend_from_spec(body.strip(), leaf))
-        from_ages.append(int(age))
+        from_ages.append(from_age)
     return tables[0] if len(tables) == 1 else join(tables, from_ages)
 
 
@@ -706,14 +711,21 @@ def _component(part: str, spec: str) -> tuple[LifeTable, float | None]:
         return sult(), weight
     if kind == "ilt" and not args:
         return ilt(), weight
-    if kind == "soa" and len(args) == 1 and args[0].isdigit():
-        return _soa_cached(int(args[0])), weight
+    if kind == "soa" and len(args) == 1 and (table_id := _natural_number(args[0])) is not None:
+        return _soa_cached(table_id), weight
     if kind == "csv" and ":".join(args):  # a path: "csv:" alone would read the folder "."
         return from_csv(":".join(args)), weight
     raise MortalityError(
         f"'mortality' table must be in ['sult', 'ilt', 'soa:<id>', 'csv:<path>'], each "
         f"optionally followed by ':<weight>' (got {part!r})"
     )
+
+
+def _natural_number(text: str) -> int | None:
+    """An age or a table id of a spec: a whole number as in files (ASCII digits, never '²'
+    or '٦٠'), not below 0; None otherwise."""
+    number = whole_number(text)
+    return number if number is not None and number >= 0 else None
 
 
 def _is_number(text: str) -> bool:

@@ -522,6 +522,28 @@ def test_table_from_spec_rejects_bad_specs_with_the_rule(spec, message):
         table_from_spec(spec)
 
 
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("sult+ilt@²", "'mortality' join must give each later table its first age"),
+        ("sult+ilt@٦٠", "'mortality' join must give each later table its first age"),
+        ("sult+ilt@" + "9" * 5000, "'mortality' join must give each later table its first age"),
+        ("soa:³", "(got 'soa:³')"),
+        ("soa:٣٤٠٠", "(got 'soa:٣٤٠٠')"),
+        ("soa:" + "9" * 5000, "'mortality' table must be in"),
+        ("soa:" + "9" * 4000, "'table_id' must be a mort.soa.org table shipped with pymort"),
+    ],
+    ids=["superscript-age", "arabic-indic-age", "5000-digit-age", "superscript-id",
+         "arabic-indic-id", "5000-digit-id", "4000-digit-id"],
+)  # fmt: skip
+def test_the_ages_and_ids_of_a_spec_are_ascii_digits_as_in_files(spec, message):
+    # str.isdigit took them: '²' then raised ValueError from int() (a traceback), '٦٠' was
+    # read as 60 and '٣٤٠٠' as table 3400; 5000 digits passed int()'s limit, and an id of
+    # 4000 made a file name too long (OSError).
+    with pytest.raises(MortalityError, match=re.escape(message)):
+        table_from_spec(spec)
+
+
 # ----------------------------------------------------------------- the files a table read
 def test_a_csv_table_records_its_file_and_every_table_made_from_it_keeps_it(tmp_path):
     low = write_sult_csv(tmp_path / "low.csv", range(20, 70))
