@@ -82,7 +82,7 @@ from actuarial.shown_text import (
     show_factors,
     show_percent,
 )
-from actuarial.text_files import decimal_number
+from actuarial.text_files import decimal_number, whole_number
 
 __all__ = ["cli"]
 
@@ -147,6 +147,30 @@ class _Path(click.Path):
         if value == "":
             self.fail(f"{EMPTY_PATH}.", param, ctx)  # worded as in Python (EmptyPathError)
         return super().convert(value, param, ctx)
+
+
+class _WholeRange(click.IntRange):
+    """click's IntRange of whole numbers as files hold them (``text_files.whole_number``:
+    ASCII digits, an optional sign): not ``1_2`` nor Arabic-Indic digits, which int()
+    reads. No bounds: any such number (shown as INTEGER in the help)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if (self.min, self.max) == (None, None):
+            self.name = "integer"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str):
+            number = whole_number(value)
+            if number is None:
+                bounds = self._describe_range()
+                where = f" in the range {bounds}" if bounds else ""
+                self.fail(f"{quoted(value)} is not a whole number{where}.", param, ctx)
+            value = number
+        return super().convert(value, param, ctx)
+
+    def _describe_range(self) -> str:
+        return "" if (self.min, self.max) == (None, None) else super()._describe_range()
 
 
 class _NumberRange(click.FloatRange):
@@ -355,7 +379,7 @@ def member_file_options(command):
 @cli.command()
 @member_file_options
 @click.option(
-    "--chunk-rows", type=click.IntRange(1), default=DEFAULT_CHUNK_ROWS, show_default=True
+    "--chunk-rows", type=_WholeRange(1), default=DEFAULT_CHUNK_ROWS, show_default=True
 )
 @click.option("--progress/--no-progress", default=True, show_default=True)
 @law_options
@@ -558,13 +582,13 @@ def mortality_options(command):
         ),
         click.option(
             "--base-year",
-            type=click.IntRange(dt.MINYEAR, dt.MAXYEAR),
+            type=_WholeRange(dt.MINYEAR, dt.MAXYEAR),
             default=None,
             help="Year of the base rates, for tables whose metadata does not give it.",
         ),
         click.option(
             "--close-at",
-            type=int,
+            type=_WholeRange(),
             default=None,
             help="Close a table that does not run out by q = 1 at this age (explicitly).",
         ),
@@ -636,7 +660,7 @@ def _cohort_of(mortality, cohort):
 
 cohort_option = click.option(
     "--cohort",
-    type=click.IntRange(dt.MINYEAR, dt.MAXYEAR),
+    type=_WholeRange(dt.MINYEAR, dt.MAXYEAR),
     default=None,
     help="Year of birth of the members, on a generational basis (--improvement).",
 )
@@ -661,7 +685,7 @@ interest_option = click.option(
 payments_option = click.option(
     "--payments-per-year",
     "m",
-    type=click.IntRange(1, MAX_PAYMENTS_PER_YEAR),
+    type=_WholeRange(1, MAX_PAYMENTS_PER_YEAR),
     default=12,
     show_default=True,
 )
@@ -763,7 +787,7 @@ def _six_decimals(value) -> str:
 @guides.command("compare")
 @click.argument("guide_a")
 @click.argument("guide_b")
-@click.option("--top", type=click.IntRange(1), default=None, help="Show only the largest N.")
+@click.option("--top", type=_WholeRange(1), default=None, help="Show only the largest N.")
 def guides_compare(guide_a, guide_b, top):
     """Two guides side by side at every month of inciso (c), largest differences first."""
     import numpy as np
@@ -793,7 +817,7 @@ def guides_compare(guide_a, guide_b, top):
 @method_option
 @click.option(
     "--top",
-    type=click.IntRange(1),
+    type=_WholeRange(1),
     default=10,
     show_default=True,
     help="Ages shown where the guide departs most from equivalence.",

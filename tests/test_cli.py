@@ -1097,6 +1097,32 @@ def test_number_options_are_plain_decimal_numbers_as_in_files(
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("number", ["1_2", "\u0661\u0662", "\u00b9\u00b2", "12.0"])
+@pytest.mark.parametrize(
+    "option, arguments, bounds",
+    [
+        ("--payments-per-year", ["guides", "fit", HALF_PERCENT_SERIES, "--mortality", "sult"],
+         " in the range 1<=x<=365"),
+        ("--top", ["guides", "fit", HALF_PERCENT_SERIES, "--mortality", "sult"],
+         " in the range x>=1"),
+        ("--close-at", ["guides", "fit", HALF_PERCENT_SERIES, "--mortality", "sult"], ""),
+        ("--cohort", ["guides", "fit", HALF_PERCENT_SERIES, "--mortality", "soa:3400",
+                      "--improvement", "mp-2020"], " in the range 1<=x<=9999"),
+        ("--chunk-rows", ["batch", SAMPLE, "--out", "{tmp}/b.csv"], " in the range x>=1"),
+    ],
+)  # fmt: skip
+def test_whole_number_options_are_ascii_digits_as_in_files(
+    number, option, arguments, bounds, tmp_path
+):
+    """int() read 1_2 as 12 and Arabic-Indic digits as digits (README: ASCII digits, no _)."""
+    result = invoke(*[arg.format(tmp=tmp_path) for arg in arguments], option, number)
+    assert result.exit_code == 2, result.output
+    assert result.output.endswith(
+        f"Error: Invalid value for '{option}': {number!r} is not a whole number{bounds}.\n"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_minus_zero_in_a_number_option_is_zero_in_what_is_shown_and_written(tmp_path):
     """'-0' was written as deferred_minimum_service=-0.0 in every row, and shown as -0%."""
     out = tmp_path / "b.csv"
