@@ -670,14 +670,49 @@ def _hashable(value) -> bool:
 def _distinct(series: pd.Series) -> tuple[np.ndarray, object]:
     """The distinct values of a column (an index in its dtype), and each row's index into
     them followed by None (a missing value's index is ``len(uniques)``); a value that cannot
-    be hashed stands for itself as an :class:`_Unhashable` (the index is then of objects)."""
+    be hashed stands for itself as an :class:`_Unhashable` (the index is then of objects).
+    Equal values of different kinds (True, 1, 1.0, 1+0j) are distinct (:func:`_by_kind`)."""
     try:
         codes, uniques = pd.factorize(series, use_na_sentinel=True)
     except (TypeError, pa.ArrowNotImplementedError):  # unhashable values, or nested Arrow ones
         values = series.to_numpy(dtype=object)
         stand_ins = [value if _hashable(value) else _Unhashable(value) for value in values]
-        codes, uniques = pd.factorize(pd.Series(stand_ins, dtype=object), use_na_sentinel=True)
+        series = pd.Series(stand_ins, dtype=object)
+        codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    if series.dtype == object and (
+        pd.api.types.infer_dtype(series, skipna=True) not in _EQUAL_ONLY_OF_ONE_KIND
+    ):
+        codes, uniques = _by_kind(series, codes)
     return np.where(codes >= 0, codes, len(uniques)), uniques
+
+
+# The kinds (pandas.api.types.infer_dtype, missing values skipped) of a column of objects
+# whose equal values every field reads alike: text, bools (numpy's too), ints, floats...
+# In any other (ints and floats, numbers and bools, datetime64 of a day and of a month),
+# equal values may be of kinds read differently: an id 7 and 7.0, a refund 1 and 1+0j.
+_EQUAL_ONLY_OF_ONE_KIND = frozenset(
+    ("string", "bytes", "empty", "boolean", "integer", "floating", "decimal", "date", "datetime")
+)
+
+
+def _kind(value):
+    """The kind of a value: its type, or a numpy scalar's dtype (its unit: a datetime64 of
+    a month equals that of its first day)."""
+    return value.dtype if isinstance(value, np.generic) else type(value)
+
+
+def _by_kind(series: pd.Series, codes: np.ndarray) -> tuple[np.ndarray, pd.Index]:
+    """The codes of a column's values by value and kind (``codes``: by value alone, -1 where
+    missing), and the first value of each: equal values of different kinds apart."""
+    values = series.to_numpy(dtype=object)
+    kinds, kind_names = pd.factorize(pd.Series(list(map(_kind, values)), dtype=object))
+    present = np.flatnonzero(codes >= 0)
+    pairs = codes[present].astype(np.int64) * len(kind_names) + kinds[present]
+    pair_codes, _ = pd.factorize(pairs)  # in order of first appearance
+    _, first = np.unique(pair_codes, return_index=True)
+    by_kind = np.full(len(values), -1, dtype=np.intp)
+    by_kind[present] = pair_codes
+    return by_kind, pd.Index(values[present[first]], dtype=object)
 
 
 def _map_unique(series: pd.Series, mapping) -> np.ndarray:

@@ -278,6 +278,37 @@ def test_any_missing_value_beside_text_ids_is_a_missing_id(half_percent_guides, 
     assert (table["member_id"].iloc[:4] == "M-1").all() and (table["error"].iloc[:4] == "").all()
 
 
+# Values that are equal (==, and of one hash) but of different kinds, which a field reads
+# differently: the parser looked at each distinct value once, so a column holding both read
+# the second as the first (1.0 an id as 1, 1+0j a refund as 1, a month as its first day),
+# or a valid value as the invalid one (True a refund "must be true or false (got True)").
+EQUAL_OF_OTHER_KINDS = [
+    ("member_id", 7, 7.0),
+    ("refunded", True, Fraction(1)),
+    ("refunded", 1, 1 + 0j),
+    ("refunded", 0, Decimal("sNaN")),  # no equal: a stand-in of its own (as before)
+    ("birth_date", np.datetime64("1960-06-01"), np.datetime64("1960-06")),
+    ("group", "police", np.str_("police")),  # equal and read alike
+]
+
+
+@pytest.mark.parametrize(("field", "first", "second"), EQUAL_OF_OTHER_KINDS)
+def test_equal_values_of_other_kinds_in_a_column_are_each_read_as_alone(
+    half_percent_guides, member, field, first, second
+):
+    def errors(values):
+        rows = [member(**{"member_id": f"M-{i}", field: v}) for i, v in enumerate(values)]
+        if field == "member_id":
+            rows = [member(member_id=v) for v in values]
+        table = evaluate_frame(pd.DataFrame(rows, dtype=object), half_percent_guides)
+        by_row = table.groupby("row", observed=True)["error"].first().astype(str)
+        return [text.partition(": ")[2] for text in by_row]
+
+    alone = errors([first]) + errors([second])
+    assert errors([first, second]) == alone
+    assert errors([second, first]) == alone[::-1]
+
+
 # A signaling NaN in each field, and what its message says after "(member ...): ". pandas
 # cannot tell whether one is missing (isna raised decimal.InvalidOperation, which ended the
 # whole call) and Arrow read it as missing: it is a value of no kind the field holds.
