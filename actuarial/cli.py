@@ -53,6 +53,7 @@ from actuarial.guides import (
     load_every_guide,
     load_guide,
     load_guides,
+    named_folder,
 )
 from actuarial.law.conditions import render
 from actuarial.law.parameters import LawError, LawNote, load_law, shipped_law
@@ -512,10 +513,14 @@ def guides_show(guide_id, guides_path):
     try:
         if not root.is_dir():
             raise GuideError([Problem(str(root), None, "not a folder of Actuarial Guides")])
-        if not holds_guide(root / guide_id):
-            available = sorted(p.name for p in root.iterdir() if holds_guide(p))
+        if holds_guide(root):  # one guide's folder: its guides are itself, as list reads it
+            guides_there = {named_folder(root).name: root}
+        else:
+            guides_there = {p.name: p for p in root.iterdir() if holds_guide(p)}
+        if guide_id not in guides_there:
+            available = sorted(guides_there)
             _fail(f"guide '{guide_id}' not found in {root} (guides: {available})")
-        guide = load_guide(root / guide_id)
+        guide = load_guide(guides_there[guide_id])
     except GuideError as error:
         _fail(error)
     except OSError as error:  # a folder that may not be listed

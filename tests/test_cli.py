@@ -652,6 +652,19 @@ def test_guides_show_takes_a_guide_folder_as_compare_does(tmp_path, monkeypatch)
     assert "id: jcs" in result.stdout.splitlines()
 
 
+def test_guides_show_reads_a_guide_folder_given_as_guides_as_list_and_validate_do(make_guide):
+    # list and validate read --guides jcs as the guide jcs; show said "guide 'jcs' not found
+    # in .../jcs (guides: [])".
+    folder = make_guide("jcs")
+    assert invoke("guides", "list", "--guides", folder).stdout.splitlines()[1].startswith("jcs ")
+    result = invoke("guides", "show", "jcs", "--guides", folder)
+    assert result.exit_code == 0, result.output
+    assert "id: jcs" in result.stdout.splitlines()
+    other = invoke("guides", "show", "adopted-2015", "--guides", folder)
+    assert other.exit_code == 1
+    assert other.stderr == f"error: guide 'adopted-2015' not found in {folder} (guides: ['jcs'])\n"
+
+
 def test_guides_show_an_unknown_id_lists_the_available_ids(tmp_path):
     shutil.copytree(SHIPPED_GUIDES / HALF_PERCENT_SERIES, tmp_path / HALF_PERCENT_SERIES)
     result = invoke("guides", "show", "adopted-2015", "--guides", tmp_path)
