@@ -474,15 +474,20 @@ def age_rows(path: Path, reader, width: int, problems: list[str]):
     """The data rows of a CSV by consecutive integer age: (where, age, cells after the age).
 
     Blank rows are skipped; a row with the wrong number of fields or a bad age is reported
-    in ``problems`` (file and line) and skipped; a gap in the ages is reported and kept.
+    in ``problems`` (file and line) and skipped, and the next age is not checked against
+    the age before it (the row skipped may hold the age between); a gap in the ages is
+    reported and kept.
     After the last row, a file without rows is reported too, and every problem (the
     caller's included) is raised at once as one :class:`MortalityError`.
     """
     previous = None
+    skipped = False  # the last row was skipped (its age unknown)
     for record in reader:
         where = f"{path} line {reader.line_num}"
         if not any(cell.strip() for cell in record):
             continue
+        # follows: the row just before held the previous age; skipped until this one is read
+        skipped, follows = True, not skipped
         if len(record) != width:
             problems.append(f"{where}: row must have {width} fields (got {len(record)})")
             continue
@@ -494,9 +499,9 @@ def age_rows(path: Path, reader, width: int, problems: list[str]):
             shown = shortened(record[0].strip())
             problems.append(f"{where}: 'age' must be in [0, {MAX_RATES_AGE}] (got {shown})")
             continue
-        if previous is not None and age != previous + 1:
+        if previous is not None and follows and age != previous + 1:
             problems.append(f"{where}: 'age' must be {previous + 1}, the next age (got {age})")
-        previous = age
+        previous, skipped = age, False
         yield where, age, record[1:]
     if previous is None and not problems:
         problems.append(f"{path}: no rows after the header")

@@ -346,6 +346,17 @@ def test_csv_table_reports_every_bad_row_with_file_and_line(tmp_path):
     ]
 
 
+def test_a_row_refused_for_its_shape_or_age_does_not_make_the_next_age_an_error(tmp_path):
+    # Line 3 (age 61, a third field) was refused, then line 4 was said to need age 61 too.
+    path = tmp_path / "bad.csv"
+    text = "age,qx\n60,0.1\n61,0.2,x\n62,0.3\n6_3,0.4\n64,0.5\n66,1\n"
+    assert csv_table_problems(path, text) == [
+        f"{path} line 3: row must have 2 fields (got 3)",
+        f"{path} line 5: 'age' must be an integer (got '6_3')",
+        f"{path} line 7: 'age' must be 65, the next age (got 66)",
+    ]
+
+
 def test_csv_table_numbers_are_plain_decimal_numbers_as_in_member_files(tmp_path):
     """float() and int() read '0.2_5' as 0.25, '٠.٥' as 0.5, '6_4' as 64 and 'infinity' as a
     number: none is a decimal number as a member file's cells are."""
