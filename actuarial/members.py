@@ -905,8 +905,10 @@ def _refund_code(value) -> int:
             return 1
         if text in _FALSE:
             return 0
-    if isinstance(value, int | np.integer | float | np.floating) and value in (0, 1):
-        return int(value)  # 1/0, also as floats (a Parquet integer column with nulls)
+    if isinstance(value, _REAL_NUMBERS) and value in (0, 1):
+        # 1/0, also as floats (a Parquet integer column with nulls) and as a Decimal or a
+        # Fraction (a decimal column), as numbers are read
+        return int(value)
     return -1
 
 

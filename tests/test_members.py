@@ -379,6 +379,34 @@ def test_an_int_too_long_for_str_is_an_error_of_its_row_not_a_value_error(
         np.testing.assert_array_equal(valid.loc[valid["row"] == row, "monthly_amount"], expected)
 
 
+@pytest.mark.parametrize(
+    "answer", [Decimal("1"), Decimal("0.00"), Fraction(1), Fraction(0)], ids=repr
+)
+def test_a_refund_as_a_decimal_or_a_fraction_is_read_as_that_number(
+    half_percent_guides, member, tmp_path, answer
+):
+    # 1 and 0 answer refunded (as ints and floats), but a Decimal or a Fraction of 1 or 0 was
+    # "'refunded' must be true or false (got 1)": a Parquet decimal column of 0/1 (a NUMERIC
+    # flag of a database) was an error on every row.
+    expected = bool(answer)
+    assert evaluate(member(refunded=answer), half_percent_guides).clause("a").reason == (
+        evaluate(member(refunded=expected), half_percent_guides).clause("a").reason
+    )
+    parsed = parse_members(pd.DataFrame([member(refunded=answer)]))
+    assert (parsed.error.tolist(), parsed.refunded.tolist()) == ([""], [expected])
+    if isinstance(answer, Decimal):
+        import pyarrow.parquet as pq
+
+        from actuarial.batch import read_members
+
+        path = tmp_path / "members.parquet"
+        table = pa.Table.from_pylist([member(refunded=answer)])
+        place = table.schema.get_field_index("refunded")
+        flag = pa.field("refunded", pa.decimal128(3, 2))
+        pq.write_table(table.cast(table.schema.set(place, flag)), path)
+        assert parse_members(read_members(path)).refunded.tolist() == [expected]
+
+
 @pytest.mark.parametrize("field", SIGNALING_NAN_PROBLEMS)
 def test_a_quiet_decimal_nan_is_a_missing_value_as_a_float_nan_is(
     half_percent_guides, member, field
