@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import re
 import tempfile
 from collections.abc import Callable
@@ -296,12 +297,19 @@ def _guides_held(folder: Path) -> list[str]:
 @takes_paths("folder")
 def guide_folder(folder) -> Path:
     """``folder`` by a path whose name is its guide's id: ``.`` and ``..``, which have no
-    name of their own, as the folder they lead to; an error for the root, which has none."""
+    name of their own, as the folder they lead to; an error for the root, which has none,
+    and for a link to a folder of another name (the guide would be read there, by it)."""
     folder = Path(folder)
     named = named_folder(folder)
     if not named.name:
         raise EquivalenceError(
             f"{folder}: a guide's id is the name of its folder, and this folder has none"
+        )
+    target = Path(os.path.realpath(named)) if named.is_symlink() else named
+    if target.name != named.name:  # the guide would be read in the target, by its name
+        raise EquivalenceError(
+            f"{folder}: a link to {target}: a guide's id is its folder's name, there "
+            f"{target.name!r}, not {named.name!r}: give {target} as the folder"
         )
     return named
 

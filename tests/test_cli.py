@@ -638,6 +638,22 @@ def test_guide_commands_on_a_folder_that_cannot_be_searched_fail_with_the_reason
     )
 
 
+def test_guides_derive_refuses_a_link_to_a_folder_of_another_name(tmp_path):
+    # --out guides/current (a link to guides/jcs-2027) wrote id = "current" into jcs-2027:
+    # a guide its folder's name contradicts, which made every run on guides/ fail.
+    (tmp_path / "guides" / "jcs-2027").mkdir(parents=True)
+    (tmp_path / "guides" / "current").symlink_to("jcs-2027")
+    out = tmp_path / "guides" / "current"
+    result = invoke("guides", "derive", "--mortality", "sult", "--interest", "0.05", "--out", out)
+    assert result.exit_code == 1, result.output
+    target = (tmp_path / "guides" / "jcs-2027").resolve()
+    assert result.stderr == (
+        f"error: {out}: a link to {target}: a guide's id is its folder's name, there "
+        f"'jcs-2027', not 'current': give {target} as the folder\n"
+    )
+    assert list((tmp_path / "guides" / "jcs-2027").iterdir()) == []
+
+
 def test_guides_show_takes_a_guide_folder_as_compare_does(tmp_path, monkeypatch):
     shutil.copytree(SHIPPED_GUIDES / HALF_PERCENT_SERIES, tmp_path / "mine" / "jcs")
     (tmp_path / "mine" / "jcs" / "guide.toml").write_text(
