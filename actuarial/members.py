@@ -517,6 +517,7 @@ def _day(value) -> np.datetime64:
 def _dates(series: pd.Series):
     """:func:`_parse_dates`, :func:`blank_mask` and :func:`_timestamp_problems` of a date
     column; for timestamps without a time zone (a typed frame), from one conversion."""
+    series = _pandas_datetimes(series)
     if pd.api.types.is_datetime64_dtype(series.dtype):
         values = series.to_numpy()
         unit, count = np.datetime_data(values.dtype)
@@ -529,6 +530,21 @@ def _dates(series: pd.Series):
         parsed = np.where(midnight, days, np.iinfo(np.int64).min).view("datetime64[D]")
         return parsed, missing, [(~missing & ~midnight, NO_TIME_OF_DAY_RULE)]
     return _parse_dates(series), blank_mask(series), _timestamp_problems(series)
+
+
+def _pandas_datetimes(series: pd.Series) -> pd.Series:
+    """A pandas Arrow column of dates or timestamps as pandas' own datetime64 (with its time
+    zone, if any), NaT where missing (numpy cannot take its missing values); any other
+    column as it is."""
+    if not isinstance(series.dtype, pd.ArrowDtype):
+        return series
+    kind = series.dtype.pyarrow_dtype
+    if pa.types.is_date(kind):
+        return series.astype("datetime64[s]")
+    if pa.types.is_timestamp(kind):
+        zone = kind.tz
+        return series.astype(pd.DatetimeTZDtype(kind.unit, zone) if zone else f"M8[{kind.unit}]")
+    return series
 
 
 def _parse_numbers(series: pd.Series) -> np.ndarray:

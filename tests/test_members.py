@@ -551,6 +551,28 @@ def test_a_column_of_values_no_field_holds_is_read_as_errors_naming_the_field(
         assert f"'{field}' " in message, message
 
 
+@pytest.mark.parametrize(
+    "kind",
+    [pa.date32(), pa.date64(), pa.timestamp("s"), pa.timestamp("ns"), pa.timestamp("us", "UTC")],
+    ids=str,
+)
+def test_an_arrow_date_column_with_a_missing_date_is_read_row_by_row(member, kind):
+    # A missing value in a pandas Arrow date or timestamp column ended the whole call:
+    # ValueError: Could not convert object to NumPy datetime.
+    rows = [member(member_id="A"), member(member_id="B")]
+    zone = getattr(kind, "tz", None)
+    day = dt.datetime(1960, 6, 15, tzinfo=dt.UTC if zone else None)
+    dates = pd.array([day, None], dtype=pd.ArrowDtype(kind))
+    parsed = parse_members(pd.DataFrame(rows).assign(birth_date=dates))
+    missing = "members row 2 (member 'B'): 'birth_date' is required"
+    if zone:
+        zoned = "members row 1 (member 'A'): 'birth_date' must be a date without a time zone"
+        assert parsed.error.tolist() == [f"{zoned} (got 1960-06-15 00:00:00+00:00)", missing]
+        return
+    assert parsed.error.tolist() == ["", missing]
+    assert parsed.birth_date[0] == np.datetime64("1960-06-15")
+
+
 def test_a_period_of_one_day_is_that_date(member):
     text = pd.DataFrame([member(birth_date="1960-06-15")])
     period = text.assign(birth_date=pd.Series(pd.period_range("1960-06-15", periods=1, freq="D")))
