@@ -82,6 +82,7 @@ from actuarial.shown_text import (
     quoted,
     show_factors,
     show_percent,
+    toml_text,
 )
 from actuarial.text_files import decimal_number, whole_number
 
@@ -541,8 +542,9 @@ def guides_show(guide_id, guides_path):
         value = getattr(guide, key)
         if value is not None:
             _echo(labelled(key, value, multiline=key in SHOWN_OVER_LINES))
-    for key, value in guide.basis.items():
-        _echo(labelled(f"basis.{key}", value, multiline=True))
+    for key, value in guide.basis.items():  # as guide.toml writes them; text as it reads
+        shown = value if isinstance(value, str) else toml_text(value)
+        _echo(labelled(f"basis.{key}", shown, multiline=True))
     # The factors as the engine reads them (show_factors).
     shown = show_factors(guide.factors)
     _echo(guide.table().to_string(index=False, float_format=shown))

@@ -16,7 +16,6 @@ subsidy in a guide whose factors are above equivalence.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 import re
 import tempfile
@@ -48,7 +47,7 @@ from actuarial.guides import (
 from actuarial.law.parameters import shipped_law
 from actuarial.mortality import LifeTable, blend, soa, sult
 from actuarial.output_files import check_output, takes_paths, writing
-from actuarial.shown_text import show_percent, show_rate
+from actuarial.shown_text import show_percent, show_rate, toml_text
 
 __all__ = [
     "EARLIEST_RETIREMENT_AGE",
@@ -150,16 +149,12 @@ def derive_reduction_table(
 
 # --------------------------------------------------------------------- guide files
 def _toml_value(key: str, value) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
+    if isinstance(value, bool | str) or is_plain_date(value):
+        return toml_text(value)
     if isinstance(value, int | np.integer):
-        return str(int(value))
+        return toml_text(int(value))
     if isinstance(value, float | np.floating) and np.isfinite(value):
-        return repr(float(value))
-    if is_plain_date(value):
-        return value.isoformat()
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
+        return toml_text(float(value))
     raise EquivalenceError(
         f"'{key}' must be a string, a finite number, a boolean or a date (got {value!r})"
     )

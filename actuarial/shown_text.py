@@ -8,6 +8,8 @@ break where one line is shown.
 
 from __future__ import annotations
 
+import datetime as dt
+import json
 import re
 import sys
 from decimal import Decimal
@@ -23,6 +25,7 @@ __all__ = [
     "show_factors",
     "show_percent",
     "show_rate",
+    "toml_text",
 ]
 
 QUOTE_LIMIT = 80  # characters of a value quoted in a message
@@ -108,3 +111,30 @@ def show_factors(factors):
     if decimals is None:
         return lambda value: repr(float(value) + 0.0)
     return lambda value: f"{value:z.{decimals}f}"
+
+
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def toml_text(value) -> str:
+    """A value as TOML writes it (what guide.toml holds): ``true``, ``2020-01-02``,
+    ``"text"``, ``[1, "a"]``, ``{a = 1}``; never Python's ``True`` or ``datetime.date(...)``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value)  # 0.045, 1e+300, inf, nan: TOML's forms too
+    if isinstance(value, dt.date | dt.time):  # a datetime is a date
+        return value.isoformat()
+    if isinstance(value, str):  # TOML's basic strings escape DEL, which JSON leaves
+        return json.dumps(value, ensure_ascii=False).replace("\x7f", "\\u007f")
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(toml_text(item) for item in value) + "]"
+    if isinstance(value, dict):
+        pairs = (
+            f"{key if _BARE_KEY.fullmatch(key) else toml_text(key)} = {toml_text(item)}"
+            for key, item in value.items()
+        )
+        return "{" + ", ".join(pairs) + "}"
+    return str(value)

@@ -582,6 +582,23 @@ def test_guides_show_prints_the_metadata_and_the_table():
     assert lines[-11].split() == ["55", "0", "0.400000"]
 
 
+def test_guides_show_prints_the_basis_as_guide_toml_writes_it(make_guide):
+    # Python's forms were shown: True, datetime.date(2020, 1, 2), {'a': 1}, 2020-01-01 10:00:00.
+    basis = (
+        'flag = true\nstamp = 2020-01-01T10:00:00\nlist = [1, "a", 2020-01-02]\n'
+        'nested = {a = 1, b = "x"}\nnote = "as written"\n'
+    )
+    folder = make_guide(toml=lambda text: text + basis)
+    result = invoke("guides", "show", folder.name, "--guides", folder.parent)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert "basis.flag: true" in lines
+    assert "basis.stamp: 2020-01-01T10:00:00" in lines
+    assert 'basis.list: [1, "a", 2020-01-02]' in lines
+    assert 'basis.nested: {a = 1, b = "x"}' in lines
+    assert "basis.note: as written" in lines
+
+
 def test_guides_show_prints_every_digit_of_a_factor_given_with_more_than_six_decimals(
     make_guide,
 ):
