@@ -807,8 +807,11 @@ def guides_compare(guide_a, guide_b, top):
         _fail(error)
     months = np.arange(EARLIEST_AGE_MONTHS, NORMAL_RETIREMENT_AGE * 12 + 1)
     table = compare_factors(months, first.factor(months), second.factor(months))
-    table = table.rename(columns={"factor_a": first.id, "factor_b": second.id})
-    _echo(f"difference = {first.id} - {second.id}")
+    names = (first.id, second.id)
+    if first.id == second.id:  # a copy of a guide against it: named by their folders
+        names = tuple(printable(str(guide.path), keep_newlines=False) for guide in (first, second))
+    table = table.rename(columns={"factor_a": names[0], "factor_b": names[1]})
+    _echo(f"difference = {names[0]} - {names[1]}")
     shown = table.head(top) if top else table
     # Every digit either guide's factors hold, as guides show prints them: a difference
     # beyond 6 decimals is not printed as 0.

@@ -947,6 +947,20 @@ def test_guides_compare_shows_a_difference_beyond_six_decimals_as_show_shows_the
     assert lines[-1].split() == ["65", "0", "1.0000000", "1.0000000", "0.0000000"]
 
 
+def test_guides_compare_names_two_guides_of_one_id_by_their_folders(make_guide):
+    # A changed copy of a guide against the guide: "difference = guide-a - guide-a", and two
+    # columns both headed guide-a.
+    first = make_guide("guide-a")
+    second = make_guide("guide-a", root=first.parent.parent / "copy",
+                        csv=lambda text: text.replace("56,0,0.46", "56,0,0.45"))  # fmt: skip
+    result = invoke("guides", "compare", first, second, "--top", "1")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"difference = {first} - {second}"
+    assert lines[1].split() == ["age_years", "age_months", str(first), str(second), "difference"]
+    assert lines[2].split() == ["56", "0", "0.460000", "0.450000", "0.010000"]
+
+
 @pytest.mark.parametrize(
     "command",
     [
