@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
+import numbers
 import sys
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -532,6 +533,13 @@ def _progress_bar(total: int, shown: bool):
     return tqdm(total=total, unit=" members", desc="members", leave=False)
 
 
+def _check_chunk_rows(rows) -> None:
+    """``chunk_rows`` is a whole number of at least 1, as ``--chunk-rows`` is: 0 would read
+    empty chunks for ever, a negative number the whole file at once."""
+    if isinstance(rows, bool) or not isinstance(rows, numbers.Integral) or rows < 1:
+        raise ValueError(f"'chunk_rows' must be a whole number of at least 1 (got {rows!r})")
+
+
 def run_batch(
     members_path,
     guides: GuideSet,
@@ -556,6 +564,7 @@ def run_batch(
     """
     try:  # a first pass given is ended if the run stops before it is read
         check_paths(members_path=members_path, out_path=out_path, law=law)
+        _check_chunk_rows(chunk_rows)
         readings = readings or Readings()
         law = law_in_force(law)
         as_of = resolve_as_of(as_of)

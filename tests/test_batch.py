@@ -187,6 +187,19 @@ def test_chunks_of_seven_rows_give_the_same_output_as_one_chunk(
     assert one == chunked
 
 
+@pytest.mark.parametrize("rows", [0, -1, 1.5, True, "10", None])
+def test_chunk_rows_that_are_not_a_whole_number_of_at_least_one_are_refused(
+    half_percent_guides, sample_members, tmp_path, rows
+):
+    # 0 read empty chunks for ever (the command line's --chunk-rows is checked; Python's
+    # chunk_rows was not), -1 read the whole file in one chunk, 1.5 and "10" a TypeError.
+    out = tmp_path / "out.csv"
+    message = f"'chunk_rows' must be a whole number of at least 1 (got {rows!r})"
+    with pytest.raises(ValueError, match=exactly(message)):
+        run_batch(sample_members, half_percent_guides, out, chunk_rows=rows, progress=False)
+    assert not out.exists()
+
+
 def test_a_file_of_exactly_two_chunks_is_read_as_two_chunks(
     half_percent_guides, member, write_members, tmp_path, chunk_sizes
 ):
