@@ -98,6 +98,10 @@ class Basis:
             raise ValuationError(f"'interest' must be a number (got {rate!r})")
         _rates(rate)
         object.__setattr__(self, "interest", float(rate))  # numpy's numbers too (np.int64)
+        if not isinstance(self.mortality, str | Mortality):
+            raise ValuationError(
+                f"'mortality' must be a spec (text) or a Mortality (got {self.mortality!r})"
+            )
         if isinstance(self.mortality, str):
             mortality = Mortality(
                 self.mortality,
@@ -529,6 +533,10 @@ def break_even_interest(member, guides, basis, early="c", later="d", bounds=(-0.
     present values (None if they do not cross within ``bounds``)."""
     from scipy.optimize import brentq
 
+    for name, clause in (("early", early), ("later", later)):
+        if clause not in CLAUSE_IDS:
+            raise ValueError(f"'{name}' must be in {list(CLAUSE_IDS)} (got {clause!r})")
+
     def gap(rate):
         values = member_present_values(member, guides, basis.with_interest(rate))
         if values[early] is None or values[later] is None:
@@ -833,9 +841,10 @@ def subsidy_by_age(frame: pd.DataFrame, members_df: pd.DataFrame, readings=None)
 def choices_by_interest(member, guides: GuideSet, basis: Basis, rates) -> pd.DataFrame:
     """One member's present value of each eligible clause at each interest rate."""
     columns = {}
-    for rate in rates:
-        values = member_present_values(member, guides, basis.with_interest(float(rate)))
-        columns[float(rate)] = {c: v for c, v in values.items() if v is not None}
+    for rate in [rates] if isinstance(rates, numbers.Real) else rates:  # one rate or several
+        at_rate = basis.with_interest(rate)  # checked as a basis's interest
+        values = member_present_values(member, guides, at_rate)
+        columns[at_rate.interest] = {c: v for c, v in values.items() if v is not None}
     table = pd.DataFrame(columns).T
     table.index.name = "interest"
     return table

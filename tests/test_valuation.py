@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from conftest import SMALL_SCALE_CSV, refused_as_input, write_sult_csv
+from conftest import SMALL_SCALE_CSV, exactly, refused_as_input, write_sult_csv
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -940,3 +940,22 @@ def test_one_member_that_cannot_be_valued_is_an_error_not_none():
     young = member("D-46", "1970-06-15", "2016-09-01", 15, 60_000)
     with pytest.raises(ValuationError, match="below 50, the first age of table"):
         member_present_values(young, GUIDES, uncovered)
+
+
+def test_one_members_helpers_name_an_argument_they_cannot_take():
+    # break_even_interest(early="z") raised KeyError: 'z', choices_by_interest of one rate
+    # TypeError: 'float' object is not iterable (of ["x"], could not convert string to
+    # float), and Basis(None, ...) AttributeError: 'NoneType' object has no attribute.
+    from actuarial.valuation import break_even_interest, choices_by_interest
+
+    basis = Basis("sult", 0.045)
+    message = "'early' must be in ['a', 'b', 'c', 'd'] (got 'z')"
+    with pytest.raises(ValueError, match=exactly(message)):
+        break_even_interest(EARLY_STEPPED, GUIDES, basis, early="z")
+    one = choices_by_interest(EARLY_STEPPED, GUIDES, basis, 0.05)
+    assert one.equals(choices_by_interest(EARLY_STEPPED, GUIDES, basis, [0.05]))
+    with pytest.raises(ValuationError, match="'interest' must be"):
+        choices_by_interest(EARLY_STEPPED, GUIDES, basis, ["x"])
+    message = "'mortality' must be a spec (text) or a Mortality (got None)"
+    with pytest.raises(ValuationError, match=exactly(message)):
+        Basis(None, 0.045)
