@@ -41,7 +41,7 @@ from actuarial.law import law_provenance
 from actuarial.law.clauses import CLAUSES, situation
 from actuarial.law.readings import Readings
 from actuarial.member_files import file_columns, file_format, reading, record_batches
-from actuarial.members import MemberDataError, parse_members
+from actuarial.members import MemberDataError, MemberFileError, parse_members
 from actuarial.output_files import check_output, takes_paths, writing
 from actuarial.pages import format_count, format_money
 from actuarial.shown_text import quoted, show_percent
@@ -270,6 +270,8 @@ def sex_codes(
     count = len(frame)
     if "sex" not in frame.columns:
         return np.full(count, 2), np.full(count, "", dtype=object)
+    if (frame.columns == "sex").sum() > 1:  # which one holds the sex is not guessed
+        raise MemberFileError(f"{source}: column 'sex' given more than once")
     column = frame["sex"]
     if column.dtype == object:  # bytes are the UTF-8 text they hold, as in every field
         column = column.map(_utf8_or_no_code)

@@ -959,3 +959,15 @@ def test_one_members_helpers_name_an_argument_they_cannot_take():
     message = "'mortality' must be a spec (text) or a Mortality (got None)"
     with pytest.raises(ValuationError, match=exactly(message)):
         Basis(None, 0.045)
+
+
+def test_a_sex_column_given_twice_is_refused_not_one_of_them_chosen():
+    # As a required column given twice: it raised AttributeError: 'DataFrame' object has
+    # no attribute 'dtype'.
+    from actuarial.members import MemberFileError
+
+    rows = pd.DataFrame([EARLY_STEPPED | {"sex": "F"}])
+    twice = pd.concat([rows, pd.DataFrame({"sex": ["M"]})], axis=1)
+    message = "members: column 'sex' given more than once"
+    with pytest.raises(MemberFileError, match=exactly(message)):
+        value_frame(twice, GUIDES, Basis(PUB_JOINED, 0.045))
