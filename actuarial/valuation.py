@@ -270,8 +270,8 @@ def sex_codes(
     count = len(frame)
     if "sex" not in frame.columns:
         return np.full(count, 2), np.full(count, "", dtype=object)
-    if (frame.columns == "sex").sum() > 1:  # which one holds the sex is not guessed
-        raise MemberFileError(f"{source}: column 'sex' given more than once")
+    if (frame.columns == "sex").sum() > 1:
+        raise _sex_given_twice(source)
     column = frame["sex"]
     if column.dtype == object:  # bytes are the UTF-8 text they hold, as in every field
         column = column.map(_utf8_or_no_code)
@@ -289,6 +289,12 @@ def sex_codes(
             f"{source} row {row + 1}{who}: 'sex' must be in ['F', 'M', ''] (got {quoted(value)})"
         )
     return np.where(codes < 0, 2, codes), error
+
+
+def _sex_given_twice(source) -> MemberFileError:
+    """A ``sex`` column given twice: which one holds the sex is not guessed (as for a
+    required column, :func:`~actuarial.member_record.check_columns`)."""
+    return MemberFileError(f"{source}: column 'sex' given more than once")
 
 
 def _utf8_or_no_code(value):
@@ -792,12 +798,15 @@ def run_valuation(
 
 def _read_sex(path: Path):
     """The optional ``sex`` column of a member file, read as its member columns are (text,
-    an empty cell missing), or None."""
+    an empty cell missing), or None; refused when given twice, as :func:`sex_codes` does."""
     import pyarrow as pa
 
     fmt = file_format(path, "a member file")
-    if "sex" not in file_columns(path, fmt):
+    columns = file_columns(path, fmt)
+    if "sex" not in columns:
         return None
+    if columns.count("sex") > 1:
+        raise _sex_given_twice(path)
     chunks = [batch.column(0) for batch in reading(path, record_batches(path, fmt, ["sex"]))]
     return pa.chunked_array(chunks, chunks[0].type if chunks else pa.string()).to_pandas()
 

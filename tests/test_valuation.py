@@ -971,3 +971,16 @@ def test_a_sex_column_given_twice_is_refused_not_one_of_them_chosen():
     message = "members: column 'sex' given more than once"
     with pytest.raises(MemberFileError, match=exactly(message)):
         value_frame(twice, GUIDES, Basis(PUB_JOINED, 0.045))
+
+
+def test_a_member_file_whose_sex_column_is_given_twice_is_refused(tmp_path):
+    # The file's first sex column was read, silently.
+    from actuarial.members import MemberFileError
+
+    members = tmp_path / "members.csv"
+    rows = pd.DataFrame([EARLY_STEPPED | {"sex": "F"}])
+    pd.concat([rows, pd.DataFrame({"sex": ["M"]})], axis=1).to_csv(members, index=False)
+    message = f"{members}: column 'sex' given more than once"
+    with pytest.raises(MemberFileError, match=exactly(message)):
+        run_valuation(members, GUIDES, Basis(PUB_JOINED, 0.045), tmp_path / "out.csv")
+    assert not (tmp_path / "out.csv").exists()
