@@ -81,6 +81,31 @@ def test_deferred_minimum_service_accepts_none_or_zero_to_one_hundred_twenty_yea
     assert Readings(deferred_minimum_service=service).deferred_minimum_service == service
 
 
+def test_readings_take_numpys_booleans_and_numbers_as_the_python_values_they_are():
+    # A switch read from a frame or an array: np.int64(5) years was refused as "must be None
+    # or in [0, 120] (got np.int64(5))", and np.False_ as "must be True or False".
+    import json
+
+    import numpy as np
+
+    given = Readings(
+        april_first_is_covered=np.False_,
+        deferred_minimum_service=np.int64(5),
+        high_risk_waits_for_age=np.True_,
+    )
+    plain = Readings(
+        april_first_is_covered=False, deferred_minimum_service=5, high_risk_waits_for_age=True
+    )
+    assert given == plain and json.dumps(given.as_dict()) == json.dumps(plain.as_dict())
+    assert type(given.deferred_minimum_service) is int
+    assert type(given.april_first_is_covered) is bool
+    half = Readings(deferred_minimum_service=np.float32(25.5)).deferred_minimum_service
+    assert (half, type(half)) == (25.5, float)
+    message = "'deferred_minimum_service' must be None or in [0, 120] (got 120.5)"
+    with pytest.raises(ValueError, match=exactly(message)):
+        Readings(deferred_minimum_service=np.float64(120.5))
+
+
 def test_readings_are_frozen():
     with pytest.raises(AttributeError):
         Readings().minimum_applies_to = "a"

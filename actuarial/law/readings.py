@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
+import numpy as np
+
 from actuarial.dates import LEAP_DAY_RULES
 from actuarial.law.conditions import render
 
@@ -238,6 +240,10 @@ class Readings:
     high_risk_waits_for_age: bool = False
 
     def __post_init__(self) -> None:
+        for switch in fields(self):  # numpy's booleans and numbers (from a frame) as Python's
+            value = getattr(self, switch.name)
+            if isinstance(value, np.bool_ | np.integer | np.floating):
+                object.__setattr__(self, switch.name, value.item())
         for name in (
             "april_first_is_covered",
             "deferred_reads_age",
