@@ -734,7 +734,6 @@ def test_the_largest_minimum_accepted_is_ten_million_dollars_a_month(amendment):
         load_law(over)
 
 
-
 @pytest.mark.parametrize("value", ["500.005", "0.001", "600.0000001"])
 def test_a_minimum_in_fractions_of_a_cent_is_refused_not_shown_as_one_amount_and_paid_another(
     amendment, value
@@ -753,6 +752,7 @@ def test_a_minimum_in_whole_cents_is_accepted_however_written(amendment, value):
     """0.07 is 7.000000000000001 cents in binary: whole cents are those of the decimal written."""
     bill = amendment(law_entry("minimum_monthly_pension", "2027-01-01", value, "USD a month"))
     assert load_law(bill).value_on("minimum_monthly_pension", "2027-01-01") == float(value)
+
 
 def test_an_integer_too_large_for_a_float_is_refused_not_a_traceback(amendment):
     huge = "1" + "0" * 400  # math.isfinite raised OverflowError on it
