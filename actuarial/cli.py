@@ -836,12 +836,15 @@ def guides_fit(guide, mortality, cohort, m, method, top):
     """The interest rate that best reproduces a guide under a life table, and where it departs.
 
     Fitted twice: on the guide file's rows, and on every month from 55y0m to 65y0m that the
-    engine reads (a monthly-linear guide expanded to its 121 monthly factors).
+    engine reads (a monthly-linear guide expanded to its 121 monthly factors); the row of the
+    normal retirement age (a factor of 1 by definition) is not fitted, and not counted.
     """
     import numpy as np
 
+    from actuarial.dates import format_age
     from actuarial.equivalence import EquivalenceError, fit_interest
     from actuarial.mortality import MortalityError
+    from actuarial.pages import format_count
 
     cohort = _cohort_of(mortality, cohort)
     try:
@@ -861,9 +864,14 @@ def guides_fit(guide, mortality, cohort, m, method, top):
         f"guide: {found.id}; {mortality.describe()}{born}; payments per year: {m}; "
         f"method {method}"
     )
+    below = f"below {format_age(nra * 12)}"  # the rows fitted: at that age the factor is 1
     for label, fit in (
-        (f"on the guide file's {len(found.age_months)} rows", on_rows),
-        (f"on every month the engine reads ({len(months)}, {found.interpolation})", on_months),
+        (f"on the guide file's {format_count(len(on_rows.deviations), 'row')} {below}", on_rows),
+        (
+            f"on every month the engine reads ({len(on_months.deviations)} {below}, "
+            f"{found.interpolation})",
+            on_months,
+        ),
     ):
         low, high = fit.bounds
         fits = f"rmse {fit.rmse:.6f}; largest deviation {fit.max_abs_deviation:.6f}"

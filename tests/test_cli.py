@@ -750,8 +750,10 @@ def test_guides_derive_writes_a_guide_that_loads_and_fits_back_to_its_interest(t
     assert validated.exit_code == 0 and "ok: sult-6.25" in validated.output
     fitted = invoke("guides", "fit", out, "--mortality", "sult")
     assert fitted.exit_code == 0, fitted.output
-    assert "implied interest rate on the guide file's 121 rows: 6.2500%" in fitted.output
-    assert "on every month the engine reads (121, exact): 6.2500%" in fitted.output
+    assert (
+        "implied interest rate on the guide file's 120 rows below 65y0m: 6.2500%" in fitted.output
+    )
+    assert "on every month the engine reads (120 below 65y0m, exact): 6.2500%" in fitted.output
 
 
 @pytest.mark.parametrize(("interest", "shown"), [("0.0123456789", "1.23456789"), ("-0.0", "0")])
@@ -816,8 +818,11 @@ def test_guides_fit_of_the_half_percent_guide_reports_where_it_departs_most():
     assert result.exit_code == 0, result.output
     # The 0.5%-a-month line fits SULT best near 6.08% on its 11 rows, but 5.91% on the
     # 121 months the engine reads (linear between the rows); it departs most at 55y0m.
-    assert "on the guide file's 11 rows: 6.0758%; rmse 0.032846" in result.output
-    assert "on every month the engine reads (121, monthly-linear): 5.9089%" in result.output
+    assert "on the guide file's 10 rows below 65y0m: 6.0758%; rmse 0.032846" in result.output
+    assert (
+        "on every month the engine reads (120 below 65y0m, monthly-linear): 5.9089%"
+        in result.output
+    )
     assert result.output.splitlines()[-1].split()[:4] == ["55", "0", "0.400000", "0.465491"]
 
 
@@ -834,11 +839,13 @@ def test_guides_fit_says_when_the_best_rate_lies_below_the_rates_searched(tmp_pa
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[1].startswith(
-        "implied interest rate on the guide file's 2 rows: below 0.0000%, the lowest rate "
+        "implied interest rate on the guide file's 1 row below 65y0m: below 0.0000%, the lowest "
+        "rate "
         "searched (0.0000% to 20.0000%): the guide fits no rate searched; at 0.0000%: rmse "
     )
     assert lines[2].startswith(
-        "implied interest rate on every month the engine reads (121, monthly-linear): below "
+        "implied interest rate on every month the engine reads (120 below 65y0m, "
+        "monthly-linear): below "
         "0.0000%, the lowest rate searched"
     )
 
@@ -1006,7 +1013,9 @@ def test_fit_and_subsidy_take_the_method_derive_took_and_give_back_its_basis(tmp
     assert fit.exit_code == 0, fit.output
     lines = fit.stdout.splitlines()
     assert lines[0] == f"guide: g; mortality sult; payments per year: 4; method {method}"
-    assert lines[1].startswith("implied interest rate on the guide file's 121 rows: 5.0000%; ")
+    assert lines[1].startswith(
+        "implied interest rate on the guide file's 120 rows below 65y0m: 5.0000%; "
+    )
     subsidy = invoke("guides", "subsidy", out, *basis, "--interest", "0.05")
     assert subsidy.exit_code == 0, subsidy.output
     lines = subsidy.stdout.splitlines()
