@@ -151,7 +151,20 @@ class _Path(click.Path):
         return super().convert(value, param, ctx)
 
 
-class _WholeRange(click.IntRange):
+class _PlainNumbers:
+    """What click's number ranges of numbers as files hold them share: no range stated
+    without bounds (click's help said ``x<=None``), and the range a refused text is not in."""
+
+    def _describe_range(self) -> str:
+        return "" if (self.min, self.max) == (None, None) else super()._describe_range()
+
+    def _refuse(self, value: str, rule: str, param, ctx):
+        bounds = self._describe_range()
+        where = f" in the range {bounds}" if bounds else ""
+        self.fail(f"{quoted(value)} {rule}{where}.", param, ctx)
+
+
+class _WholeRange(_PlainNumbers, click.IntRange):
     """click's IntRange of whole numbers as files hold them (``text_files.whole_number``:
     ASCII digits, an optional sign): not ``1_2`` nor Arabic-Indic digits, which int()
     reads. No bounds: any such number (shown as INTEGER in the help)."""
@@ -165,17 +178,12 @@ class _WholeRange(click.IntRange):
         if isinstance(value, str):
             number = whole_number(value)
             if number is None:
-                bounds = self._describe_range()
-                where = f" in the range {bounds}" if bounds else ""
-                self.fail(f"{quoted(value)} is not a whole number{where}.", param, ctx)
+                self._refuse(value, "is not a whole number", param, ctx)
             value = number
         return super().convert(value, param, ctx)
 
-    def _describe_range(self) -> str:
-        return "" if (self.min, self.max) == (None, None) else super()._describe_range()
 
-
-class _NumberRange(click.FloatRange):
+class _NumberRange(_PlainNumbers, click.FloatRange):
     """click's FloatRange of plain decimal numbers (``text_files.decimal_number``, as files'
     numbers are read): not what only Python's float() reads (``0.5_0``, ``inf``, ``nan``,
     which FloatRange lets through: nan is outside no bound). No bounds: any such number.
@@ -183,20 +191,14 @@ class _NumberRange(click.FloatRange):
     (never ``-0.0`` in the readings written, nor ``-0%`` shown)."""
 
     def convert(self, value, param, ctx):
-        bounds = self._describe_range()
         if isinstance(value, str):
             number = decimal_number(value)
-            where = f" in the range {bounds}" if bounds else ""
             if number is None:
-                self.fail(f"{quoted(value)} is not a decimal number{where}.", param, ctx)
+                self._refuse(value, "is not a decimal number", param, ctx)
             if not math.isfinite(number):
-                rule = f"is not{where}" if bounds else "is beyond a float's range"
-                self.fail(f"{quoted(value)} {rule}.", param, ctx)
+                rule = "is not" if self._describe_range() else "is beyond a float's range"
+                self._refuse(value, rule, param, ctx)
         return super().convert(value, param, ctx) + 0.0  # -0.0 + 0.0 is 0.0
-
-    def _describe_range(self) -> str:
-        """No range to state without bounds (click's help said ``x<=None``)."""
-        return "" if (self.min, self.max) == (None, None) else super()._describe_range()
 
 
 def _reading_option(item):

@@ -480,14 +480,12 @@ def age_rows(path: Path, reader, width: int, problems: list[str]):
     After the last row, a file without rows is reported too, and every problem (the
     caller's included) is raised at once as one :class:`MortalityError`.
     """
-    previous = None
-    skipped = False  # the last row was skipped (its age unknown)
+    previous = None  # the age of the row before, None when that row was skipped
     for record in reader:
         where = f"{path} line {reader.line_num}"
         if not any(cell.strip() for cell in record):
             continue
-        # follows: the row just before held the previous age; skipped until this one is read
-        skipped, follows = True, not skipped
+        before, previous = previous, None  # None again unless this row is read
         if len(record) != width:
             problems.append(f"{where}: row must have {width} fields (got {len(record)})")
             continue
@@ -499,11 +497,11 @@ def age_rows(path: Path, reader, width: int, problems: list[str]):
             shown = shortened(record[0].strip())
             problems.append(f"{where}: 'age' must be in [0, {MAX_RATES_AGE}] (got {shown})")
             continue
-        if previous is not None and follows and age != previous + 1:
-            problems.append(f"{where}: 'age' must be {previous + 1}, the next age (got {age})")
-        previous, skipped = age, False
+        if before is not None and age != before + 1:
+            problems.append(f"{where}: 'age' must be {before + 1}, the next age (got {age})")
+        previous = age
         yield where, age, record[1:]
-    if previous is None and not problems:
+    if previous is None and not problems:  # no row read, and none skipped (each is a problem)
         problems.append(f"{path}: no rows after the header")
     if problems:
         shown = problems[:PROBLEMS_SHOWN]
