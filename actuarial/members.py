@@ -69,7 +69,7 @@ from actuarial.member_record import (
     timestamp_rule,
     written_as,
 )
-from actuarial.shown_text import QUOTE_LIMIT, quoted
+from actuarial.shown_text import QUOTE_LIMIT, decimal_shown, decimals_shown, quoted
 from actuarial.text_files import DECIMAL_NUMBER
 
 __all__ = [
@@ -554,6 +554,9 @@ def _parse_numbers(series: pd.Series) -> np.ndarray:
     if pd.api.types.is_bool_dtype(series.dtype) or getattr(series.dtype, "kind", "O") in "mMc":
         return np.full(len(series), np.nan)
     if pd.api.types.is_numeric_dtype(series.dtype):
+        narrow = _narrow_float(series.dtype)
+        if narrow is not None:
+            return decimals_shown(series.to_numpy(dtype=narrow, na_value=np.nan))
         return series.to_numpy(dtype=float, na_value=np.nan)
     text = _arrow_text(series)
     if text is not None:
@@ -576,6 +579,15 @@ def _parse_numbers(series: pd.Series) -> np.ndarray:
     return numbers
 
 
+def _narrow_float(dtype) -> np.dtype | None:
+    """The numpy float type of a float column narrower than float64 (numpy, pandas' masked
+    or Arrow's float32 and float16); None for any other."""
+    if not pd.api.types.is_float_dtype(dtype):
+        return None
+    kind = np.dtype(getattr(dtype, "numpy_dtype", dtype))
+    return kind if kind.itemsize < 8 else None
+
+
 # The values of a column of Python objects read as numbers (text is read as text; the
 # booleans, which are ints, are not numbers).
 _REAL_NUMBERS = (int, float, decimal.Decimal, fractions.Fraction, np.integer, np.floating)
@@ -584,7 +596,10 @@ _REAL_NUMBERS = (int, float, decimal.Decimal, fractions.Fraction, np.integer, np
 def _as_float(value):
     """A Python int or Fraction (25 7/12 years: Fraction(307, 12)) as the float nearest it,
     infinite when too large for one (pandas reads no Fraction, and fails on such an int);
+    a float32 or float16 as the decimal it shows (:func:`~actuarial.shown_text.decimal_shown`);
     any other value as it is."""
+    if isinstance(value, np.floating):
+        return decimal_shown(value)
     if not isinstance(value, int | fractions.Fraction) or isinstance(value, bool):
         return value
     try:
@@ -1378,7 +1393,7 @@ def _number(value) -> float:
             raise _LeftToFrame
         return float(value)
     if isinstance(value, float | np.floating):
-        return float(value)
+        return float(_as_float(value))
     if isinstance(value, str):
         text = _trimmed(value)
         if text == "":

@@ -14,8 +14,12 @@ import re
 import sys
 from decimal import Decimal
 
+import numpy as np
+
 __all__ = [
     "QUOTE_LIMIT",
+    "decimal_shown",
+    "decimals_shown",
     "json_printable",
     "labelled",
     "one_line",
@@ -80,6 +84,29 @@ def labelled(label, value, multiline: bool = False) -> str:
     the value's further lines are indented, so that none of them reads as a label of its own."""
     shown = printable(value, keep_newlines=multiline).replace("\n", "\n" + INDENT)
     return f"{printable(label, keep_newlines=False)}: {shown}"
+
+
+def decimals_shown(values) -> np.ndarray:
+    """Floats as float64, each float32 or float16 as the shortest decimal that is it, the
+    one it shows: 66224.88, not the 66224.8828125 a float32 holds for it (widened, an amount
+    would be a cent off in about 6% of annuities); what a CSV of the values holds."""
+    values = np.asarray(values)
+    if values.dtype.kind != "f" or values.dtype.itemsize >= 8:
+        return values.astype(np.float64)
+    if values.dtype == np.float32:  # Arrow writes the shortest decimals, faster than numpy
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        text = pc.cast(pa.array(values, from_pandas=True), pa.string())
+        return pc.cast(text, pa.float64()).to_numpy(zero_copy_only=False)
+    return values.astype(str).astype(np.float64)
+
+
+def decimal_shown(value) -> float:
+    """One number as :func:`decimals_shown` reads it, as a Python float."""
+    if isinstance(value, np.floating) and value.itemsize < 8:
+        return float(decimals_shown(np.array([value]))[0])
+    return float(value)
 
 
 def show_rate(rate) -> str:

@@ -44,7 +44,7 @@ from actuarial.member_files import file_columns, file_format, reading, record_ba
 from actuarial.members import MemberDataError, MemberFileError, parse_members
 from actuarial.output_files import check_output, takes_paths, writing
 from actuarial.pages import format_count, format_money
-from actuarial.shown_text import quoted, show_percent
+from actuarial.shown_text import decimal_shown, quoted, show_percent
 
 __all__ = [
     "SEX_CODES",
@@ -97,7 +97,8 @@ class Basis:
         if isinstance(rate, bool | np.bool_) or not isinstance(rate, numbers.Real):
             raise ValuationError(f"'interest' must be a number (got {rate!r})")
         _rates(rate)
-        object.__setattr__(self, "interest", float(rate))  # numpy's numbers too (np.int64)
+        # numpy's numbers too (np.int64); a float32 as the decimal it shows (0.045)
+        object.__setattr__(self, "interest", decimal_shown(rate))
         if not isinstance(self.mortality, str | Mortality):
             raise ValuationError(
                 f"'mortality' must be a spec (text) or a Mortality (got {self.mortality!r})"

@@ -121,6 +121,36 @@ def test_csv_and_parquet_in_and_out_give_the_same_results(
     assert result["error"].tolist() == errors
 
 
+def test_float32_amounts_in_parquet_are_read_as_the_decimals_they_show(
+    half_percent_guides, tmp_path
+):
+    """A Parquet file of float32 amounts gives the cents of the decimals it shows (66224.88
+    years 29.78: 29582.65 a year), not of its binary values widened (29582.66)."""
+    members = generate_members(2_000, seed=5)
+    decimal = pa.Table.from_pandas(members, preserve_index=False)
+    narrow = decimal.cast(
+        pa.schema(
+            field.with_type(pa.float32()) if pa.types.is_float64(field.type) else field
+            for field in decimal.schema
+        )
+    )
+    shown = narrow.to_pandas()
+    for name in ("credited_service", "average_compensation"):
+        shown[name] = [float(str(value)) for value in shown[name].to_numpy()]
+    pq.write_table(narrow, tmp_path / "narrow.parquet")
+    pq.write_table(pa.Table.from_pandas(shown, preserve_index=False), tmp_path / "shown.parquet")
+    for name in ("narrow", "shown"):
+        run(tmp_path / f"{name}.parquet", half_percent_guides, tmp_path / f"{name}.csv")
+    read = [pd.read_csv(tmp_path / f"{name}.csv") for name in ("narrow", "shown")]
+    pd.testing.assert_frame_equal(*read)
+    widened = shown.assign(
+        **{name: narrow[name].to_numpy().astype(float) for name in ("average_compensation",)}
+    )
+    assert not evaluate_frame(widened, half_percent_guides)["annual_amount"].equals(
+        evaluate_frame(shown, half_percent_guides)["annual_amount"]
+    )  # the widened binary values would have changed some cents
+
+
 def test_parquet_output_has_the_schema_and_records_readings_and_guides(
     half_percent_guides, sample_members, tmp_path
 ):
@@ -730,6 +760,7 @@ CORRUPTIONS = {
 
 def cell_edits(rows: int, cells: dict, max_size: int):
     """Lists of (row, column, text): texts of ``cells`` put in some of ``rows`` rows."""
+
     def in_column(name):
         return st.tuples(st.integers(0, rows - 1), st.just(name), st.sampled_from(cells[name]))
 

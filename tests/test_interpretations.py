@@ -101,6 +101,8 @@ def test_readings_take_numpys_booleans_and_numbers_as_the_python_values_they_are
     assert type(given.april_first_is_covered) is bool
     half = Readings(deferred_minimum_service=np.float32(25.5)).deferred_minimum_service
     assert (half, type(half)) == (25.5, float)
+    # A float32 as the decimal it shows: 25.1 years, not 25.100000381 (which 25.1 would miss).
+    assert Readings(deferred_minimum_service=np.float32(25.1)).deferred_minimum_service == 25.1
     message = "'deferred_minimum_service' must be None or in [0, 120] (got 120.5)"
     with pytest.raises(ValueError, match=exactly(message)):
         Readings(deferred_minimum_service=np.float64(120.5))

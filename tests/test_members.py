@@ -485,6 +485,36 @@ def test_values_are_parsed_to_arrays(member):
     assert parsed.refunded.tolist() == [True]
 
 
+# Amounts a 32-bit (or 16-bit) float cannot hold exactly, and the first integer float32 skips.
+NARROW_AMOUNTS = [66_224.88, 73_796.19, 31_515.51, 29.78, 0.1, 16_777_217.0, 3.4e38]
+
+
+@pytest.mark.parametrize(
+    "dtype", ["float32", "Float32", "float16", pd.ArrowDtype(pa.float32()), "object"]
+)
+def test_a_narrow_float_is_read_as_the_decimal_it_shows_not_its_binary_widened(member, dtype):
+    """float32 holds 66224.88 as 66224.8828125, which widened to float64 would cost a cent
+    in about 6% of annuities: each value is read as the shortest decimal that is that
+    float (what it shows, and what a CSV of it holds)."""
+    kind = np.float16 if dtype == "float16" else np.float32
+    with np.errstate(over="ignore"):  # 3.4e38 and 16777217 are beyond float16: inf
+        narrow = [kind(amount) for amount in NARROW_AMOUNTS]
+    frame = pd.DataFrame([member(member_id=f"M-{k}") for k in range(len(narrow))])
+    frame["average_compensation"] = pd.Series(narrow, dtype=None if dtype == "object" else dtype)
+    frame["credited_service"] = pd.Series([kind(25.3)] * len(narrow), dtype=frame[
+        "average_compensation"].dtype)
+    parsed = parse_members(frame)
+    shown = [float(str(value)) for value in narrow]
+    assert parsed.average_compensation.tolist() == shown
+    assert parsed.credited_service.tolist() == [float(str(kind(25.3)))] * len(narrow)
+    if kind is np.float32:
+        assert shown[:3] == NARROW_AMOUNTS[:3] and shown[5] == 16_777_216.0
+    for missing in (None, np.nan):  # missing stays missing, not the text "nan"
+        frame.loc[0, "average_compensation"] = missing
+        parsed = parse_members(frame)
+        assert parsed.error[0].endswith("'average_compensation' is required")
+
+
 def test_extra_columns_are_ignored(half_percent_guides, member):
     plain = pd.DataFrame([member()])
     extra = plain.assign(notes="transferred from ERS 1991", salary_2013=51_000)

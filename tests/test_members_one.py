@@ -178,6 +178,8 @@ numbers = st.one_of(
     st.floats(-5, 120),
     st.integers(-(2**53), 2**53),
     st.floats(0, 2e7).map(np.float64),
+    st.floats(0, 2e7, width=32).map(np.float32),  # read as the decimal each shows
+    st.floats(width=16).map(np.float16),
     st.integers(-100, 100).map(np.int64),
     st.fractions(max_denominator=24),  # 25 7/12 years: Fraction(307, 12)
     st.sampled_from([10**400, -(10**400), 2**63, -(2**63) - 1, Fraction(10**400, 3)]),

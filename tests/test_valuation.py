@@ -514,9 +514,10 @@ def test_a_huge_rate_is_described_as_given_not_as_inf():
 
 def test_a_basis_takes_numpys_numbers_as_its_interest():
     # Before, np.int64(0) and np.float32 were refused as "not a number".
-    for rate in (np.int64(0), np.float32(0.045), np.float64(0.045), 0):
+    for rate, read in ((np.int64(0), 0), (np.float32(0.045), 0.045), (np.float64(0.045), 0.045)):
         basis = Basis("sult", rate)
-        assert type(basis.interest) is float and basis.interest == float(rate)
+        assert type(basis.interest) is float and basis.interest == read  # float32: as shown
+    assert Basis("sult", np.float32(0.045)).describe() == Basis("sult", 0.045).describe()
     assert Basis("sult", np.int64(0)).describe() == Basis("sult", 0.0).describe()
     for refused in (True, np.bool_(True), "0.045", None):
         with pytest.raises(ValuationError, match=r"^'interest' must be a number"):

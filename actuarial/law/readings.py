@@ -15,6 +15,7 @@ import numpy as np
 
 from actuarial.dates import LEAP_DAY_RULES
 from actuarial.law.conditions import render
+from actuarial.shown_text import decimal_shown
 
 __all__ = ["INTERPRETATIONS", "MINIMUM_SCOPES", "Interpretation", "Readings", "Switch"]
 
@@ -242,8 +243,10 @@ class Readings:
     def __post_init__(self) -> None:
         for switch in fields(self):  # numpy's booleans and numbers (from a frame) as Python's
             value = getattr(self, switch.name)
-            if isinstance(value, np.bool_ | np.integer | np.floating):
+            if isinstance(value, np.bool_ | np.integer):
                 object.__setattr__(self, switch.name, value.item())
+            elif isinstance(value, np.floating):  # a float32 as the decimal it shows
+                object.__setattr__(self, switch.name, decimal_shown(value))
         for name in (
             "april_first_is_covered",
             "deferred_reads_age",
