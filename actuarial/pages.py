@@ -22,6 +22,7 @@ __all__ = [
     "format_count",
     "format_date",
     "format_money",
+    "format_usd",
     "hatch_bars",
     "prose",
     "show_error",
@@ -138,6 +139,15 @@ def format_money(value) -> str:
     An amount that rounds to no cents is ``0.00``, never ``-0.00`` (a difference of equal
     sums can come out a hair below zero, by how the processor's numpy adds them)."""
     return "" if _blank(value) else f"{float(value):z,.2f}"
+
+
+def format_usd(value) -> str:
+    """An amount in dollars, its sign before the dollar sign: ``$48,000.00``,
+    ``-$210,990.18``; blank when missing (:func:`format_money`'s digits)."""
+    money = format_money(value)
+    if not money:
+        return ""
+    return f"-${money[1:]}" if money.startswith("-") else f"${money}"
 
 
 def format_count(count: int, noun: str) -> str:

@@ -43,7 +43,7 @@ from actuarial.law.readings import Readings
 from actuarial.member_files import file_columns, file_format, reading, record_batches
 from actuarial.members import MemberDataError, MemberFileError, parse_members
 from actuarial.output_files import check_output, takes_paths, writing
-from actuarial.pages import format_count, format_money
+from actuarial.pages import format_count, format_usd
 from actuarial.shown_text import decimal_shown, quoted, show_percent
 
 __all__ = [
@@ -593,14 +593,14 @@ class ValuationSummary:
 
     def lines(self) -> list[str]:
         totals = "; ".join(
-            f"({c}) ${format_money(self.totals[c])} ({format_count(self.valued_rows[c], 'row')})"
+            f"({c}) {format_usd(self.totals[c])} ({format_count(self.valued_rows[c], 'row')})"
             for c in CLAUSE_IDS
         )
         lines = [
             f"members: {self.members:,} (invalid rows: {self.invalid:,}; not valued: "
             f"{self.not_valued:,}, each one's error says why)",
             f"present value at separation by clause: {totals}",
-            f"total subsidy, (b) and (c) over (d): ${format_money(self.total_subsidy)} "
+            f"total subsidy, (b) and (c) over (d): {format_usd(self.total_subsidy)} "
             f"({format_count(self.subsidy_rows, 'row')})",
             f"eligible rows not valued: {self.eligible_not_valued:,} (each row's error says why)",
             *(f"mortality: {f['file']} sha256 {f['sha256']}" for f in self.basis.get("files", ())),

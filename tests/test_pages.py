@@ -101,6 +101,13 @@ def test_a_value_that_rounds_to_zero_is_never_shown_negative():
     assert pages.format_money(-0.004) == "0.00" and pages.format_money(-0.005) == "-0.01"
 
 
+def test_dollars_put_the_sign_before_the_dollar_sign():
+    # Before, a negative total subsidy was printed "$-210,990.18".
+    assert pages.format_usd(-210_990.184) == "-$210,990.18"
+    assert pages.format_usd(48_000) == "$48,000.00"
+    assert pages.format_usd(-0.004) == "$0.00" and pages.format_usd(None) == ""
+
+
 def test_a_table_in_html_escapes_data_aligns_and_has_its_caption():
     page = a_table()._repr_html_()
     assert "Caption &lt;i&gt;</caption>" in page

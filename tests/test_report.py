@@ -809,7 +809,7 @@ def test_the_amendments_page_costs_the_reports_own_law_files(tmp_path):
     assert "law: shipped + lower.toml; as of 2026-06-01; readings: defaults" in page
     assert (
         f"{lifted['member_id'].nunique()} members change on {len(lifted)} clause rows: "
-        f"0 gain, {len(lifted)} lose, $-{loss:,.2f} a month in all"
+        f"0 gain, {len(lifted)} lose, -${loss:,.2f} a month in all"
     ) in page
     assert "Traceback" not in page and str(tmp_path) not in page
 

@@ -531,6 +531,9 @@ def test_the_summary_counts_one_row_as_a_row():
     lines = summary.lines()
     assert "(a) $0.00 (1 row); (b) $0.00 (2 rows); (c) $0.00 (0 rows)" in lines[1]
     assert lines[2].endswith("$0.00 (1 row)")
+    summary.totals["b"], summary.total_subsidy = -1_234.5, -210_990.18
+    lines = summary.lines()
+    assert "(b) -$1,234.50 (2 rows)" in lines[1] and ": -$210,990.18 (1 row)" in lines[2]
 
 
 def test_the_summary_shows_a_scenario_not_valued_empty_and_a_change_of_nothing_as_zero(
