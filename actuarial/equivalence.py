@@ -41,13 +41,14 @@ from actuarial.guides import (
     INTERPOLATIONS,
     NORMAL_RETIREMENT_AGE,
     GuideError,
+    GuideSet,
     load_guide,
     named_folder,
 )
 from actuarial.law.parameters import shipped_law
 from actuarial.mortality import LifeTable, blend, soa, sult
 from actuarial.output_files import check_output, takes_paths, writing
-from actuarial.shown_text import show_percent, show_rate, toml_text
+from actuarial.shown_text import quoted, show_percent, show_rate, toml_text
 
 __all__ = [
     "EARLIEST_RETIREMENT_AGE",
@@ -312,20 +313,49 @@ def guide_folder(folder) -> Path:
 def _check_as_loaded(folder: Path, texts: dict[str, str]) -> None:
     """Every rule of the guide loader on the files about to be written (for example an
     ``effective_until`` before ``effective_from``), checked on a scratch copy named as
-    ``folder``: nothing is written if one is broken. Problems name ``folder``'s files."""
+    ``folder``, and on it beside the other guides of its series in ``folder``'s parent (their
+    periods apart): nothing is written if one is broken. Problems name ``folder``'s files."""
     with tempfile.TemporaryDirectory() as scratch:
         copy = Path(scratch) / folder.name
         copy.mkdir()
         for name, text in texts.items():
             (copy / name).write_text(text, encoding="utf-8")
         try:
-            load_guide(copy)
+            guide = load_guide(copy)
+        except GuideError as error:
+            raise EquivalenceError(_problems_text(error, copy, folder)) from None
+        siblings = _siblings_of_series(folder, guide.series)
+        try:
+            GuideSet(guide.series, (*siblings, guide))
         except GuideError as error:
             raise EquivalenceError(
-                "\n".join(
-                    str(problem).replace(str(copy), str(folder), 1) for problem in error.problems
-                )
+                f"{_problems_text(error, copy, folder)}\n{folder}: not written: "
+                f"{folder.parent} would no longer load; give the guide a period apart from "
+                f"the other guides of series {quoted(guide.series)}, another series or "
+                "another folder"
             ) from None
+
+
+def _problems_text(error: GuideError, copy: Path, folder: Path) -> str:
+    """The problems of the scratch ``copy`` of a guide, naming ``folder`` instead."""
+    return "\n".join(str(problem).replace(str(copy), str(folder), 1) for problem in error.problems)
+
+
+def _siblings_of_series(folder: Path, series: str) -> list:
+    """The guides of ``series`` beside ``folder`` in its parent folder of guides (``folder``
+    itself, written again, is not one); a guide there that does not load is left to the
+    commands that read the folder, which name its problems."""
+    parent, siblings = folder.parent, []
+    for name in _guides_held(parent):
+        if name == folder.name:
+            continue
+        try:
+            sibling = load_guide(parent / name)
+        except GuideError:
+            continue
+        if sibling.series == series:
+            siblings.append(sibling)
+    return siblings
 
 
 def _payment_timing(m: int) -> str:

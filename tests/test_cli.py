@@ -655,6 +655,23 @@ def test_guide_commands_on_a_folder_that_cannot_be_searched_fail_with_the_reason
     )
 
 
+def test_guides_derive_refuses_a_guide_that_overlaps_a_sibling_and_writes_nothing(tmp_path):
+    # Before, my/g2 was written beside my/g1 of the same series and period: every command
+    # on my/ then failed.
+    common = ("guides", "derive", "--mortality", "sult", "--series", "s", "--interest")
+    assert invoke(*common, "0.045", "--out", tmp_path / "my" / "g1").exit_code == 0
+    result = invoke(*common, "0.05", "--out", tmp_path / "my" / "g2")
+    assert result.exit_code == 1, result.output
+    out = tmp_path / "my" / "g2"
+    assert result.stderr == (
+        f"error: {out}: series 's': period of 'g2' (from 1990-04-01) overlaps 'g1' "
+        f"(1990-04-01 to open end)\n{out}: not written: {tmp_path / 'my'} would no longer "
+        "load; give the guide a period apart from the other guides of series 's', another "
+        "series or another folder\n"
+    )
+    assert [path.name for path in (tmp_path / "my").iterdir()] == ["g1"]
+
+
 def test_guides_derive_refuses_a_link_to_a_folder_of_another_name(tmp_path):
     # --out guides/current (a link to guides/jcs-2027) wrote id = "current" into jcs-2027:
     # a guide its folder's name contradicts, which made every run on guides/ fail.

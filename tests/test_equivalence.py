@@ -23,7 +23,7 @@ from actuarial.equivalence import (
     subsidy,
     write_guide,
 )
-from actuarial.guides import load_guide
+from actuarial.guides import load_guide, load_guides
 from actuarial.mortality import ilt, sult
 
 SULT = sult()
@@ -384,6 +384,30 @@ def test_shipped_pub2010_guide_states_its_tables_weighting_blend_and_interest():
     assert "Amount-weighted" in guide.basis["mortality_source"]
     assert guide.basis["mortality"] == "50% PubG-2010 Male Retiree + 50% PubG-2010 Female Retiree"
     assert guide.status == "illustrative"
+
+
+def test_a_guide_whose_period_overlaps_a_sibling_of_its_series_is_not_written(tmp_path):
+    # `guides derive --out my/g2 --series s` beside my/g1 (series s, from 1990 on) wrote g2:
+    # then every command on my/ failed, "period of 'g2' ... overlaps 'g1'".
+    guides = tmp_path / "my"
+    table = derive_reduction_table(SULT, 0.05)
+    common = dict(title="t", source="s", table_df=table, basis={})
+    first = dict(effective_from="1990-04-01", effective_until="2019-12-31")
+    write_guide(guides / "g1", guide_id="g1", series="s", **first, **common)
+    with pytest.raises(EquivalenceError) as caught:
+        write_guide(guides / "g2", guide_id="g2", series="s", effective_from="2019-12-31", **common)
+    assert str(caught.value) == (
+        f"{guides / 'g2'}: series 's': period of 'g2' (from 2019-12-31) overlaps 'g1' "
+        f"(1990-04-01 to 2019-12-31)\n"
+        f"{guides / 'g2'}: not written: {guides} would no longer load; give the guide a "
+        "period apart from the other guides of series 's', another series or another folder"
+    )
+    assert sorted(path.name for path in guides.iterdir()) == ["g1"]
+    # The day after, another series, or the same guide written again: written.
+    write_guide(guides / "g2", guide_id="g2", series="s", effective_from="2020-01-01", **common)
+    write_guide(guides / "g3", guide_id="g3", series="t", effective_from="1990-04-01", **common)
+    write_guide(guides / "g2", guide_id="g2", series="s", effective_from="2020-01-01", **common)
+    assert [g.id for g in load_guides(guides, "s")] == ["g1", "g2"]
 
 
 def test_a_guide_is_not_written_over_a_folder_of_guides_whose_guides_it_would_hide(tmp_path):
