@@ -537,9 +537,20 @@ def member_present_values(member, guides, basis, as_of=None, readings=None, law=
     }
 
 
-def break_even_interest(member, guides, basis, early="c", later="d", bounds=(-0.05, 0.25)):
+def break_even_interest(
+    member,
+    guides,
+    basis,
+    early="c",
+    later="d",
+    bounds=(-0.05, 0.25),
+    as_of=None,
+    readings=None,
+    law=None,
+):
     """The interest rate at which the member's ``early`` and ``later`` clauses have equal
-    present values (None if they do not cross within ``bounds``)."""
+    present values (None if they do not cross within ``bounds``); ``as_of``, ``readings``
+    and ``law`` as :func:`member_present_values` takes them."""
     from scipy.optimize import brentq
 
     for name, clause in (("early", early), ("later", later)):
@@ -547,7 +558,8 @@ def break_even_interest(member, guides, basis, early="c", later="d", bounds=(-0.
             raise ValueError(f"'{name}' must be in {list(CLAUSE_IDS)} (got {clause!r})")
 
     def gap(rate):
-        values = member_present_values(member, guides, basis.with_interest(rate))
+        at_rate = basis.with_interest(rate)
+        values = member_present_values(member, guides, at_rate, as_of, readings, law)
         if values[early] is None or values[later] is None:
             raise ValuationError(f"inciso ({early}) and inciso ({later}) must both be valued")
         return values[early] - values[later]
@@ -850,12 +862,15 @@ def subsidy_by_age(frame: pd.DataFrame, members_df: pd.DataFrame, readings=None)
     return table
 
 
-def choices_by_interest(member, guides: GuideSet, basis: Basis, rates) -> pd.DataFrame:
-    """One member's present value of each eligible clause at each interest rate."""
+def choices_by_interest(
+    member, guides: GuideSet, basis: Basis, rates, as_of=None, readings=None, law=None
+) -> pd.DataFrame:
+    """One member's present value of each eligible clause at each interest rate; ``as_of``,
+    ``readings`` and ``law`` as :func:`member_present_values` takes them."""
     columns = {}
     for rate in [rates] if isinstance(rates, numbers.Real) else rates:  # one rate or several
         at_rate = basis.with_interest(rate)  # checked as a basis's interest
-        values = member_present_values(member, guides, at_rate)
+        values = member_present_values(member, guides, at_rate, as_of, readings, law)
         columns[at_rate.interest] = {c: v for c, v in values.items() if v is not None}
     table = pd.DataFrame(columns).T
     table.index.name = "interest"

@@ -965,6 +965,38 @@ def test_one_members_helpers_name_an_argument_they_cannot_take():
         Basis(None, 0.045)
 
 
+def test_one_members_choices_and_break_even_take_the_date_readings_and_law_of_a_valuation():
+    # Both valued under today's law, the default readings and today's date whatever the
+    # valuation around them read: a bill or a reading could not be costed member by member.
+    from pathlib import Path
+
+    from actuarial import Readings
+    from actuarial.law import load_law
+    from actuarial.valuation import (
+        break_even_interest,
+        choices_by_interest,
+        member_present_values,
+    )
+
+    bill = load_law(Path(__file__).resolve().parent.parent / "examples" / "bill-2027.toml")
+    context = dict(as_of=date("2026-06-01"), readings=Readings(minimum_applies_to="a"))
+    basis = Basis("sult", 0.045)
+    for law in (None, bill):
+        table = choices_by_interest(EARLY_STEPPED, GUIDES, basis, [0.03, 0.05], **context, law=law)
+        for rate in (0.03, 0.05):
+            alone = member_present_values(
+                EARLY_STEPPED, GUIDES, basis.with_interest(rate), **context, law=law
+            )
+            assert table.loc[rate].to_dict() == {c: v for c, v in alone.items() if v is not None}
+    defaults = choices_by_interest(EARLY_STEPPED, GUIDES, basis, [0.05])
+    assert not defaults.equals(choices_by_interest(EARLY_STEPPED, GUIDES, basis, [0.05], **context))
+    rate = break_even_interest(EARLY_STEPPED, GUIDES, basis, **context, law=bill)
+    assert rate is not None and rate != break_even_interest(EARLY_STEPPED, GUIDES, basis)
+    at_rate = basis.with_interest(rate)
+    at = member_present_values(EARLY_STEPPED, GUIDES, at_rate, **context, law=bill)
+    assert at["c"] == pytest.approx(at["d"], rel=1e-8)
+
+
 def test_a_sex_column_given_twice_is_refused_not_one_of_them_chosen():
     # As a required column given twice: it raised AttributeError: 'DataFrame' object has
     # no attribute 'dtype'.
