@@ -26,6 +26,7 @@ import datetime as dt
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -94,7 +95,7 @@ class Basis:
 
     def __post_init__(self) -> None:
         rate = self.interest
-        if isinstance(rate, bool | np.bool_) or not isinstance(rate, numbers.Real):
+        if isinstance(rate, bool | np.bool_) or not isinstance(rate, numbers.Real | Decimal):
             raise ValuationError(f"'interest' must be a number (got {rate!r})")
         _rates(rate)
         # numpy's numbers too (np.int64); a float32 as the decimal it shows (0.045)

@@ -3,6 +3,7 @@
 import calendar
 import datetime as dt
 import shutil
+from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
@@ -518,6 +519,10 @@ def test_a_basis_takes_numpys_numbers_as_its_interest():
         basis = Basis("sult", rate)
         assert type(basis.interest) is float and basis.interest == read  # float32: as shown
     assert Basis("sult", np.float32(0.045)).describe() == Basis("sult", 0.045).describe()
+    # A Decimal was refused as "'interest' must be a number (got Decimal('0.045'))".
+    assert Basis("sult", Decimal("0.045")).interest == 0.045
+    with pytest.raises(ValuationError, match=r"^'interest' must be a finite rate > -1 \(got "):
+        Basis("sult", Decimal("NaN"))
     assert Basis("sult", np.int64(0)).describe() == Basis("sult", 0.0).describe()
     for refused in (True, np.bool_(True), "0.045", None):
         with pytest.raises(ValuationError, match=r"^'interest' must be a number"):
