@@ -23,6 +23,7 @@ __all__ = [
     "coarse_or_missing",
     "is_plain_date",
     "format_age",
+    "not_a_date",
     "numpy_day",
     "period_day",
     "year_month_day",
@@ -50,6 +51,23 @@ def as_dates(values) -> np.ndarray:
 def is_plain_date(value) -> bool:
     """Whether ``value`` is a date, not a timestamp (a ``datetime`` is a ``date`` too)."""
     return isinstance(value, dt.date) and not isinstance(value, dt.datetime)
+
+
+def not_a_date(key: str, value, shown: str) -> str:
+    """The problem of ``key``, a date in a TOML file (or a guide made in Python), given
+    ``value`` (``shown``: as messages quote it): a date written as text, in quotes, is named
+    so, with how TOML writes a date."""
+    if isinstance(value, str):
+        try:
+            day = dt.date.fromisoformat(value)
+        except ValueError:
+            day = None
+        if day is not None and day.isoformat() == value:
+            return (
+                f"'{key}' must be a date, not the text {shown} (in TOML: {key} = {value}, "
+                "without quotes)"
+            )
+    return f"'{key}' must be a date YYYY-MM-DD (got {shown})"
 
 
 def coarse_or_missing(value: np.datetime64) -> bool:

@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from actuarial import shipped
-from actuarial.dates import format_age, is_plain_date, period_day
+from actuarial.dates import format_age, is_plain_date, not_a_date, period_day
 from actuarial.law.parameters import DATE_RANGE_RULE, date_outside, shipped_law
 from actuarial.output_files import takes_paths
 from actuarial.shown_text import one_line, quoted, shortened
@@ -599,7 +599,7 @@ def _metadata_problems(meta: dict, folder_name: str | None = None) -> list[tuple
         if (day := period_day(value)) is not None:  # of a Guide: a day beyond Python's dates
             report(key, f"'{key}' {DATE_RANGE_RULE} (got {day})")
         elif value is not None and not is_plain_date(value):
-            report(key, f"'{key}' must be a date YYYY-MM-DD (got {quoted(value)})")
+            report(key, not_a_date(key, value, quoted(value)))
         elif value is not None and (outside := date_outside(key, value)):
             report(key, outside)
     start, end = meta.get("effective_from"), meta.get("effective_until")

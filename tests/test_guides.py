@@ -232,7 +232,9 @@ def test_the_id_must_be_the_folder_name(make_guide):
             "effective_from",
             '"1990-04-01"',
             5,
-            "'effective_from' must be a date YYYY-MM-DD (got '1990-04-01')",
+            # It read "must be a date YYYY-MM-DD (got '1990-04-01')": the date was there.
+            "'effective_from' must be a date, not the text '1990-04-01' (in TOML: "
+            "effective_from = 1990-04-01, without quotes)",
         ),
         (
             "effective_from",

@@ -30,7 +30,13 @@ from pathlib import Path
 
 import numpy as np
 
-from actuarial.dates import coarse_or_missing, is_plain_date, numpy_day, period_day
+from actuarial.dates import (
+    coarse_or_missing,
+    is_plain_date,
+    not_a_date,
+    numpy_day,
+    period_day,
+)
 from actuarial.member_record import (
     DATE_RANGE,
     DATE_RANGE_RULE,
@@ -98,7 +104,7 @@ class Parameter:
         """Why ``value`` is outside this parameter's domain (None when it is inside)."""
         if self.unit == "date":
             if not isinstance(value, dt.date) or isinstance(value, dt.datetime):
-                return f"'value' must be a date YYYY-MM-DD (got {quoted(value)})"
+                return not_a_date("value", value, quoted(value))
             return date_outside("value", value)
         if isinstance(value, bool) or not isinstance(value, int | float):
             return f"'value' must be a number (got {quoted(value)})"
@@ -331,9 +337,7 @@ def _entries(name: str, path: str, raw: list, problems: list[str]) -> list[Entry
             continue
         start, value, unit, source = (item[key] for key in ENTRY_KEYS)
         if not isinstance(start, dt.date) or isinstance(start, dt.datetime):
-            problems.append(
-                f"{where}: 'effective_from' must be a date YYYY-MM-DD (got {quoted(start)})"
-            )
+            problems.append(f"{where}: {not_a_date('effective_from', start, quoted(start))}")
             continue
         outside = date_outside("effective_from", start)
         if outside:
