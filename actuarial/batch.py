@@ -46,6 +46,7 @@ from actuarial.member_files import (
     FirstPass,
     batch_inputs,
     file_format,
+    member_file_format,
     parquet,
     readable_member_file,
     reading,
@@ -569,7 +570,7 @@ def run_batch(
         law = law_in_force(law)
         as_of = resolve_as_of(as_of)
         members_path, out_path = Path(members_path), Path(out_path)
-        fmt = file_format(members_path, "a member file")
+        fmt = member_file_format(members_path)
         out_fmt = file_format(out_path, "the output file")
         inputs = batch_inputs(members_path, guides, law)
         check_output(out_path, inputs)  # before anything is read (the command checks first)

@@ -32,6 +32,7 @@ __all__ = [
     "duplicated_in_file",
     "file_columns",
     "file_format",
+    "member_file_format",
     "readable_member_file",
     "reading",
     "record_batches",
@@ -295,8 +296,8 @@ def batch_inputs(members_path: Path, guides, law) -> list[Path]:
     return [Path(members_path), *guides.files, *law.paths]
 
 
-@takes_paths("path")
-def check_readable(path: Path, fmt: str) -> None:
+def _check_is_file(path: Path) -> None:
+    """A member file that is a folder, is missing or is no regular file, named as such."""
     if not path.is_file():
         if path.is_dir():
             reason = "a folder, not a file"
@@ -305,6 +306,19 @@ def check_readable(path: Path, fmt: str) -> None:
         else:
             reason = "no such file"
         raise _unreadable(path, reason)
+
+
+@takes_paths("path")
+def member_file_format(path: Path) -> str:
+    """The format of a member file by its suffix, once it is found to be a file: a folder
+    or a missing file is named as such, not as a name without a known extension."""
+    _check_is_file(path)
+    return file_format(path, "a member file")
+
+
+@takes_paths("path")
+def check_readable(path: Path, fmt: str) -> None:
+    _check_is_file(path)
     try:
         columns = file_columns(path, fmt)
     except (OSError, UnicodeDecodeError, pa.ArrowException, csv.Error) as error:
@@ -316,6 +330,6 @@ def check_readable(path: Path, fmt: str) -> None:
 def readable_member_file(path: Path) -> str:
     """The format of a member file (its suffix), once the file is found readable with its
     required columns: :class:`MemberFileError` otherwise."""
-    fmt = file_format(path, "a member file")
+    fmt = member_file_format(path)
     check_readable(path, fmt)
     return fmt

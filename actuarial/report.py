@@ -902,8 +902,9 @@ def build_report(
     guides_path, series = guides_to_read(guides_path, series)
     guides_path = _real(guides_path)
     guides = load_guides(guides_path, series)
-    members_path = _real(members_path or EXAMPLE_MEMBERS)
-    readable_member_file(members_path)
+    members_path = Path(members_path or EXAMPLE_MEMBERS)
+    readable_member_file(members_path)  # a problem names the file as given
+    members_path = _real(members_path)
     paths = notebook_paths(notebooks_dir)
     if not paths:
         raise ReportError(f"{notebooks_dir}: no notebooks named {NOTEBOOK_PATTERN}")

@@ -538,6 +538,7 @@ def member_present_values(member, guides, basis, as_of=None, readings=None, law=
     }
 
 
+@takes_paths("law")
 def break_even_interest(
     member,
     guides,
@@ -863,6 +864,7 @@ def subsidy_by_age(frame: pd.DataFrame, members_df: pd.DataFrame, readings=None)
     return table
 
 
+@takes_paths("law")
 def choices_by_interest(
     member, guides: GuideSet, basis: Basis, rates, as_of=None, readings=None, law=None
 ) -> pd.DataFrame:

@@ -921,14 +921,21 @@ def test_parquet_bytes_that_are_not_utf8_are_one_error_without_a_line(
     assert not (tmp_path / "out.csv").exists()
 
 
-def test_a_member_file_that_is_a_folder_is_one_error(half_percent_guides, tmp_path):
-    source = tmp_path / "members.csv"
+@pytest.mark.parametrize("name", ["members.csv", "members"])
+def test_a_member_file_that_is_a_folder_is_one_error(half_percent_guides, tmp_path, name):
+    # Without an extension it was "members: a member file must end in one of [...] (got '')".
+    source = tmp_path / name
     source.mkdir()
     with pytest.raises(
         MemberFileError,
         match=exactly(f"{source}: cannot read the member file (a folder, not a file)"),
     ):
         run(source, half_percent_guides, tmp_path / "out.csv")
+    missing = tmp_path / "missing"
+    with pytest.raises(
+        MemberFileError, match=exactly(f"{missing}: cannot read the member file (no such file)")
+    ):
+        run(missing, half_percent_guides, tmp_path / "out.csv")
 
 
 @pytest.mark.parametrize(

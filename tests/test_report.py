@@ -672,6 +672,14 @@ def test_report_refuses_a_member_file_it_cannot_read_before_running_anything(
     assert not (tmp_path / "out").exists()
 
 
+def test_report_names_a_member_file_it_cannot_read_as_given(notebooks, tmp_path, monkeypatch):
+    # It named the file by its absolute path: "/tmp/.../here/missing.csv: cannot read ...".
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(MemberFileError) as refused:
+        build_report("out", members_path="missing.csv", notebooks_dir=notebooks)
+    assert str(refused.value) == "missing.csv: cannot read the member file (no such file)"
+
+
 def test_report_command_fails_with_the_guide_problem_and_exit_status_1(tmp_path):
     result = CliRunner().invoke(
         cli, ["report", "--guides", str(tmp_path), "--out", str(tmp_path / "out")]
