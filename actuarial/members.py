@@ -248,7 +248,17 @@ def _text(series: pd.Series, text_only: bool | None = None) -> pd.Series:
         unwritable = _map_unique(values, _unwritable).astype(bool)
         if unwritable.any():
             values = values.where(~unwritable, values[unwritable].map(_shown_instead))
+        values = pd.Series([_decimal_digits(value) for value in values], index=values.index)
     return values.astype("string")
+
+
+def _decimal_digits(value):
+    """A Decimal of no fractional digits as its digits, as Arrow writes a decimal column of
+    scale 0 (``Decimal("1E+2")``: 100, where str() writes 1E+2; ``Decimal("-0")``: 0); any
+    other value as it is."""
+    if isinstance(value, decimal.Decimal) and value.is_finite() and value.as_tuple().exponent >= 0:
+        return str(int(value))
+    return value
 
 
 def _unwritable(value) -> bool:

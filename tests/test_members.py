@@ -700,6 +700,25 @@ def test_an_id_is_text_kept_exactly_as_given(half_percent_guides, member, member
     assert set(table["member_id"]) == {member_id}
 
 
+def test_a_whole_decimal_id_is_its_digits_as_a_parquet_decimal_column_gives_them(
+    half_percent_guides, member, tmp_path
+):
+    # Decimal("1E+2") was the id "1E+2" (its str), and Decimal("-0") "-0": Arrow, reading a
+    # decimal column of a file, writes 100 and 0; so two spellings of one number were two ids.
+    ids = [Decimal("1E+2"), Decimal("100"), Decimal("-0"), Decimal("1E+30"), "M-1"]
+    frame = pd.DataFrame([member(member_id=i) for i in ids])
+    table = evaluate_frame(frame, half_percent_guides).drop_duplicates("row")
+    digits = ["100", "100", "0", "1" + "0" * 30, "M-1"]
+    assert table["member_id"].tolist() == digits
+    assert table["error"].tolist()[:2] == [
+        "members row 1 (member '100'): 'member_id' must be unique in the file (also on row 2)",
+        "members row 2 (member '100'): 'member_id' must be unique in the file (also on row 1)",
+    ]
+    assert table["error"].tolist()[2:] == ["", "", ""]
+    column = pa.array(ids[:4], type=pa.decimal128(31, 0))
+    assert pc.cast(column, pa.string()).to_pylist() == digits[:4]  # as a file's column reads
+
+
 def test_ids_differing_by_case_or_unicode_form_are_different_members(half_percent_guides, member):
     ids = ["M-1", "m-1", "\uff2d-1", "\u00e9", "e\u0301"]
     table = evaluate_frame(pd.DataFrame([member(member_id=i) for i in ids]), half_percent_guides)
