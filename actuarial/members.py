@@ -248,7 +248,8 @@ def _text(series: pd.Series, text_only: bool | None = None) -> pd.Series:
         unwritable = _map_unique(values, _unwritable).astype(bool)
         if unwritable.any():
             values = values.where(~unwritable, values[unwritable].map(_shown_instead))
-        values = pd.Series([_decimal_digits(value) for value in values], index=values.index)
+        digits = [_decimal_digits(value) for value in values]
+        values = pd.Series(digits, index=values.index, dtype=object)
     return values.astype("string")
 
 

@@ -715,6 +715,10 @@ def test_a_whole_decimal_id_is_its_digits_as_a_parquet_decimal_column_gives_them
         "members row 2 (member '100'): 'member_id' must be unique in the file (also on row 1)",
     ]
     assert table["error"].tolist()[2:] == ["", "", ""]
+    # Whole numbers beside missing ids stay whole ("7", not "7.0" as a float column).
+    mixed = pd.DataFrame([member(), member()]).astype({"member_id": object})
+    mixed["member_id"] = pd.Series([7, None], dtype=object)  # a whole number, then none
+    assert parse_members(mixed).member_id.to_pylist() == ["7", ""]
     column = pa.array(ids[:4], type=pa.decimal128(31, 0))
     assert pc.cast(column, pa.string()).to_pylist() == digits[:4]  # as a file's column reads
 
