@@ -553,17 +553,19 @@ def guides_show(guide_id, guides_path):
 
 
 def _guide(reference: str):
-    """A guide by folder path, or by id among the shipped guides, and where it was read, as
-    fit, subsidy and compare say it: ``folder <path>`` (a folder here named as a shipped
-    guide is read, and said not to be that guide) or ``shipped``."""
+    """A guide by folder path, or by id among the shipped guides. A folder here named as a
+    shipped guide is read, and a warning says it is not the shipped guide."""
     path = Path(reference)
     if holds_guide(path):
-        where = f"folder {printable(str(path), keep_newlines=False)}"
         if len(path.parts) == 1 and holds_guide(SHIPPED_GUIDES / reference):
-            where += ", not the shipped guide of that id"
-        return load_guide(path), where
+            _echo(
+                f"warning: {printable(reference, keep_newlines=False)}: the guide folder here "
+                "is read, not the shipped guide of that id",
+                err=True,
+            )
+        return load_guide(path)
     if holds_guide(SHIPPED_GUIDES / reference):
-        return load_guide(SHIPPED_GUIDES / reference), "shipped"
+        return load_guide(SHIPPED_GUIDES / reference)
     available = sorted(p.name for p in SHIPPED_GUIDES.iterdir() if holds_guide(p))
     raise GuideError(
         [
@@ -809,7 +811,7 @@ def guides_compare(guide_a, guide_b, top):
     from actuarial.equivalence import compare_factors
 
     try:
-        (first, first_read), (second, second_read) = _guide(guide_a), _guide(guide_b)
+        first, second = _guide(guide_a), _guide(guide_b)
     except GuideError as error:
         _fail(error)
     months = np.arange(EARLIEST_AGE_MONTHS, NORMAL_RETIREMENT_AGE * 12 + 1)
@@ -818,7 +820,6 @@ def guides_compare(guide_a, guide_b, top):
     if first.id == second.id:  # a copy of a guide against it: named by their folders
         names = tuple(printable(str(guide.path), keep_newlines=False) for guide in (first, second))
     table = table.rename(columns={"factor_a": names[0], "factor_b": names[1]})
-    _echo(f"guides: {first.id} ({first_read}), {second.id} ({second_read})")
     _echo(f"difference = {names[0]} - {names[1]}")
     shown = table.head(top) if top else table
     # Every digit either guide's factors hold, as guides show prints them: a difference
@@ -856,7 +857,7 @@ def guides_fit(guide, mortality, cohort, m, method, top):
 
     cohort = _cohort_of(mortality, cohort)
     try:
-        found, read = _guide(guide)
+        found = _guide(guide)
         nra = found.normal_retirement_age
         on_rows = fit_interest(
             mortality, found.age_months, found.factors, nra, m, method, cohort=cohort
@@ -869,7 +870,7 @@ def guides_fit(guide, mortality, cohort, m, method, top):
         _fail(error)
     born = f"; born {cohort}" if mortality.generational else ""
     _echo(
-        f"guide: {found.id} ({read}); {mortality.describe()}{born}; payments per year: {m}; "
+        f"guide: {found.id}; {mortality.describe()}{born}; payments per year: {m}; "
         f"method {method}"
     )
     below = f"below {format_age(nra * 12)}"  # the rows fitted: at that age the factor is 1
@@ -913,7 +914,7 @@ def guides_subsidy(guide, mortality, cohort, interest, m, method):
 
     cohort = _cohort_of(mortality, cohort)
     try:
-        found, read = _guide(guide)
+        found = _guide(guide)
         table = subsidy(
             mortality,
             found.age_months,
@@ -928,8 +929,7 @@ def guides_subsidy(guide, mortality, cohort, interest, m, method):
         _fail(error)
     born = f"; born {cohort}" if mortality.generational else ""
     _echo(
-        f"guide: {found.id} ({read}); {mortality.describe()}{born}; "
-        f"interest {show_percent(interest)}; "
+        f"guide: {found.id}; {mortality.describe()}{born}; interest {show_percent(interest)}; "
         f"payments per year: {m}; method {method}; per $1 a year of normal-retirement "
         "annuity, present value at the retirement age"
     )
