@@ -64,8 +64,8 @@ def not_a_date(key: str, value, shown: str) -> str:
             day = None
         if day is not None and day.isoformat() == value:
             return (
-                f"'{key}' must be a date, not the text {shown} (in TOML: {key} = {value}, "
-                "without quotes)"
+                f"'{key}' must be a date YYYY-MM-DD (got the text {shown}: TOML writes a date "
+                f"without quotes, {key} = {value})"
             )
     return f"'{key}' must be a date YYYY-MM-DD (got {shown})"
 

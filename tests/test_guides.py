@@ -233,8 +233,8 @@ def test_the_id_must_be_the_folder_name(make_guide):
             '"1990-04-01"',
             5,
             # It read "must be a date YYYY-MM-DD (got '1990-04-01')": the date was there.
-            "'effective_from' must be a date, not the text '1990-04-01' (in TOML: "
-            "effective_from = 1990-04-01, without quotes)",
+            "'effective_from' must be a date YYYY-MM-DD (got the text '1990-04-01': TOML "
+            "writes a date without quotes, effective_from = 1990-04-01)",
         ),
         (
             "effective_from",

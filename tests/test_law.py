@@ -236,14 +236,15 @@ def test_law_that_is_neither_a_path_a_list_of_paths_nor_a_law_is_refused_naming_
         (  # a date in quotes: "must be a date YYYY-MM-DD (got '2027-01-01')" before
             '[[high_risk.age]]\neffective_from = "2027-01-01"\nvalue = 56\nunit = "years"\n'
             'source = "s"\n',
-            "'high_risk.age' entry 1: 'effective_from' must be a date, not the text "
-            "'2027-01-01' (in TOML: effective_from = 2027-01-01, without quotes)",
+            "'high_risk.age' entry 1: 'effective_from' must be a date YYYY-MM-DD (got the "
+            "text '2027-01-01': TOML writes a date without quotes, effective_from = 2027-01-01)",
         ),
         (  # a date parameter's value in quotes
             '[[coverage.first_entry_before]]\neffective_from = 2027-01-01\nvalue = "2030-01-01"\n'
             'unit = "date"\nsource = "s"\n',
             "'coverage.first_entry_before' entry 1 (effective_from 2027-01-01): 'value' must be "
-            "a date, not the text '2030-01-01' (in TOML: value = 2030-01-01, without quotes)",
+            "a date YYYY-MM-DD (got the text '2030-01-01': TOML writes a date without quotes, "
+            "value = 2030-01-01)",
         ),
         (  # a TOML date-time: shown as written, not as a Python object
             law_entry("high_risk.age", "2027-01-01T10:00:00", 56, "years"),
