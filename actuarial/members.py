@@ -1404,7 +1404,7 @@ def _number(value) -> float:
             raise _LeftToFrame
         return float(value)
     if isinstance(value, float | np.floating):
-        return float(_as_float(value))
+        return decimal_shown(value)
     if isinstance(value, str):
         text = _trimmed(value)
         if text == "":
