@@ -30,6 +30,7 @@ from actuarial.engine import (
     schedule_text,
 )
 from actuarial.law.clauses import CLAUSES
+from actuarial.law.conditions import ClauseOutcome
 from actuarial.law.readings import Readings
 from actuarial.members import MEMBER_FIELDS, MemberDataError
 from actuarial.synthetic import generate_members
@@ -597,3 +598,30 @@ def test_mapped_is_set_when_the_columns_cannot_be_allocated():
     with pytest.raises(MemoryError):  # 2^59 bytes
         engine._columns(2**56, {"amount": np.dtype(np.float64)}, mapped)
     assert mapped.is_set()
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.integers(1, 8).flatmap(
+        lambda conditions: st.lists(
+            st.lists(st.booleans(), min_size=conditions, max_size=conditions),
+            min_size=1,
+            max_size=engine._PACKED_CELLS + 5,
+        )
+    )
+)
+def test_the_failure_mask_is_the_same_packed_for_few_members_or_shifted_for_many(members):
+    """Bit i where condition i failed, whether packed (up to _PACKED_CELLS members) or
+    shifted condition by condition (more): the reason codes of one member and a million."""
+    passes = np.array(members, dtype=bool).T  # (conditions, members)
+
+    def mask(count):  # the members repeated to count, the first len(members) masks read
+        shown = np.tile(passes, -(-count // len(members)))[:, :count]
+        conditions = tuple((None, row) for row in shown)
+        outcome = ClauseOutcome("x", conditions, shown.all(axis=0), None, None)
+        return engine.failure_mask(outcome)[: len(members)].tolist()
+
+    expected = [sum(1 << i for i, met in enumerate(member) if not met) for member in members]
+    assert mask(len(members)) == expected
+    assert mask(engine._PACKED_CELLS + 1) == expected
+    assert mask(1)[:1] == expected[:1]

@@ -64,7 +64,10 @@ def _finite_or_zero(values: np.ndarray) -> np.ndarray:
 
 
 def _outcome(clause, conditions, annual, start, variant=None) -> ClauseOutcome:
-    eligible = np.logical_and.reduce([passes for _, passes in conditions])
+    # Every condition met, one after another in place (numpy's reduce first stacks them).
+    eligible = np.array(conditions[0][1], dtype=bool)
+    for _, passes in conditions[1:]:
+        eligible &= passes
     return ClauseOutcome(clause, tuple(conditions), eligible, annual, start, variant)
 
 
