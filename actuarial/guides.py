@@ -80,7 +80,7 @@ def bracket(table_ages: np.ndarray, ages) -> tuple[np.ndarray, np.ndarray]:
     """
     ages = np.asarray(ages, dtype=np.int64)
     inside = (ages >= table_ages[0]) & (ages <= table_ages[-1])
-    high = np.clip(np.searchsorted(table_ages, ages, side="left"), 0, len(table_ages) - 1)
+    high = np.minimum(np.searchsorted(table_ages, ages, side="left"), len(table_ages) - 1)
     low = np.where(table_ages[high] == ages, high, high - 1)
     return np.where(inside, low, -1), np.where(inside, high, -1)
 
@@ -339,6 +339,10 @@ class GuideSet:
     series: str
     guides: tuple[Guide, ...]
     files: tuple[Path, ...] = field(default=(), compare=False)
+    # Set once the guides are checked: the series as messages name it, and each guide's
+    # first and last day in force, in date order (read on every look-up).
+    _name: str = field(init=False, repr=False, compare=False)
+    _periods: tuple = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         """Its arguments checked as a :class:`Guide` checks its fields (a series, a tuple or a
@@ -347,6 +351,7 @@ class GuideSet:
         problems = _guide_set_problems(self.series, self.guides, self.files)
         if problems:
             raise GuideError(problems)
+        object.__setattr__(self, "_name", one_line(self.series))  # as user text is shown
         own = (file for guide in self.guides for file in guide.files)
         object.__setattr__(self, "files", unique_files([*self.files, *own]))
         if not self.guides:
@@ -385,11 +390,9 @@ class GuideSet:
         if problems:
             raise GuideError(problems)
         object.__setattr__(self, "guides", tuple(ordered))
-
-    @property
-    def _name(self) -> str:
-        """The series where a message names it: on one line, cut as user text is shown."""
-        return one_line(self.series)
+        starts = np.array([g.effective_from for g in ordered], dtype="datetime64[D]")
+        ends = [g.effective_until or dt.date(9999, 12, 31) for g in ordered]
+        object.__setattr__(self, "_periods", (starts, np.array(ends, dtype="datetime64[D]")))
 
     def __iter__(self):
         return iter(self.guides)
@@ -415,13 +418,9 @@ class GuideSet:
     def index_in_force(self, dates) -> np.ndarray:
         """Index of the guide in force on each date, -1 where none is."""
         dates = np.asarray(dates, dtype="datetime64[D]")
-        starts = np.array([g.effective_from for g in self.guides], dtype="datetime64[D]")
-        ends = np.array(
-            [g.effective_until or dt.date(9999, 12, 31) for g in self.guides],
-            dtype="datetime64[D]",
-        )
+        starts, ends = self._periods
         index = np.searchsorted(starts, dates, side="right") - 1
-        safe = np.clip(index, 0, len(starts) - 1)
+        safe = np.maximum(index, 0)  # from -1 to the last guide
         covered = (index >= 0) & (dates <= ends[safe]) & ~np.isnat(dates)
         return np.where(covered, safe, -1)
 
@@ -432,8 +431,10 @@ class GuideSet:
         result = np.full(index.shape, np.nan)
         for position, guide in enumerate(self.guides):
             chosen = index == position
-            if chosen.any():
-                result[chosen] = guide.factor(age_months[chosen])
+            if chosen.any():  # the ages are whole months already: Guide.factor's method
+                result[chosen] = guide.method.factors(
+                    guide.age_months, guide.factors, age_months[chosen]
+                )
         return result, index
 
     def in_force_on(self, date: dt.date) -> Guide:
