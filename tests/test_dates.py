@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from actuarial.dates import (
     _INT32_FROM,
+    add_months,
     add_years,
     age_in_months,
     as_dates,
@@ -209,6 +210,23 @@ def test_year_month_day_of_far_dates_is_the_same_however_many_are_read(days):
     few_parts = [part.tolist() for part in year_month_day(dates)]
     many_parts = [part[: len(days)].tolist() for part in year_month_day(many)]
     assert few_parts == many_parts
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.dates(dt.date(1, 1, 1), dt.date(9000, 12, 31)), min_size=1, max_size=20),
+    st.integers(0, 900),
+    st.sampled_from(["feb28", "mar1"]),
+)
+def test_dates_are_made_the_same_however_many_are_made(days, count, rule):
+    """A birthday, and a date some months later, made by numpy's calendar (a few dates) or
+    by the arithmetic (many): the same day, a day past the month's end run on alike."""
+    dates = np.array(days, dtype="datetime64[D]")
+    many = np.resize(dates, max(_INT32_FROM, len(days)))
+    assert add_years(dates, count % 100, rule).tolist() == (
+        add_years(many, count % 100, rule)[: len(days)].tolist()
+    )
+    assert add_months(dates, count).tolist() == add_months(many, count)[: len(days)].tolist()
 
 
 def _calendar_birthday(birth: dt.date, years: int, rule: str) -> dt.date:
