@@ -945,10 +945,11 @@ def evaluate_members(
         error_cells.append(chosen[stopped] * len(clauses) + column)
         error_messages.append(problems[stopped])
     error_mask = np.zeros(shape, dtype=bool)
-    cells = np.concatenate([np.zeros(0, dtype=np.int64), *error_cells])
-    order = np.argsort(cells, kind="stable")
-    error_mask.ravel()[cells] = True
-    messages = np.concatenate([np.zeros(0, dtype=object), *error_messages])[order]
+    messages = np.zeros(0, dtype=object)
+    if any(len(cells) for cells in error_cells):  # the usual case: none
+        cells = np.concatenate(error_cells)
+        error_mask.ravel()[cells] = True
+        messages = np.concatenate(error_messages)[np.argsort(cells, kind="stable")]
 
     # Every amount is computed on the eligible cells only (the others stay NaN, NaT, 0).
     where = np.flatnonzero(eligible.ravel())
