@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 import pytest
 from conftest import exactly, law_entry
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_unchanged_results import EXAMPLES, SWITCHED
 
 from actuarial import engine
@@ -248,6 +250,23 @@ def test_a_number_is_shown_unrounded_and_in_scientific_notation_when_it_needs_ma
     text = format(Exact(value), spec)
     assert text == shown
     assert float(text.replace(",", "")) == value
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.floats(allow_nan=False, allow_infinity=False)
+    | st.decimals(-(10**7), 10**7, places=4).map(float),
+    st.sampled_from([".2f", ",.2f", "g", ".6f", ",.0f", ".3g", ".19f", ".21f", "e"]),
+)
+def test_a_number_is_shown_as_asked_where_that_reads_back_exactly_else_unrounded(value, spec):
+    """Whatever the number: its text reads back as it; the format's own text wherever that
+    reads back exactly and needs no more than 20 places either side of the point."""
+    text = format(Exact(value), spec)
+    assert float(text.replace(",", "")) == value
+    asked = format(value, spec)
+    places = len(asked.partition(".")[2])
+    if float(asked.replace(",", "")) == value and abs(value) < 1e20 and places <= 20:
+        assert text == asked
 
 
 AMOUNT_LINE = re.compile(r"monthly \$([\d,]+\.\d\d) from (\S+), paid on (\S+)")

@@ -131,6 +131,7 @@ class Clause:
 
 
 SHOWN_PLACES = 20  # digits written out either side of the point at most
+_LONG_FROM = float(Decimal(1).scaleb(SHOWN_PLACES))  # a number needing more digits before it
 
 
 class Exact(float):
@@ -150,6 +151,11 @@ class Exact(float):
         try:
             exact = float(text.replace(",", "")) == self
         except ValueError:  # not a plain number (a percent, padding): as asked
+            return text
+        # Read back exactly, the text has at least the places of the shortest text that
+        # is (repr's): within SHOWN_PLACES of them, not long (the usual case, no Decimal).
+        point = text.find(".")
+        if exact and abs(self) < _LONG_FROM and len(text) - point <= SHOWN_PLACES:
             return text
         digits = Decimal(repr(float(self)))
         long = digits.is_finite() and (
