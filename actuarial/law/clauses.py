@@ -64,10 +64,13 @@ def _finite_or_zero(values: np.ndarray) -> np.ndarray:
 
 
 def _outcome(clause, conditions, annual, start, variant=None) -> ClauseOutcome:
-    # Every condition met, one after another in place (numpy's reduce first stacks them).
-    eligible = np.array(conditions[0][1], dtype=bool)
-    for _, passes in conditions[1:]:
-        eligible &= passes
+    passes = [met for _, met in conditions]
+    if len(passes) < 2:  # one condition, or none: every member
+        eligible = np.logical_and.reduce(passes)
+    else:  # one after another in place (numpy's reduce first stacks them)
+        eligible = passes[0] & passes[1]
+        for met in passes[2:]:
+            eligible &= met
     return ClauseOutcome(clause, tuple(conditions), eligible, annual, start, variant)
 
 
