@@ -258,6 +258,7 @@ class Guide:
     age_months: np.ndarray = field(repr=False, hash=False, compare=False)
     factors: np.ndarray = field(repr=False, hash=False, compare=False)
     path: Path | None = field(default=None, compare=False)
+    _name: str = field(init=False, repr=False, compare=False)  # the id as messages name it
 
     def __post_init__(self) -> None:
         """Every rule :func:`load_guide` checks, on the values given (a guide made in
@@ -278,6 +279,7 @@ class Guide:
             raise GuideError(problems)
         object.__setattr__(self, "age_months", table[0])
         object.__setattr__(self, "factors", table[1])
+        object.__setattr__(self, "_name", one_line(self.id))
 
     def factor(self, age_months) -> np.ndarray:
         """Reduction factor at exact ages in months, within the table, by the guide's method.
@@ -285,7 +287,7 @@ class Guide:
         ``"exact"`` reads the row of that month (NaN where the table has none);
         ``"monthly-linear"`` interpolates linearly by month between rows.
         """
-        ages = _whole_months(one_line(self.id), age_months)
+        ages = _whole_months(self._name, age_months)
         return self.method.factors(self.age_months, self.factors, ages)
 
     @property
@@ -431,10 +433,8 @@ class GuideSet:
         result = np.full(index.shape, np.nan)
         for position, guide in enumerate(self.guides):
             chosen = index == position
-            if chosen.any():  # the ages are whole months already: Guide.factor's method
-                result[chosen] = guide.method.factors(
-                    guide.age_months, guide.factors, age_months[chosen]
-                )
+            if chosen.any():
+                result[chosen] = guide.factor(age_months[chosen])
         return result, index
 
     def in_force_on(self, date: dt.date) -> Guide:
@@ -461,8 +461,7 @@ class GuideSet:
         if len(self.guides) <= SHOWN_PERIODS:
             periods = ", ".join(period(g) for g in self)
             return [f"{head} {day} ({periods})" for day in dates]
-        starts = np.array([g.effective_from for g in self.guides], dtype="datetime64[D]")
-        before = np.searchsorted(starts, dates, side="right") - 1
+        before = np.searchsorted(self._periods[0], dates, side="right") - 1
         messages = []
         for day, last in zip(dates, before, strict=True):
             nearest = [f"last before: {period(self.guides[last])}"] if last >= 0 else []

@@ -154,8 +154,7 @@ class Exact(float):
             return text
         # Read back exactly, the text has at least the places of the shortest text that
         # is (repr's): within SHOWN_PLACES of them, not long (the usual case, no Decimal).
-        point = text.find(".")
-        if exact and abs(self) < _LONG_FROM and len(text) - point <= SHOWN_PLACES:
+        if exact and abs(self) < _LONG_FROM and len(text) - text.find(".") <= SHOWN_PLACES:
             return text
         digits = Decimal(repr(float(self)))
         long = digits.is_finite() and (

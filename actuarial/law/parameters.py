@@ -688,13 +688,11 @@ class LawOn:
         self._earliest_known = None  # shared by the parameters looked up on the dates
         self._values: dict[str, np.ndarray] = {}
         self._period = None  # index into law.periods() of each date, where it is used
-        self._period_values = None  # law.periods()'s values, where _period is used
         if 0 < self.dates.size <= _SMALL:
             earliest = self.dates.min()  # NaT if a date is NaT
-            starts, values = law.periods()
+            starts, _ = law.periods()
             if not np.isnat(earliest) and earliest >= starts[0]:
                 self._period = starts.searchsorted(self.dates, "right") - 1
-                self._period_values = values
 
     def __getitem__(self, name: str) -> np.ndarray:
         if name not in self._values:
@@ -703,7 +701,7 @@ class LawOn:
                     self._earliest_known = _earliest_known(self.dates)
                 self._values[name] = self.law._value(name, self.dates, *self._earliest_known)
             else:
-                self._values[name] = self._period_values[name][self._period]
+                self._values[name] = self.law.periods()[1][name][self._period]
         return self._values[name]
 
 
