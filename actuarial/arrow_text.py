@@ -36,3 +36,16 @@ def present(texts: pa.StringArray) -> np.ndarray:
         return np.ones(len(texts), bool)
     bits = np.unpackbits(np.frombuffer(texts.buffers()[0], np.uint8), bitorder="little")
     return bits[texts.offset : texts.offset + len(texts)].astype(bool)
+
+
+_NO_TEXT = pa.nulls(1, pa.string())
+
+
+def one_text(text: str | None) -> pa.StringArray:
+    """An array of one text (null for ``None``), built from its buffers: a third of the
+    time of ``pa.array`` on a one-item list."""
+    if text is None:
+        return _NO_TEXT
+    utf8 = text.encode()
+    bounds = np.array((0, len(utf8)), dtype=np.int32)
+    return pa.StringArray.from_buffers(1, pa.py_buffer(bounds), pa.py_buffer(utf8))

@@ -181,7 +181,7 @@ def _anniversary_day(birth_day, on_year, birth_month, on_month, leap_day_birthda
         birth_day, on_year, birth_month, on_month
     )
     may_be_short = (birth_day > 28) & ((on_month == 2) | (birth_day == 31))
-    at = np.flatnonzero(may_be_short.reshape(-1))
+    at = may_be_short.reshape(-1).nonzero()[0]
     if not len(at):
         return birth_day
     day = np.array(birth_day)

@@ -295,10 +295,10 @@ def schedule_text(
     row by row, are the texts one after another. No Python string per row. An amount
     the text cannot write exactly raises a ValueError (:func:`_schedule_cents`).
     """
-    first = np.flatnonzero(~np.isnat(dates[0]))
+    first = (~np.isnat(dates[0])).nonzero()[0]
     entries = []  # (separator, rows among ``first`` that have the entry, dates, amounts)
     for k, (on, amount) in enumerate(zip(dates, amounts, strict=True)):
-        at = slice(None) if k == 0 else np.flatnonzero(~np.isnat(on[first]))
+        at = slice(None) if k == 0 else (~np.isnat(on[first])).nonzero()[0]
         if k == 0 or len(at):
             cents = _schedule_cents(amount[first][at])
             entries.append((b"; " if k else b"", at, on[first][at], *np.divmod(cents, 100)))
@@ -867,10 +867,10 @@ def _used_reasons(reason_codes, sorted_texts, rank) -> tuple[np.ndarray, np.ndar
     law's hundreds. By the texts' ranks (computed once per law): no string sorted here."""
     counts = np.bincount(reason_codes.ravel(), minlength=len(rank))
     counts[0] = 1  # "" is always among the texts
-    used = np.flatnonzero(counts)
+    used = counts.nonzero()[0]
     occurs = np.zeros(len(sorted_texts), dtype=bool)
     occurs[rank[used]] = True
-    ranks = np.flatnonzero(occurs)  # the ranks that occur, ascending
+    ranks = occurs.nonzero()[0]  # the ranks that occur, ascending
     lookup = np.zeros(len(rank), dtype=_code_type(len(ranks)))
     lookup[used] = (np.cumsum(occurs) - 1)[rank[used]]  # each rank's place among them
     return np.take(lookup, reason_codes), sorted_texts[ranks]
@@ -912,7 +912,7 @@ def evaluate_members(
     period = (
         np.zeros(count, dtype=np.int64)
         if len(periods) == 1
-        else np.searchsorted(periods, law_dates, side="right") - 1
+        else periods.searchsorted(law_dates, side="right") - 1
     )
     outcomes = tuple(clause.rule(seen, law_on, readings) for clause in clauses)
     shape = (count, len(clauses))
@@ -934,7 +934,7 @@ def evaluate_members(
     for column, clause in enumerate(clauses):
         if not clause.reduced:
             continue
-        chosen = np.flatnonzero(eligible[:, column])
+        chosen = eligible[:, column].nonzero()[0]
         factors, index, problems = reduction_factors(
             guides, members.separation_date[chosen], seen.age_months[chosen]
         )
@@ -952,7 +952,7 @@ def evaluate_members(
         messages = np.concatenate(error_messages)[np.argsort(cells, kind="stable")]
 
     # Every amount is computed on the eligible cells only (the others stay NaN, NaT, 0).
-    where = np.flatnonzero(eligible.ravel())
+    where = eligible.ravel().nonzero()[0]
 
     def spread(values, blank):
         full = np.full(shape, blank, dtype=values.dtype)
@@ -1215,7 +1215,7 @@ def member_clauses(results: MemberResults, position: int) -> list[dict]:
     clause_count = len(results.clauses)
     first = position * clause_count
     # Column -> the eligible cell's index into the cell_* arrays (cells ascend: flatnonzero).
-    low, high = np.searchsorted(results.cells, [first, first + clause_count])
+    low, high = results.cells.searchsorted([first, first + clause_count])
     cell_index = {int(cell) - first: low + k for k, cell in enumerate(results.cells[low:high])}
     errors_before = int(np.count_nonzero(results.error_mask.ravel()[:first]))
     errors = iter(results.error_messages[errors_before:])  # in row-major order of the cells

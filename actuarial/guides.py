@@ -421,7 +421,7 @@ class GuideSet:
         """Index of the guide in force on each date, -1 where none is."""
         dates = np.asarray(dates, dtype="datetime64[D]")
         starts, ends = self._periods
-        index = np.searchsorted(starts, dates, side="right") - 1
+        index = starts.searchsorted(dates, side="right") - 1
         safe = np.maximum(index, 0)  # from -1 to the last guide
         covered = (index >= 0) & (dates <= ends[safe]) & ~np.isnat(dates)
         return np.where(covered, safe, -1)

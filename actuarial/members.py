@@ -415,7 +415,7 @@ def _trimmed_byte_lengths(texts: pa.StringArray, lengths: np.ndarray) -> np.ndar
     (``lengths``: before). Trimmed by Arrow only where the first or the last byte may be
     white space (:func:`_edge_may_be_space`)."""
     trimmed = lengths.copy()
-    edge = np.flatnonzero(_edge_may_be_space(texts))
+    edge = _edge_may_be_space(texts).nonzero()[0]
     if len(edge):
         spaced = pc.utf8_trim_whitespace(texts.take(pa.array(edge)))
         trimmed[edge] = arrow_text.byte_lengths(spaced)
@@ -430,9 +430,9 @@ def _has_control(texts: pa.StringArray) -> np.ndarray:
     if len(texts) == 0 or offsets[-1] == offsets[0]:
         return found
     data = arrow_text.data(texts)[offsets[0] : offsets[-1]]
-    unusual = np.flatnonzero((data < 0x20) | (data >= 0x7F))  # ASCII controls, DEL, UTF-8
+    unusual = ((data < 0x20) | (data >= 0x7F)).nonzero()[0]  # ASCII controls, DEL, UTF-8
     if len(unusual):
-        rows = np.unique(np.searchsorted(offsets, unusual + offsets[0], side="right") - 1)
+        rows = np.unique(offsets.searchsorted(unusual + offsets[0], side="right") - 1)
         matched = pc.match_substring_regex(texts.take(pa.array(rows)), _ID_CONTROL)
         found[rows] = matched.to_numpy(zero_copy_only=False)
     return found
@@ -1267,7 +1267,7 @@ def _validated(fields: _Fields, source: str, first_row: int) -> MemberArrays:
         bad = np.zeros(count, dtype=bool)
         for mask in masks:
             bad |= mask
-    bad_rows = np.flatnonzero(bad)
+    bad_rows = bad.nonzero()[0]
     errors = np.empty(len(bad_rows), dtype=object)
     if bad_rows.size:
         # Per invalid row, the problems it has; the values of the rows that have each as
@@ -1451,7 +1451,7 @@ def _parse_one(values: list, source: str, row: int) -> MemberArrays:
         raise _LeftToFrame
     fields = _Fields(
         given=given,
-        id_text=pa.array([id_text], type=pa.string()),
+        id_text=arrow_text.one_text(id_text),
         not_text=np.array([not_text_id]),
         beyond_str=np.zeros(1, dtype=bool),  # left to the frame parser (above)
         lone_surrogate=None,  # left to the frame parser (_checked)
@@ -1519,7 +1519,7 @@ def warnings_and_where(
     valid = members.valid
     # The age at entry, where it may be young: 366 days a year is an upper bound.
     young_limit = np.timedelta64(366 * PLAUSIBLE.entry_age_warn_below, "D")
-    young = np.flatnonzero((members.entry_date - members.birth_date) < young_limit)
+    young = ((members.entry_date - members.birth_date) < young_limit).nonzero()[0]
     entry_age = np.full(len(members), -1, dtype=np.int64)
     if len(young):
         entry_age[young] = age_in_months(members.birth_date[young], members.entry_date[young])
@@ -1557,7 +1557,7 @@ def warnings_and_where(
     for _, mask, _ in found:
         any_warning |= mask
     any_warning &= valid
-    warned = np.flatnonzero(any_warning)
+    warned = any_warning.nonzero()[0]
     texts = np.empty(len(warned), dtype=object)
     for position, index in enumerate(warned):
         texts[position] = WARNING_SEPARATOR.join(

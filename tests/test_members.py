@@ -998,6 +998,24 @@ def test_trimmed_lengths_are_arrows_whatever_is_trimmed_first(texts):
     assert _trimmed_byte_lengths(array, lengths).tolist() == expected.tolist()
 
 
+
+@settings(max_examples=300, deadline=None)
+@given(st.none() | st.text(st.characters(exclude_categories=["Cs"]), max_size=40))
+def test_one_text_is_the_array_arrow_makes_of_it(text):
+    """A member's id as an array of one, built from its buffers: the array ``pa.array``
+    makes, valid, and read alike by the id's checks."""
+    made = arrow_text.one_text(text)
+    made.validate(full=True)
+    expected = pa.array([text], type=pa.string())
+    assert made.equals(expected)
+    assert arrow_text.byte_lengths(made).tolist() == arrow_text.byte_lengths(expected).tolist()
+    assert arrow_text.present(made).tolist() == arrow_text.present(expected).tolist()
+    lengths = arrow_text.byte_lengths(made)
+    assert _trimmed_byte_lengths(made, lengths).tolist() == _trimmed_byte_lengths(
+        expected, lengths
+    ).tolist()
+    assert _has_control(made).tolist() == _has_control(expected).tolist()
+
 WHITE = st.sampled_from([" ", "\t", "\n", "\x1c", "\x1f", "\x85", "\xa0", "\u3000", "\u2028"])
 PADDING = st.builds(lambda space, times: space * times, WHITE, st.integers(0, 60))
 ANSWERS = st.sampled_from(["general", "Police", " FIREFIGHTER", "yes", "No", "TRUE", "0", "1", ""])

@@ -427,7 +427,7 @@ class Law:
             values = np.broadcast_to(series.values[0], dates.shape)
         else:
             looked_up = dates if known is None else np.where(known, dates, series.starts[0])
-            values = series.values[np.searchsorted(series.starts, looked_up, "right") - 1]
+            values = series.values[series.starts.searchsorted(looked_up, "right") - 1]
         if known is not None:
             missing = (
                 np.array("NaT", dtype="datetime64[D]")

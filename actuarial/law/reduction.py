@@ -26,7 +26,7 @@ def reduction_factors(guides, separation_dates, age_months):
         distinct, inverse = np.unique(separation_dates[no_guide], return_inverse=True)
         messages = np.array(guides.no_guide_messages(distinct), dtype=object)
         error[no_guide] = messages[inverse.ravel()]
-    for position in np.flatnonzero((index >= 0) & np.isnan(factor)):
+    for position in ((index >= 0) & np.isnan(factor)).nonzero()[0]:
         guide = guides.guides[index[position]]
         error[position] = (
             f"age at separation {format_age(age_months[position])} is outside the table of "
