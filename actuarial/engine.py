@@ -36,6 +36,7 @@ from actuarial.law.coverage import (
     ENTERED_AFTER,
     ENTERED_BEFORE,
     coverage_codes,
+    law_dates,
     not_covered_reason,
 )
 from actuarial.law.minimum import minimum_changes, minimum_on, minimum_reaches, payment_dates
@@ -894,8 +895,13 @@ def evaluate_members(
     clauses = tuple(CLAUSES.values())
     count = len(members)
     valid = members.valid
+    # Every number comes from the law in force on the separation date, coverage's window
+    # included (its reason states the window applied); rows that are not evaluated
+    # (invalid, not covered) are blanked.
+    law_on = LawOn(law, law_dates(members.separation_date, law))
     coverage = np.where(
-        valid, coverage_codes(members.entry_date, members.separation_date, law, readings), COVERED
+        valid, coverage_codes(members.entry_date, members.separation_date, law_on, readings),
+        COVERED,
     )
     covered = valid & (coverage == COVERED)
     high_risk_codes = [GROUPS.index(name) for name in HIGH_RISK_GROUPS]
@@ -903,16 +909,11 @@ def evaluate_members(
     for code in high_risk_codes:  # two codes: cheaper than np.isin's set machinery
         high_risk |= members.group == code
     seen = situation(members, readings, high_risk)
-    # Every number comes from the law in force on the separation date; rows that are not
-    # evaluated (invalid, not covered) read it on the law's first date and are blanked.
-    first = np.datetime64(law.first_date(), "D")
-    law_dates = np.where(covered, members.separation_date, first)
-    law_on = LawOn(law, law_dates)
     periods = law.change_dates("separation date")
     period = (
         np.zeros(count, dtype=np.int64)
         if len(periods) == 1
-        else periods.searchsorted(law_dates, side="right") - 1
+        else periods.searchsorted(law_on.dates, side="right") - 1
     )
     outcomes = tuple(clause.rule(seen, law_on, readings) for clause in clauses)
     shape = (count, len(clauses))

@@ -127,6 +127,38 @@ def test_reasons_and_explanations_state_the_amended_values_and_none_of_the_old(
     assert f"bill.toml (sha256 {load_law(bill).files[1].sha256})" in english
 
 
+
+def test_a_member_not_covered_is_told_the_window_in_force_on_the_separation_date(
+    half_percent_guides, tmp_path
+):
+    """Coverage is judged by the window in force on the separation date (I-1): the reason
+    and the explanation state that window, in both languages and in the table, not the
+    window of the law's first date."""
+    window = tmp_path / "window.toml"
+    window.write_text(
+        '[[coverage.first_entry_before]]\neffective_from = 2005-01-01\nvalue = 1998-01-01\n'
+        'unit = "date"\nsource = "Test bill"\n',
+        encoding="utf-8",
+    )
+    later = {**EARLY, "entry_date": "1999-01-01", "separation_date": "2015-06-30"}
+    result = evaluate(later, half_percent_guides, as_of=AS_OF, law=window)
+    assert not result.covered
+    reason = result.clause("a").reason
+    assert reason.startswith("not covered by Chapter 2 (I-1): first entry on or after 1998-01-01")
+    english = "\n".join(result.explanation)
+    spanish = "\n".join(
+        evaluate(later, half_percent_guides, as_of=AS_OF, law=window, lang="es").explanation
+    )
+    assert "first entry 1999-01-01 is outside [1990-04-01, 1998-01-01)" in english
+    assert "[1990-04-01, 1998-01-01)" in spanish
+    table = evaluate_frame(pd.DataFrame([later]), half_percent_guides, as_of=AS_OF, law=window)
+    assert table["reason"].astype(str).tolist() == [c.reason for c in result.clauses]
+    for text in (english, spanish, reason):
+        assert "2000-01-01" not in text
+    # Separated before the amendment: the window of the time, which covers a 1999 entry.
+    earlier = {**later, "separation_date": "2004-06-30"}
+    assert evaluate(earlier, half_percent_guides, as_of=AS_OF, law=window).covered
+
 def test_the_schedule_lists_each_change_of_the_minimum_after_the_start(half_percent_guides, bill):
     shipped = evaluate(SMALL, half_percent_guides, as_of=AS_OF).clause("a")
     assert shipped.schedule == "2010-03-01 270.00; 2013-07-01 500.00"

@@ -22,6 +22,7 @@ __all__ = [
     "WINDOW",
     "coverage_codes",
     "first_day_included",
+    "law_dates",
     "not_covered_reason",
 ]
 
@@ -49,22 +50,27 @@ def first_day_included(readings: Readings) -> bool:
     return readings.april_first_is_covered
 
 
-def coverage_codes(entry_date, separation_date, law, readings: Readings) -> np.ndarray:
+def coverage_codes(entry_date, separation_date, law_on: LawOn, readings: Readings) -> np.ndarray:
     """0 = covered; 1 = entered before the window; 2 = entered on or after its end (I-1).
 
-    The window in force on the separation date applies. A member who separated before the
-    law's first date entered before it too: not covered. A first entry on the window's
-    first day: see :func:`first_day_included`.
+    The window in force on the separation date applies: ``law_on`` is the law on
+    :func:`law_dates`. A member who separated before the law's first date entered before
+    it too: not covered. A first entry on the window's first day: see
+    :func:`first_day_included`.
     """
-    first = np.datetime64(law.first_date(), "D")
-    before_law = separation_date < first
-    on = np.where(before_law, first, separation_date)
-    window = LawOn(law, on)
-    start, end = (window[name] for name in WINDOW)
+    before_law = separation_date < np.datetime64(law_on.law.first_date(), "D")
+    start, end = (law_on[name] for name in WINDOW)
     before = entry_date < start if first_day_included(readings) else entry_date <= start
     return np.where(
         before | before_law, ENTERED_BEFORE, np.where(entry_date >= end, ENTERED_AFTER, COVERED)
     )
+
+
+def law_dates(separation_date, law) -> np.ndarray:
+    """The date whose law judges each member, coverage and clauses alike: the separation
+    date, or the law's first date for a separation before it or none (NaT)."""
+    first = np.datetime64(law.first_date(), "D")
+    return np.where(separation_date >= first, separation_date, first)
 
 
 def not_covered_reason(code: int, law_values, readings: Readings) -> str:
