@@ -972,7 +972,7 @@ def evaluate_members(
     monthly_before_minimum = cell_annual / 12.0
     # Rounded at once, stacked: fewer numpy calls.
     paid_rounded, monthly_rounded, first_amount, annual_rounded = round_cents(
-        np.stack(
+        np.array(  # np.stack's Python costs 6 µs more for one member
             [
                 np.maximum(monthly_before_minimum, minimum),
                 monthly_before_minimum,
