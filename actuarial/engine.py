@@ -933,9 +933,9 @@ def evaluate_members(
     # Inciso (c) (every clause declared ``reduced``): the factor of the guide in force.
     error_cells, error_messages = [], []  # the few cells a problem stops, and its text
     for column, clause in enumerate(clauses):
-        if not clause.reduced:
+        chosen = eligible[:, column].nonzero()[0] if clause.reduced else ()
+        if not len(chosen):  # no reduction, or no member eligible: nothing to look up
             continue
-        chosen = eligible[:, column].nonzero()[0]
         factors, index, problems = reduction_factors(
             guides, members.separation_date[chosen], seen.age_months[chosen]
         )
