@@ -27,7 +27,7 @@ import datetime as dt
 import decimal
 import fractions
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
@@ -1165,16 +1165,36 @@ _GIVEN = object()  # a problem shows the field's value as given (_Fields.given)
 _STACKED_ROWS = 64  # up to this many rows, the masks are stacked to find the invalid rows
 
 
+def _any_row(masks) -> np.ndarray:
+    """Where any of ``masks`` (boolean arrays over the same rows) is set: stacked for a few
+    rows (fewer numpy calls), one after another for many (no copy of every mask)."""
+    masks = list(masks)
+    count = len(masks[0])
+    if count <= _STACKED_ROWS:
+        return np.logical_or.reduce(np.concatenate(masks).reshape(len(masks), count))
+    found = np.zeros(count, dtype=bool)
+    for mask in masks:
+        found |= mask
+    return found
+
+
 def _validated(fields: _Fields, source: str, first_row: int) -> MemberArrays:
     """The rules of the member fields, checked on ``fields`` read from ``source``: every
     row kept, each invalid one with a message naming the row, the member, and each field,
-    rule and value (the one implementation, for a frame and for one member)."""
+    rule and value (the one implementation, for a frame and for one member).
+
+    Each rule is flagged where a cheap mask finds it, ``unless`` another rule flags the row
+    instead (a blank date is "required", not also "not a date"). The exceptions are only
+    worked out when some row breaks a rule: a rule's rows are a subset of its mask's, so
+    where no mask finds any, no rule is broken.
+    """
     count = len(fields.not_text)
     rows = np.arange(first_row, first_row + count)
-    problems: list[tuple[np.ndarray, str, str, object]] = []  # (mask, field, rule, values)
+    # (mask, field, rule, values, unless): unless() gives the rows another rule has instead.
+    problems: list[tuple[np.ndarray, str, str, object, Callable | None]] = []
 
-    def flag(mask, field, rule, values=None):  # mask: a boolean array
-        problems.append((mask, field, rule, values))
+    def flag(mask, field, rule, values=None, unless=None):  # mask: a boolean array
+        problems.append((mask, field, rule, values, unless))
 
     not_text, lone_surrogate = fields.not_text, fields.lone_surrogate
     # The id has no text (null) where it is not text, is an int beyond str()'s digits or
@@ -1189,8 +1209,12 @@ def _validated(fields: _Fields, source: str, first_row: int) -> MemberArrays:
     length = arrow_text.byte_lengths(arrow_ids)
     trimmed_length = _trimmed_byte_lengths(arrow_ids, length)
     # Only an empty cell (or white space alone) is a missing id: no token ("NA") is one.
-    id_blank = (trimmed_length == 0) & ~no_text
-    flag(id_blank, "member_id", _REQUIRED)
+    blank_text = trimmed_length == 0
+
+    def id_blank():
+        return blank_text & ~no_text
+
+    flag(blank_text, "member_id", _REQUIRED, unless=lambda: no_text)
     flag(not_text, "member_id", _ID_NOT_TEXT, _GIVEN)
     if lone_surrogate is not None:
         flag(lone_surrogate, "member_id", _ID_LONE_SURROGATE, _GIVEN)
@@ -1200,73 +1224,62 @@ def _validated(fields: _Fields, source: str, first_row: int) -> MemberArrays:
         too_long[too_long] = characters > MEMBER_ID_MAX_LENGTH
     flag(too_long, "member_id", _ID_TOO_LONG, _Length(arrow_ids))
     flag(fields.beyond_str, "member_id", _ID_TOO_LONG, _GIVEN)  # its digits are not written
-    spaced = trimmed_length != length
-    flag(spaced & ~id_blank & ~too_long, "member_id", _ID_SPACED, arrow_ids)
-    control = _has_control(arrow_ids)
-    flag(control & ~too_long, "member_id", _ID_CONTROL_CHARACTERS, arrow_ids)
+    flag(trimmed_length != length, "member_id", _ID_SPACED, arrow_ids,
+         unless=lambda: id_blank() | too_long)
+    flag(_has_control(arrow_ids), "member_id", _ID_CONTROL_CHARACTERS, arrow_ids,
+         unless=lambda: too_long)
     # A blank id is "required"; several blank ids are not also "not unique".
-    flag(fields.duplicated & ~id_blank, "member_id", _ID_NOT_UNIQUE, fields.other_rows)
+    flag(fields.duplicated, "member_id", _ID_NOT_UNIQUE, fields.other_rows, unless=id_blank)
 
     for name in DATE_FIELDS:
         dates, blank = fields.values[name], fields.blank[name]
         flag(blank, name, _REQUIRED)
-        not_date = ~blank & np.isnat(dates)
-        for mask, rule in fields.timestamps[name]:
-            flag(mask & ~blank, name, rule, _GIVEN)
-            not_date &= ~mask
-        flag(not_date, name, _NOT_A_DATE, _GIVEN)
-        outside = (dates < _DATE_BOUNDS[0]) | (dates > _DATE_BOUNDS[1])
-        flag(outside, name, _DATE_OUTSIDE, dates)
+        timestamps = fields.timestamps[name]
+        for mask, rule in timestamps:
+            flag(mask, name, rule, _GIVEN, unless=lambda blank=blank: blank)
+        flag(np.isnat(dates), name, _NOT_A_DATE, _GIVEN,  # a timestamp says why instead
+             unless=lambda blank=blank, timestamps=timestamps: np.logical_or.reduce(
+                 [blank, *(mask for mask, _ in timestamps)]))
+        flag((dates < _DATE_BOUNDS[0]) | (dates > _DATE_BOUNDS[1]), name, _DATE_OUTSIDE, dates)
     for name in NUMBER_FIELDS:
         blank = fields.blank[name]
         flag(blank, name, _REQUIRED)
-        flag(~blank & np.isnan(fields.values[name]), name, _NOT_A_NUMBER, _GIVEN)
+        flag(np.isnan(fields.values[name]), name, _NOT_A_NUMBER, _GIVEN,
+             unless=lambda blank=blank: blank)
     service = fields.values["credited_service"]
     compensation = fields.values["average_compensation"]
     # An infinite value, as given: 1e400 in a file, or an int too large for a float, is
     # read as inf; -inf is only "not finite", not also negative.
     service_infinite, compensation_infinite = np.isinf(service), np.isinf(compensation)
     flag(service_infinite, "credited_service", _NOT_FINITE, _GIVEN)
-    flag((service < 0) & ~service_infinite, "credited_service", _NEGATIVE, service)
-    flag(
-        ~(compensation > 0) & ~np.isnan(compensation) & ~compensation_infinite,
-        "average_compensation",
-        _NOT_POSITIVE,
-        compensation,
-    )
+    flag(service < 0, "credited_service", _NEGATIVE, service, unless=lambda: service_infinite)
+    flag(compensation <= 0, "average_compensation", _NOT_POSITIVE, compensation,
+         unless=lambda: compensation_infinite)  # NaN: not a number
     flag(compensation_infinite, "average_compensation", _NOT_FINITE, _GIVEN)
-    flag(
-        np.isfinite(compensation) & (compensation > PLAUSIBLE.compensation_max),
-        "average_compensation",
-        _IMPLAUSIBLE,
-        compensation,
-    )
+    flag(compensation > PLAUSIBLE.compensation_max, "average_compensation", _IMPLAUSIBLE,
+         compensation, unless=lambda: compensation_infinite)
 
     birth, entry, separation = (fields.values[name] for name in DATE_FIELDS)
     flag(birth > entry, "birth_date", _AFTER_ENTRY, _Pair(birth, entry))
     flag(entry > separation, "entry_date", _AFTER_SEPARATION, _Pair(entry, separation))
     life_years = (separation - birth).astype("timedelta64[D]").astype(float) / _DAYS_PER_YEAR
-    flag(
-        np.isfinite(service) & (service > life_years) & ~np.isnat(separation) & ~np.isnat(birth),
-        "credited_service",
-        _LONGER_THAN_LIFE,
-        service,
-    )
+    flag(service > life_years, "credited_service", _LONGER_THAN_LIFE, service,
+         unless=lambda: ~np.isfinite(service) | np.isnat(separation) | np.isnat(birth))
 
     group, refunded = fields.values["group"], fields.values["refunded"]
-    flag((group < 0) & ~fields.blank["group"], "group", _GROUP_UNKNOWN, _GIVEN)
+    flag(group < 0, "group", _GROUP_UNKNOWN, _GIVEN, unless=lambda: fields.blank["group"])
     flag(fields.blank["group"], "group", _REQUIRED)
-    flag((refunded < 0) & ~fields.blank["refunded"], "refunded", _REFUND_UNKNOWN,
-         _GIVEN)
+    flag(refunded < 0, "refunded", _REFUND_UNKNOWN, _GIVEN,
+         unless=lambda: fields.blank["refunded"])
     flag(fields.blank["refunded"], "refunded", _REQUIRED)
 
-    masks = [problem[0] for problem in problems]
-    if count <= _STACKED_ROWS:  # few rows: fewer numpy calls
-        bad = np.logical_or.reduce(np.concatenate(masks).reshape(len(masks), count))
-    else:  # many: no copy of every mask
-        bad = np.zeros(count, dtype=bool)
-        for mask in masks:
-            bad |= mask
+    bad = _any_row(problem[0] for problem in problems)
+    if bad.any():  # the rules' own rows, and the rows that break one
+        problems = [
+            (mask if unless is None else mask & ~unless(), *rest)
+            for mask, *rest, unless in problems
+        ]
+        bad = _any_row(problem[0] for problem in problems)
     bad_rows = bad.nonzero()[0]
     errors = np.empty(len(bad_rows), dtype=object)
     if bad_rows.size:
@@ -1283,6 +1296,7 @@ def _validated(fields: _Fields, source: str, first_row: int) -> MemberArrays:
                 values = dict(zip(hit.tolist(), _rows_of(values, bad_rows[hit]), strict=True))
             shown_values.append(values)
         ids = _rows_of(arrow_ids, bad_rows)
+        blank_id = id_blank()
         raw_ids = _rows_of(_column(fields.given["member_id"]), bad_rows)
         for position, index in enumerate(bad_rows):
             messages = []
@@ -1293,7 +1307,7 @@ def _validated(fields: _Fields, source: str, first_row: int) -> MemberArrays:
                 else:
                     note = _value_note(values, index)
                 messages.append(_problem(field_name, rule, note))
-            who = _who(id_blank[index], no_text[index], raw_ids[position], ids[position])
+            who = _who(blank_id[index], no_text[index], raw_ids[position], ids[position])
             errors[position] = _row_error(source, rows[index], who, messages)
     return MemberArrays(
         row=rows,

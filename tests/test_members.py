@@ -1016,6 +1016,59 @@ def test_one_text_is_the_array_arrow_makes_of_it(text):
     ).tolist()
     assert _has_control(made).tolist() == _has_control(expected).tolist()
 
+
+# Number texts and the rules each breaks, judged here from the statement of each rule:
+# None is blank, "x" no number, the others read as Python reads them.
+SERVICE_TEXTS = ["", "x", "inf", "-inf", "1e400", "-1", "-0.0", "0", "12.5", "30", "31", "1e9"]
+COMPENSATION_TEXTS = ["", "x", "inf", "-inf", "-1e400", "-5", "-0.0", "0", "5e-324", "48000",
+                      "10000000", "10000000.01", "1e300"]  # fmt: skip
+
+
+def _broken_number_rules(field: str, text: str, life_years: float) -> set[str]:
+    if text == "":
+        return {f"'{field}' is required"}
+    if text == "x":
+        return {f"'{field}' must be a number"}
+    value = float(text)
+    if math.isinf(value):
+        return {f"'{field}' must be finite"}
+    broken = set()
+    if field == "credited_service":
+        if value < 0:
+            broken.add(f"'{field}' must be >= 0")
+        if value > life_years:
+            broken.add(f"'{field}' must not exceed the member's age at separation")
+    else:
+        if value <= 0:
+            broken.add(f"'{field}' must be > 0")
+        if value > 10_000_000:
+            broken.add(f"'{field}' must be at most 10,000,000 a year (a plausibility bound)")
+    return broken
+
+
+def test_each_number_breaks_the_rules_it_states_and_no_other_in_a_frame_and_alone():
+    """Every pair of service and compensation texts on both sides of each number rule: a
+    row's message names exactly the rules the values break (blank: required only; not a
+    number; infinite: not finite only, never also negative), in a frame of all pairs (many
+    rows) and for each member alone (one row)."""
+    birth, separation = dt.date(1985, 1, 1), dt.date(2015, 7, 1)  # 30.5 years of age
+    life_years = (separation - birth).days / 365.25
+    pairs = [(s, c) for s in SERVICE_TEXTS for c in COMPENSATION_TEXTS]
+    rows = [{**VALID_MEMBER, "member_id": f"N-{k}", "birth_date": birth.isoformat(),
+             "entry_date": "2005-01-01", "separation_date": separation.isoformat(),
+             "credited_service": s, "average_compensation": c}
+            for k, (s, c) in enumerate(pairs)]  # fmt: skip
+    frame = parse_members(pd.DataFrame(rows, dtype=object))
+    alone = [parse_members(pd.DataFrame([row], dtype=object)) for row in rows]
+    for k, (s, c) in enumerate(pairs):
+        expected = _broken_number_rules("credited_service", s, life_years)
+        expected |= _broken_number_rules("average_compensation", c, life_years)
+        for parsed, at in ((frame, k), (alone[k], 0)):
+            error = str(parsed.error[at])
+            stated = {part.split(" (got")[0] for part in error.split(": ", 1)[-1].split("; ")}
+            assert stated == (expected or {""}), (s, c, error)
+            assert parsed.valid[at] == (not expected)
+
 WHITE = st.sampled_from([" ", "\t", "\n", "\x1c", "\x1f", "\x85", "\xa0", "\u3000", "\u2028"])
 PADDING = st.builds(lambda space, times: space * times, WHITE, st.integers(0, 60))
 ANSWERS = st.sampled_from(["general", "Police", " FIREFIGHTER", "yes", "No", "TRUE", "0", "1", ""])
