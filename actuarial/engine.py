@@ -22,6 +22,7 @@ from collections import deque
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, make_dataclass
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -165,25 +166,6 @@ def _reason_table(outcome: ClauseOutcome, clause, values: list[dict], readings) 
                 else:
                     table.append(f"inciso ({clause.id}): eligible: " + "; ".join(met) + tail)
     return table
-
-
-_PACKED_CELLS = 64  # members: up to this many, the failed conditions are packed by numpy
-
-
-def failure_mask(outcome: ClauseOutcome) -> np.ndarray:
-    """Bit i set where condition i of the clause failed (an integer array). For a few
-    members (up to :data:`_PACKED_CELLS`, of up to 8 conditions) packed in one call: a
-    third of the time of one shift per condition, which is faster from hundreds on."""
-    conditions = outcome.conditions
-    if outcome.eligible.size <= _PACKED_CELLS and 0 < len(conditions) <= 8:
-        failed = np.empty((len(conditions), *outcome.eligible.shape), dtype=bool)
-        for row, (_, passes) in enumerate(conditions):
-            np.logical_not(passes, out=failed[row])
-        return np.packbits(failed, axis=0, bitorder="little")[0]
-    mask = np.zeros(outcome.eligible.shape, dtype=np.int32)
-    for bit, (_, passes) in enumerate(outcome.conditions):
-        mask |= np.left_shift(~passes, bit, dtype=np.int32)
-    return mask
 
 
 def _factorized(texts) -> tuple[np.ndarray, Sequence]:
@@ -805,9 +787,25 @@ class TableWriter:
         return pd.DataFrame(columns, copy=False)  # every column is new: no second copy
 
 
-def _reason_texts(outcomes, clauses, law: Law, periods: np.ndarray, readings):
-    """Every reason text a member can get, in code order ("" first), the code of each
-    (law period, coverage code) not covered, and the first code of each clause's table.
+class _ReasonTable(NamedTuple):
+    """Every reason text a member can get, in code order ("" first), and how a member's
+    code is counted (:func:`_reasons`)."""
+
+    texts: np.ndarray  # object
+    not_covered: np.ndarray  # the code of each (law period, coverage code) not covered
+    sorted_texts: np.ndarray  # the distinct texts, sorted ...
+    rank: np.ndarray  # ... and each text's rank among them (see _used_reasons)
+    # Per clause: the code's part for each condition failed (bit i of the failures,
+    # times the variants), as a (clauses, conditions) matrix; that part when every
+    # condition fails; the codes a law period spans; the clause's first code.
+    failed_weights: np.ndarray
+    all_failed: np.ndarray
+    per_period: np.ndarray
+    firsts: np.ndarray
+
+
+def _reason_texts(outcomes, clauses, law: Law, periods: np.ndarray, readings) -> _ReasonTable:
+    """The reason texts and codes of the law's periods for the clauses (:class:`_ReasonTable`).
 
     Depends on the law, the readings and the clauses' declarations only: computed once per
     law (:meth:`Law.derived`).
@@ -827,7 +825,22 @@ def _reason_texts(outcomes, clauses, law: Law, periods: np.ndarray, readings):
             reason_texts.extend(_reason_table(outcome, clause, law_values, readings))
         texts = np.array(reason_texts, dtype=object)
         sorted_texts, rank = np.unique(texts, return_inverse=True)  # equal texts, one rank
-        return texts, not_covered, tuple(firsts), sorted_texts, rank
+        counts = [len(outcome.conditions) for outcome in outcomes]
+        variants = [len(clause.variants) for clause in clauses]
+        weights = np.zeros((len(counts), sum(counts)), dtype=np.int64)
+        for row, (count, kinds) in enumerate(zip(counts, variants, strict=True)):
+            before = sum(counts[:row])
+            weights[row, before : before + count] = (1 << np.arange(count)) * kinds
+        return _ReasonTable(
+            texts,
+            not_covered.astype(np.int32),
+            sorted_texts,
+            rank,
+            weights.astype(np.int32),
+            weights.sum(axis=1).astype(np.int32),
+            np.array([(1 << c) * v for c, v in zip(counts, variants, strict=True)], np.int32),
+            np.array(firsts, dtype=np.int32),
+        )
 
     declared = tuple(
         (clause, tuple(condition for condition, _ in outcome.conditions))
@@ -838,28 +851,28 @@ def _reason_texts(outcomes, clauses, law: Law, periods: np.ndarray, readings):
 
 def _reasons(outcomes, clauses, coverage, covered, period, law, periods, readings):
     """Reason codes (members, clauses) into every text the law gives ("" first), those
-    texts, and their ranks (:func:`_used_reasons`)."""
-    texts, not_covered, firsts, sorted_texts, rank = _reason_texts(
-        outcomes, clauses, law, periods, readings
-    )
-    reason_codes = np.empty((len(covered), len(outcomes)), dtype=np.int32)
-    every_member_covered = bool(covered.all())
-    if not every_member_covered:
-        uncovered = not_covered.astype(np.int32)[period, coverage]
-    period = period.astype(np.int32)
-    for column, (outcome, clause) in enumerate(zip(outcomes, clauses, strict=True)):
-        variants = len(clause.variants)
-        masks = 2 ** len(outcome.conditions)
-        index = period * masks  # int32: the table has a few hundred texts
-        index += failure_mask(outcome)
-        index *= variants
-        index += firsts[column]
+    texts, and their ranks (:func:`_used_reasons`).
+
+    A covered member's code in a clause's table (:func:`_reason_table`) counts its law
+    period, the conditions it fails (condition i: bit i) and its variant. The failures of
+    every clause come from one product: the conditions met, by their weights, taken from
+    the weights of all failing (a few calls for one member, and for a million; by einsum's
+    own loops: a BLAS product would start threads beside the chunks' threads)."""
+    table = _reason_texts(outcomes, clauses, law, periods, readings)
+    weights = table.failed_weights
+    met = np.array(
+        [met for outcome in outcomes for _, met in outcome.conditions], dtype=np.int32
+    ).reshape(weights.shape[1], len(covered))
+    reason_codes = table.all_failed - np.einsum("km,ck->mc", met, weights)
+    reason_codes += period.astype(np.int32)[:, None] * table.per_period
+    reason_codes += table.firsts
+    for column, outcome in enumerate(outcomes):
         if outcome.variant is not None:
-            index += outcome.variant.astype(np.int32)
-        if not every_member_covered:
-            index = np.where(covered, index, uncovered)
-        reason_codes[:, column] = index
-    return reason_codes, texts, (sorted_texts, rank)
+            reason_codes[:, column] += outcome.variant.astype(np.int32)
+    if not covered.all():
+        uncovered = table.not_covered[period, coverage]
+        reason_codes = np.where(covered[:, None], reason_codes, uncovered[:, None])
+    return reason_codes, table.texts, (table.sorted_texts, table.rank)
 
 
 def _used_reasons(reason_codes, sorted_texts, rank) -> tuple[np.ndarray, np.ndarray]:

@@ -29,10 +29,11 @@ from actuarial.engine import (
     round_cents,
     schedule_text,
 )
+from actuarial.law import load_law
 from actuarial.law.clauses import CLAUSES
-from actuarial.law.conditions import ClauseOutcome
+from actuarial.law.conditions import render
 from actuarial.law.readings import Readings
-from actuarial.members import MEMBER_FIELDS, MemberDataError
+from actuarial.members import MEMBER_FIELDS, MemberDataError, parse_members
 from actuarial.synthetic import generate_members
 
 PROPERTY = settings(FIXTURE_PROPERTY, max_examples=100)
@@ -600,28 +601,67 @@ def test_mapped_is_set_when_the_columns_cannot_be_allocated():
     assert mapped.is_set()
 
 
-@settings(max_examples=100, deadline=None)
-@given(
-    st.integers(1, 8).flatmap(
-        lambda conditions: st.lists(
-            st.lists(st.booleans(), min_size=conditions, max_size=conditions),
-            min_size=1,
-            max_size=engine._PACKED_CELLS + 5,
-        )
-    )
+# A law with two periods of the separation-date parameters: (c) asks 20 years from 2010.
+TWO_PERIODS = (
+    '[[early_retirement.minimum_service]]\neffective_from = 2010-01-01\nvalue = 20\n'
+    'unit = "years"\nsource = "Test"\n'
 )
-def test_the_failure_mask_is_the_same_packed_for_few_members_or_shifted_for_many(members):
-    """Bit i where condition i failed, whether packed (up to _PACKED_CELLS members) or
-    shifted condition by condition (more): the reason codes of one member and a million."""
-    passes = np.array(members, dtype=bool).T  # (conditions, members)
+READINGS = [
+    Readings(),
+    Readings(refund_bars_high_risk=False),
+    Readings(high_risk_waits_for_age=True),
+    Readings(deferred_reads_age=False, deferred_minimum_service=5),
+]
 
-    def mask(count):  # the members repeated to count, the first len(members) masks read
-        shown = np.tile(passes, -(-count // len(members)))[:, :count]
-        conditions = tuple((None, row) for row in shown)
-        outcome = ClauseOutcome("x", conditions, shown.all(axis=0), None, None)
-        return engine.failure_mask(outcome)[: len(members)].tolist()
 
-    expected = [sum(1 << i for i, met in enumerate(member) if not met) for member in members]
-    assert mask(len(members)) == expected
-    assert mask(engine._PACKED_CELLS + 1) == expected
-    assert mask(1)[:1] == expected[:1]
+@settings(FIXTURE_PROPERTY, max_examples=12)
+@given(st.integers(0, 2**16), st.sampled_from(READINGS), st.sampled_from([1, 3, 200]))
+def test_each_reason_is_the_text_its_own_conditions_state(
+    half_percent_guides, tmp_path_factory, seed, readings, count
+):
+    """Each member's reason in each clause, read from its code, is the text its own
+    conditions give: every condition met and the variant's tail, or the conditions failed,
+    in order, with the values of the law of its period; "not covered" when not covered.
+    For one member, a few and many, under each set of readings and a law of two periods."""
+    path = tmp_path_factory.mktemp("law") / "two.toml"
+    path.write_text(TWO_PERIODS, encoding="utf-8")
+    law = load_law(path)
+    # Police with 30 years who separate before, at and after 55 (every variant of (b)).
+    police = pd.DataFrame(
+        {
+            "member_id": ["P-1", "P-2", "P-3"],
+            "birth_date": pd.to_datetime(["1968-03-01", "1960-05-01", "1958-01-01"]),
+            "entry_date": pd.to_datetime(["1990-05-01", "1990-05-01", "1990-05-01"]),
+            "separation_date": pd.to_datetime(["2020-06-01", "2020-06-01", "2020-06-01"]),
+            "credited_service": [30.0, 30.0, 30.1],
+            "average_compensation": [40_000.0, 40_000.0, 40_000.0],
+            "group": ["police", "firefighter", "police"],
+            "refunded": [False, False, True],
+        }
+    )
+    frame = pd.concat([police, generate_members(count, seed)], ignore_index=True)
+    count = len(frame)
+    results = engine.evaluate_members(
+        parse_members(frame), half_percent_guides, dt.date(2026, 7, 1), readings, law
+    )
+    for member in range(count):
+        values = law.values_on(results.law_periods[results.law_period[member]].item())
+        pairs = zip(results.clauses, results.outcomes, strict=True)
+        for column, (clause, outcome) in enumerate(pairs):
+            text = results.reason_texts[results.reason_codes[member, column]]
+            if not results.covered[member]:
+                assert text.startswith("not covered by Chapter 2 (I-1)")
+                continue
+            shown = [
+                (condition.en.met if met[member] else condition.en.not_met, met[member],
+                 condition.value_in(values, readings))
+                for condition, met in outcome.conditions
+            ]  # fmt: skip
+            failed = [render(wording, values, value) for wording, met, value in shown if not met]
+            if failed:
+                assert text == f"inciso ({clause.id}): not eligible: " + "; ".join(failed)
+                continue
+            variant = 0 if outcome.variant is None else outcome.variant[member]
+            tail = render(clause.variants[variant].en, values)
+            stated = "; ".join(render(wording, values, value) for wording, _, value in shown)
+            assert text == f"inciso ({clause.id}): eligible: {stated}{tail}"
