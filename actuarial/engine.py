@@ -1228,7 +1228,7 @@ def member_clauses(results: MemberResults, position: int) -> list[dict]:
     """
     clause_count = len(results.clauses)
     first = position * clause_count
-    # Column -> the eligible cell's index into the cell_* arrays (cells ascend: flatnonzero).
+    # Column -> the eligible cell's index into the cell_* arrays (the cells ascend).
     low, high = results.cells.searchsorted([first, first + clause_count])
     cell_index = {int(cell) - first: low + k for k, cell in enumerate(results.cells[low:high])}
     errors_before = int(np.count_nonzero(results.error_mask.ravel()[:first]))

@@ -234,7 +234,8 @@ class Renderer:
     def __call__(self, template: str, value=None) -> str:
         if not template:
             return ""
-        return template.format_map({**self.fields, "value": _shown(value)})
+        self.fields["value"] = _shown(value)  # the condition's own: set for each template
+        return template.format_map(self.fields)
 
 
 def render(template: str, law_values: Mapping, value=None, **member) -> str:
