@@ -828,9 +828,9 @@ def _reason_texts(outcomes, clauses, law: Law, periods: np.ndarray, readings) ->
         counts = [len(outcome.conditions) for outcome in outcomes]
         variants = [len(clause.variants) for clause in clauses]
         weights = np.zeros((len(counts), sum(counts)), dtype=np.int64)
-        for row, (count, kinds) in enumerate(zip(counts, variants, strict=True)):
-            before = sum(counts[:row])
-            weights[row, before : before + count] = (1 << np.arange(count)) * kinds
+        starts = itertools.accumulate(counts, initial=0)  # each first condition, then the end
+        for row, (start, count, kinds) in enumerate(zip(starts, counts, variants, strict=False)):
+            weights[row, start : start + count] = (1 << np.arange(count)) * kinds
         return _ReasonTable(
             texts,
             not_covered.astype(np.int32),
@@ -983,16 +983,14 @@ def evaluate_members(
     start_minimum = minimum_on(law, cell_start, cell_reaches)
     cell_annual = annual.ravel()[where]
     monthly_before_minimum = cell_annual / 12.0
-    # Rounded at once, stacked: fewer numpy calls.
+    # Rounded at once: round_cents stacks them in its one copy (fewer numpy calls).
     paid_rounded, monthly_rounded, first_amount, annual_rounded = round_cents(
-        np.array(  # np.stack's Python costs 6 µs more for one member
-            [
-                np.maximum(monthly_before_minimum, minimum),
-                monthly_before_minimum,
-                np.maximum(monthly_before_minimum, start_minimum),
-                cell_annual,
-            ]
-        )
+        [
+            np.maximum(monthly_before_minimum, minimum),
+            monthly_before_minimum,
+            np.maximum(monthly_before_minimum, start_minimum),
+            cell_annual,
+        ]
     )
     # No schedule where no amount is computed (a row with an error).
     schedule_dates = [np.where(cell_error, np.datetime64("NaT"), cell_start)]
