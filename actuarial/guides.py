@@ -461,7 +461,7 @@ class GuideSet:
         if len(self.guides) <= SHOWN_PERIODS:
             periods = ", ".join(period(g) for g in self)
             return [f"{head} {day} ({periods})" for day in dates]
-        before = np.searchsorted(self._periods[0], dates, side="right") - 1
+        before = self._periods[0].searchsorted(dates, side="right") - 1
         messages = []
         for day, last in zip(dates, before, strict=True):
             nearest = [f"last before: {period(self.guides[last])}"] if last >= 0 else []

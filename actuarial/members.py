@@ -26,6 +26,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import fractions
+import functools
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -1211,6 +1212,7 @@ def _validated(fields: _Fields, source: str, first_row: int) -> MemberArrays:
     # Only an empty cell (or white space alone) is a missing id: no token ("NA") is one.
     blank_text = trimmed_length == 0
 
+    @functools.cache  # asked by up to three rules, only when some row breaks one
     def id_blank():
         return blank_text & ~no_text
 

@@ -269,6 +269,41 @@ def test_a_number_is_shown_as_asked_where_that_reads_back_exactly_else_unrounded
         assert text == asked
 
 
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.floats(allow_nan=False, allow_infinity=False)
+    | st.decimals(-(10**7), 10**7, places=4).map(float),
+    st.sampled_from(["", "*<", ">", "^", "0=", "_^"]),
+    st.sampled_from(["", "+", " ", "-"]),
+    st.integers(0, 40),
+    st.sampled_from([".2f", ",.2f", "g", ".6f", ".3g", ".21f", "e"]),
+)
+def test_a_number_is_padded_and_signed_as_asked_whether_or_not_it_is_rounded(
+    value, align, sign, width, spec
+):
+    """Fill, alignment, sign and width apply to the unrounded text too: 24.995 in
+    ``{:>12.2f}`` is right-aligned in 12 places, not shown bare."""
+    padded = f"{align}{sign}{width or ''}{spec}"
+    bare = format(Exact(value), spec)
+    text = format(Exact(value), padded)
+    if bare == format(value, spec):  # not rounded: Python's own text
+        assert text == format(value, padded)
+        return
+    signed = sign if sign in ("+", " ") and not bare.startswith("-") else ""
+    assert len(text) == max(width, len(signed + bare))
+    if align == "0=":  # zeros between the sign and the digits
+        assert float(text.replace(",", "")) == value
+        assert text.startswith(signed) and text.endswith(bare.lstrip("-"))
+    else:
+        fill = align[0] if len(align) == 2 else " "
+        assert text.strip(fill) == (signed + bare).strip(fill)
+        assert {"<": text.startswith, "^": text.__contains__}.get(align[-1:], text.endswith)(
+            signed + bare
+        )
+
+
+
 AMOUNT_LINE = re.compile(r"monthly \$([\d,]+\.\d\d) from (\S+), paid on (\S+)")
 
 

@@ -11,6 +11,7 @@ explanations, the member's ``{age}``, ``{service}``, ``{group}``, ``{refund}``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -147,24 +148,58 @@ class Exact(float):
     __slots__ = ()
 
     def __format__(self, spec: str) -> str:
+        usual = spec[:1] in ("", ".", ",")  # no fill, sign or width to apply
+        asked = None if usual else _SPEC.fullmatch(spec)
+        text = self._unrounded(spec if asked is None else asked["flags"] + asked["rest"])
+        if text is None:  # the format shows the number as it is
+            return float.__format__(self, spec)
+        if asked is None:
+            return text
+        # The unrounded digits, signed and padded as the format asks
+        sign = asked["sign"]
+        if sign in ("+", " ") and not text.startswith("-"):
+            text = sign + text
+        width = int(asked["width"] or 0)
+        if len(text) >= width:
+            return text
+        align, fill = asked["align"], asked["fill"] or " "
+        if not align and asked["zero"]:
+            align, fill = "=", "0"
+        if align == "=":  # the fill between the sign and the digits
+            head = text[0] if text[0] in "+- " else ""
+            return head + text[len(head) :].rjust(width - len(head), fill)
+        return format(text, f"{fill}{align or '>'}{width}")
+
+    def _unrounded(self, spec: str) -> str | None:
+        """None where ``spec`` (no fill, sign or width) shows the number as it is, else
+        its text with every digit it has."""
         text = float.__format__(self, spec)
         try:
-            exact = float(text.replace(",", "")) == self
-        except ValueError:  # not a plain number (a percent, padding): as asked
-            return text
+            exact = float(text.replace(",", "").replace("_", "")) == self
+        except ValueError:  # not a plain number (a percent): as asked
+            return None
         # Read back exactly, the text has at least the places of the shortest text that
         # is (repr's): within SHOWN_PLACES of them, not long (the usual case, no Decimal).
         if exact and abs(self) < _LONG_FROM and len(text) - text.find(".") <= SHOWN_PLACES:
-            return text
+            return None
         digits = Decimal(repr(float(self)))
         long = digits.is_finite() and (
             digits.as_tuple().exponent < -SHOWN_PLACES or digits.adjusted() >= SHOWN_PLACES
         )
         if exact and (not long or "e" in text.lower()):  # as asked
-            return text
+            return None
         if long:
             return repr(float(self))
-        return format(digits, ",f" if "," in spec else "f")
+        return format(digits, next((g for g in ",_" if g in spec), "") + "f")
+
+
+# A number's format (Python's mini-language): fill, alignment, sign and width apart from the
+# rest, which Exact may write with more digits than it asks.
+_SPEC = re.compile(
+    r"(?:(?P<fill>.)?(?P<align>[<>=^]))?(?P<sign>[-+ ]?)(?P<flags>z?#?)(?P<zero>0?)"
+    r"(?P<width>\d*)(?P<rest>[,_]?(?:\.\d+)?[eEfFgGn%]?)",
+    re.DOTALL,
+)
 
 
 def _shown(value):
