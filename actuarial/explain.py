@@ -12,6 +12,7 @@ from __future__ import annotations
 from actuarial.dates import format_age
 from actuarial.law.conditions import Exact, Renderer, render
 from actuarial.law.coverage import first_day_included
+from actuarial.law.minimum import later_minimums
 from actuarial.members import GROUPS
 
 __all__ = ["LANGUAGES", "explain"]
@@ -134,12 +135,17 @@ def _age_text(months, lang: str) -> str:
 
 
 def _readings_lines(results, lang: str, law_values: dict) -> tuple[str, ...]:
-    """The readings in force, described with a member's law values in force (once per law,
-    law values, readings and language: :meth:`Law.derived`)."""
-    key = ("explain.readings", tuple(law_values.items()), results.readings, lang)
-    return results.law.derived(
-        key, lambda: tuple(f"  {line}" for line in results.readings.describe(lang, law_values))
-    )
+    """The readings in force, described with a member's law values in force and the minimums
+    of later payment dates (once per law, law values, payment date, readings and language:
+    :meth:`Law.derived`)."""
+    paid_on = results.law.payable_on(results.as_of)
+    key = ("explain.readings", tuple(law_values.items()), paid_on, results.readings, lang)
+
+    def compute():
+        later = later_minimums(results.law, paid_on)
+        return tuple(f"  {line}" for line in results.readings.describe(lang, law_values, later))
+
+    return results.law.derived(key, compute)
 
 
 def _clause_lines(results, position, column, lang, law_values, row, member_render) -> list[str]:

@@ -20,7 +20,7 @@ from actuarial.dates import format_age
 from actuarial.equivalence import early_retirement_factor, fit_interest
 from actuarial.guides import Guide, GuideError, GuideSet, load_every_guide
 from actuarial.law.clauses import CLAUSES
-from actuarial.law.conditions import render
+from actuarial.law.minimum import later_minimums
 from actuarial.law.parameters import shipped_law, shown_value
 from actuarial.law.readings import INTERPRETATIONS, Readings
 from actuarial.members import WARNING_RULES, WARNING_SEPARATOR
@@ -77,11 +77,12 @@ def interpretations_table(readings: Readings | None = None) -> pd.DataFrame:
     """The interpretations I-1 to I-9: the default reading, its switch and the value in force."""
     values = (readings or Readings()).as_dict()
     law_values = shipped_law().latest_values()
+    texts = [item.text("en", False, law_values, {}) for item in INTERPRETATIONS]
     return pd.DataFrame(
         {
             "id": [item.id for item in INTERPRETATIONS],
-            "title": [render(item.title, law_values) for item in INTERPRETATIONS],
-            "default reading": [render(item.default, law_values) for item in INTERPRETATIONS],
+            "title": [title for title, _ in texts],
+            "default reading": [default for _, default in texts],
             "switch": [item.switch or "-" for item in INTERPRETATIONS],
             "value": [
                 "-" if item.switch is None else repr(values[item.switch])
@@ -92,10 +93,11 @@ def interpretations_table(readings: Readings | None = None) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------- the numbers of the law
-def _law_values(law=None, date=None) -> tuple[dict, str]:
+def _law_values(law=None, date=None) -> tuple[dict, str, tuple]:
     """The numbers of the clauses in force on ``date`` (default: from the law's last change
     on; :meth:`Law.payable_on` if earlier than its first), by their names in the law file,
-    and the date from which that monthly minimum is paid."""
+    the date from which that monthly minimum is paid, and the minimums of later payment
+    dates (:func:`~actuarial.law.minimum.later_minimums`)."""
     from actuarial.law import law_in_force
 
     law = law_in_force(law)
@@ -106,7 +108,7 @@ def _law_values(law=None, date=None) -> tuple[dict, str]:
     values = law.values_on(date)
     starts = law.changes("minimum_monthly_pension")
     minimum_from = starts[starts <= np.datetime64(date, "D")].max()
-    return values, str(minimum_from.astype("datetime64[D]"))
+    return values, str(minimum_from.astype("datetime64[D]")), later_minimums(law, date)
 
 
 def law_numbers(law=None, date=None) -> dict[str, str]:
@@ -121,7 +123,7 @@ def law_numbers(law=None, date=None) -> dict[str, str]:
     ``age_c``, ``age_c_ym``, ``age_c_before``, ``service_c``, ``age_d``; each percentage
     also as TeX (``rate_a_tex``: ``1.5\\%``).
     """
-    values, minimum_from = _law_values(law, date)
+    values, minimum_from, _ = _law_values(law, date)
 
     def years(value) -> str:
         return shown_value("years", value)
@@ -162,8 +164,8 @@ guides_in = load_every_guide  # every guide of every series, validated (actuaria
 def readings_in_force(readings: Readings | None = None, law=None, date=None) -> list[str]:
     """The readings described (:meth:`Readings.describe`) with the numbers of ``law`` in force
     on ``date``, chosen as :func:`law_numbers` chooses them: under a bill, its minimum."""
-    values, _ = _law_values(law, date)
-    return (readings or Readings()).describe(law_values=values)
+    values, _, later = _law_values(law, date)
+    return (readings or Readings()).describe(law_values=values, later_minimums=later)
 
 
 @takes_paths("path")

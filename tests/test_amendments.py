@@ -159,6 +159,55 @@ def test_a_member_not_covered_is_told_the_window_in_force_on_the_separation_date
     earlier = {**later, "separation_date": "2004-06-30"}
     assert evaluate(earlier, half_percent_guides, as_of=AS_OF, law=window).covered
 
+# Separates in 2016 at 45 with 12 years at $14,000: (d) from 2035, 1.5% x 14,000 x 12 / 12
+# = 210 a month, lifted to the minimum of its payment date.
+DEFERRED = {
+    **SMALL,
+    "member_id": "D-1",
+    "birth_date": "1970-06-15",
+    "entry_date": "1991-01-02",
+    "separation_date": "2016-03-01",
+    "average_compensation": 14_000.0,
+}
+
+
+def _i4_line(result) -> str:
+    return next(line for line in result.explanation if line.lstrip().startswith("I-4 "))
+
+
+@pytest.mark.parametrize(
+    ("as_of", "english", "spanish"),
+    [
+        (
+            dt.date(2026, 6, 1),
+            "($500.00; $600.00 from 2027-01-01)",
+            "($500.00; $600.00 desde el 2027-01-01)",
+        ),
+        (
+            dt.date(2026, 12, 31),
+            "($500.00; $600.00 from 2027-01-01)",
+            "($500.00; $600.00 desde el 2027-01-01)",
+        ),
+        (dt.date(2027, 1, 1), "($600.00)", "($600.00)"),
+    ],
+)
+def test_the_minimum_reading_states_each_later_minimum_a_later_payment_may_get(
+    half_percent_guides, bill, as_of, english, spanish
+):
+    """I-4 takes the minimum in force on each annuity's payment date: a deferred annuity
+    paid after an amendment of the minimum gets the amended one, so the reading states it."""
+    texts = {
+        lang: _i4_line(evaluate(DEFERRED, half_percent_guides, as_of=as_of, law=bill, lang=lang))
+        for lang in ("en", "es")
+    }
+    assert f"the monthly minimum in force on the payment date {english} on every" in texts["en"]
+    assert f"vigente en la fecha de pago {spanish} en toda" in texts["es"]
+    if as_of < dt.date(2027, 1, 1):  # (d) is paid from 2035: the amended minimum
+        deferred = evaluate(DEFERRED, half_percent_guides, as_of=as_of, law=bill).clause("d")
+        assert (deferred.monthly_amount, deferred.minimum_topup) == (600.00, 390.00)
+    shipped = _i4_line(evaluate(DEFERRED, half_percent_guides, as_of=as_of))
+    assert "on the payment date ($500.00) on every" in shipped
+
 def test_the_schedule_lists_each_change_of_the_minimum_after_the_start(half_percent_guides, bill):
     shipped = evaluate(SMALL, half_percent_guides, as_of=AS_OF).clause("a")
     assert shipped.schedule == "2010-03-01 270.00; 2013-07-01 500.00"

@@ -765,6 +765,7 @@ NOT_PATHS = {
     ("actuarial.output_files.cannot_write", "path"): "words a message; opens nothing",
     ("actuarial.mortality.age_rows", "path"): "names the file in messages; reads `reader`",
     ("actuarial.law.coverage.law_dates", "law"): "a Law, never a path",
+    ("actuarial.law.minimum.later_minimums", "law"): "a Law, never a path",
     ("actuarial.law.minimum.minimum_changes", "law"): "a Law, never a path",
     ("actuarial.law.minimum.minimum_on", "law"): "a Law, never a path",
     ("actuarial.law.notes.law_notes", "law"): "a Law, never a path",

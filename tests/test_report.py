@@ -587,7 +587,10 @@ def test_the_readings_in_the_provenance_state_the_law_in_force_on_the_payment_da
     # on the payment date was $500.00: the shipped law's, not the law the report used.
     guides = actuarial.load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
     bill = REPOSITORY / "examples" / "bill-2027.toml"
-    for as_of, minimum in [(dt.date(2026, 12, 31), "500.00"), (dt.date(2027, 1, 1), "600.00")]:
+    for as_of, minimum in [
+        (dt.date(2026, 12, 31), "500.00; $600.00 from 2027-01-01"),  # a later payment's too
+        (dt.date(2027, 1, 1), "600.00"),
+    ]:
         made = report.provenance(guides, SHIPPED_GUIDES, EXAMPLE_MEMBERS, as_of=as_of, law=bill)
         assert made.readings[3] == (
             f"I-4 Minimum pension: the monthly minimum in force on the payment date (${minimum}) "

@@ -12,7 +12,13 @@ import numpy as np
 
 from actuarial.law.readings import Readings
 
-__all__ = ["minimum_changes", "minimum_on", "minimum_reaches", "payment_dates"]
+__all__ = [
+    "later_minimums",
+    "minimum_changes",
+    "minimum_on",
+    "minimum_reaches",
+    "payment_dates",
+]
 
 
 def minimum_reaches(clause_ids, readings: Readings) -> np.ndarray:
@@ -43,3 +49,14 @@ def minimum_on(law, dates: np.ndarray, reaches: np.ndarray) -> np.ndarray:
 def minimum_changes(law) -> np.ndarray:
     """The dates on which the minimum changes (datetime64[D]), after its first entry."""
     return law.changes("minimum_monthly_pension")[1:]
+
+
+def later_minimums(law, paid_on) -> tuple:
+    """(day, amount) of each minimum that takes effect after ``paid_on``: a payment on or
+    after it (a deferred annuity's) may get any of them."""
+    starts = law.changes("minimum_monthly_pension")
+    later = starts[starts > np.datetime64(paid_on, "D")]
+    return tuple(
+        (day, law.value_on("minimum_monthly_pension", day))
+        for day in later.astype("datetime64[D]").tolist()
+    )

@@ -47,8 +47,11 @@ class Interpretation:
     cli: Switch | None
     applied_in: str  # the one function that applies it
 
-    def text(self, lang: str, switched: bool, law_values: Mapping, switches: Mapping) -> tuple:
-        """(title, reading in force) in ``lang``, filled with the law values in force."""
+    def text(
+        self, lang: str, switched: bool, law_values: Mapping, switches: Mapping, later: str = ""
+    ) -> tuple:
+        """(title, reading in force) in ``lang``, filled with the law values in force;
+        ``later``: the minimums of later payment dates, as :data:`LATER_MINIMUM` writes them."""
         title, default, alternative = (
             (self.title_es, self.default_es, self.alternative_es)
             if lang == "es"
@@ -56,13 +59,19 @@ class Interpretation:
         )
         return (
             render(title, law_values),
-            render(alternative if switched else default, law_values, **switches),
+            render(
+                alternative if switched else default, law_values, **switches, later_minimums=later
+            ),
         )
 
 
 COVERED = "{law[coverage.first_entry_on_or_after]}"
 UNCOVERED = "{law[coverage.first_entry_before]}"
 MINIMUM = "${law[minimum_monthly_pension]:,.2f}"
+# Each minimum a later payment may get ("; $600.00 from 2027-01-01"): I-4 judges the
+# minimum on each annuity's payment date, which may fall after the date the text is of.
+LATER_MINIMUMS = "{later_minimums}"
+LATER_MINIMUM = {"en": "; {minimum} from {day}", "es": "; {minimum} desde el {day}"}
 
 INTERPRETATIONS = (
     Interpretation(
@@ -113,13 +122,17 @@ INTERPRETATIONS = (
     Interpretation(
         "I-4",
         "Minimum pension",
-        f"the monthly minimum in force on the payment date ({MINIMUM}) on every Chapter 2 annuity",
-        f"the monthly minimum in force on the payment date ({MINIMUM}) on inciso (a) "
+        f"the monthly minimum in force on the payment date ({MINIMUM}{LATER_MINIMUMS}) on every "
+        "Chapter 2 annuity",
+        f"the monthly minimum in force on the payment date ({MINIMUM}{LATER_MINIMUMS}) on "
+        "inciso (a) "
         "annuities only",
         "Pensión mínima",
-        f"la pensión mínima mensual vigente en la fecha de pago ({MINIMUM}) en toda "
+        f"la pensión mínima mensual vigente en la fecha de pago ({MINIMUM}{LATER_MINIMUMS}) en "
+        "toda "
         "anualidad del Capítulo 2",
-        f"la pensión mínima mensual vigente en la fecha de pago ({MINIMUM}) solo en "
+        f"la pensión mínima mensual vigente en la fecha de pago ({MINIMUM}{LATER_MINIMUMS}) "
+        "solo en "
         "anualidades del inciso (a)",
         "minimum_applies_to",
         Switch(
@@ -297,11 +310,14 @@ class Readings:
             return "defaults"
         return ";".join(f"{name}={value}" for name, value in changed.items())
 
-    def describe(self, lang: str = "en", law_values: Mapping | None = None) -> list[str]:
+    def describe(
+        self, lang: str = "en", law_values: Mapping | None = None, later_minimums=()
+    ) -> list[str]:
         """One line per interpretation, with the reading in force (``lang``: en or es).
 
         ``law_values``: the law's values the texts state (default: the shipped law's
-        latest values).
+        latest values); ``later_minimums``: (day, amount) of each minimum that takes effect
+        after the payment date of those values (I-4 states them).
         """
         if lang not in ("en", "es"):
             raise ValueError(f"'lang' must be in ['en', 'es'] (got {lang!r})")
@@ -309,12 +325,18 @@ class Readings:
             from actuarial.law.parameters import shipped_law
 
             law_values = shipped_law().latest_values()
+        later = "".join(
+            LATER_MINIMUM[lang].format(
+                minimum=render(MINIMUM, {"minimum_monthly_pension": amount}), day=day
+            )
+            for day, amount in later_minimums
+        )
         values = self.as_dict()
         default = Readings().as_dict()
         lines = []
         for item in INTERPRETATIONS:
             switched = item.switch is not None and values[item.switch] != default[item.switch]
-            title, text = item.text(lang, switched, law_values, values)
+            title, text = item.text(lang, switched, law_values, values, later)
             if item.switch is None:
                 lines.append(f"{item.id} {title}: {text}")
                 continue
