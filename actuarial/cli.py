@@ -739,6 +739,7 @@ method_option = click.option(
 @click.option("--title", default=None)
 @payments_option
 @method_option
+@click.option("--force", is_flag=True, help="Replace the guide in OUT if it holds one.")
 @_writing_command
 def guides_derive(
     mortality,
@@ -751,9 +752,10 @@ def guides_derive(
     title,
     m,
     method,
+    force,
 ):
     """Write a complete guide derived by actuarial equivalence (every month of inciso (c))."""
-    from actuarial.equivalence import EquivalenceError, derive_guide, guide_folder
+    from actuarial.equivalence import EquivalenceError, derive_guide, guide_folder, guide_held
     from actuarial.mortality import MortalityError
 
     cohort = _cohort_of(mortality, cohort)
@@ -762,6 +764,8 @@ def guides_derive(
         check_output(out_path, kind="folder")
         for name in GUIDE_FILE_LIMITS:  # a guide's files
             check_output(out_path / name, mortality.files)
+        if not force and (held := guide_held(out_path)):
+            _fail(held)
     except (EquivalenceError, OutputFileError) as error:
         _fail(error)
     guide_id = out_path.name
@@ -784,6 +788,7 @@ def guides_derive(
             effective_until=effective_until,
             m=m,
             method=method,
+            replace=force,
         )
         guide = load_guide(out_path)
     except (EquivalenceError, GuideError, MortalityError, OutputFileError, ValueError) as error:

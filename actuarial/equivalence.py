@@ -226,15 +226,19 @@ def write_guide(
     adopted_by: str | None = None,
     adopted_on=None,
     inputs=(),
+    replace: bool = False,
 ) -> Path:
     """Write ``folder/guide.toml`` and ``folder/reduction.csv`` (folder name = guide id);
-    ``inputs``, the files read to make them, are never replaced.
+    ``inputs``, the files read to make them, are never replaced, nor a guide already in
+    ``folder`` unless ``replace``.
 
     ``basis`` is free-form (strings, numbers, booleans, dates) and records how the factors
     were made. Every problem is reported at once; nothing is written if there is one.
     """
     folder = guide_folder(folder)
     problems = _table_problems(table_df, normal_retirement_age)
+    if not replace and (held_here := guide_held(folder)):
+        problems.append(held_here)
     held = _guides_held(folder)
     if held:
         # Its guide.toml would make the folder one guide: the guides in it would be unread.
@@ -281,6 +285,18 @@ def write_guide(
         for path, name in zip(written, GUIDE_FILE_LIMITS, strict=True):
             path.write_text(texts[name], encoding="utf-8")
     return folder
+
+
+def guide_held(folder: Path) -> str | None:
+    """Why a guide may not be written into ``folder`` without replacing one: it holds a guide
+    already (None when it does not)."""
+    toml = folder / "guide.toml"
+    if not (toml.is_file() or toml.is_symlink()):
+        return None
+    return (
+        f"{folder}: holds a guide already ({toml}): not replaced; use --force (in Python, "
+        "replace=True) to replace it, or write the new guide into another folder"
+    )
 
 
 def _guides_held(folder: Path) -> list[str]:
@@ -388,9 +404,11 @@ def derive_guide(
     effective_until=None,
     source: str | None = None,
     extra_basis: dict | None = None,
+    replace: bool = False,
 ) -> Path:
     """Derive the equivalent reduction table and write it as a guide whose ``source`` and
-    ``[basis]`` say exactly how it was made (table, interest, timing, method, NRA).
+    ``[basis]`` say exactly how it was made (table, interest, timing, method, NRA); a
+    guide already in ``folder`` is replaced only if ``replace`` (:func:`write_guide`).
 
     ``table`` is a :class:`LifeTable` or a basis's mortality; on a generational basis the
     guide is for the members born in ``cohort``, recorded in ``[basis]`` with the scale.
@@ -450,6 +468,7 @@ def derive_guide(
         effective_until=effective_until,
         normal_retirement_age=nra,
         inputs=table.files,  # the life table's files: never replaced by the guide's
+        replace=replace,
     )
 
 
@@ -615,6 +634,7 @@ def _derive_sult_5pct(folder) -> Path:
         series="sult-5pct-monthly",
         title="Illustrative reduction factors: SOA Standard Ultimate Life Table, 5%, monthly",
         effective_from=shipped_law().first_date(),  # the first day of the law
+        replace=True,  # the shipped guide, derived again
     )
 
 
@@ -634,6 +654,7 @@ def _derive_pub2010_unisex(folder) -> Path:
             "blend": "q_x = 0.5 q_x(male) + 0.5 q_x(female)",
             "mortality_improvement": "none (base-year 2010 rates, no projection scale)",
         },
+        replace=True,  # the shipped guide, derived again
     )
 
 
@@ -641,4 +662,5 @@ SHIPPED_DERIVATIONS: dict[str, Callable[[Path], Path]] = {
     "sult-5pct-monthly": _derive_sult_5pct,
     "pub2010-general-unisex-4.5pct": _derive_pub2010_unisex,
 }
-"""Guide id -> function(folder) that re-derives the shipped guide into ``folder``."""
+"""Guide id -> function(folder) that re-derives the shipped guide into ``folder`` (over the
+guide there, if any)."""

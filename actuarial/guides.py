@@ -574,6 +574,14 @@ def _metadata_problems(meta: dict, folder_name: str | None = None) -> list[tuple
     if isinstance(meta.get("id"), str) and not meta["id"].isprintable():  # a line break, ...
         shown = quoted(meta["id"])
         report("id", f"'id' must be printable text, without control characters (got {shown})")
+    elif isinstance(meta.get("id"), str) and meta["id"].strip() and (
+        meta["id"] != meta["id"].strip() or meta["id"].startswith(".")
+    ):  # a guide's folder: hidden folders are not read as guides
+        report(
+            "id",
+            f"'id' must not begin or end with white space, nor begin with '.' (got "
+            f"{quoted(meta['id'])})",
+        )
     name = folder_name  # None: a guide made in Python, of no folder
     if name is not None and isinstance(meta.get("id"), str) and meta["id"] != name:
         report("id", f"'id' must equal the folder name '{name}' (got {quoted(meta['id'])})")

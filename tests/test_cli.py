@@ -672,6 +672,45 @@ def test_guides_derive_refuses_a_guide_that_overlaps_a_sibling_and_writes_nothin
     assert [path.name for path in (tmp_path / "my").iterdir()] == ["g1"]
 
 
+def test_guides_derive_replaces_a_guide_only_with_force(tmp_path):
+    # `guides derive --out good/jcs-1990` replaced the Board's adopted guide without a word:
+    # its series then had no guide before 2013.
+    adopted = tmp_path / "good" / "jcs-1990"
+    shutil.copytree(SHIPPED_GUIDES / HALF_PERCENT_SERIES, adopted)
+    toml = adopted / "guide.toml"
+    toml.write_text(
+        toml.read_text(encoding="utf-8").replace(f'"{HALF_PERCENT_SERIES}"', '"jcs-1990"'),
+        encoding="utf-8",
+    )
+    (adopted / "minutes.txt").write_text("adopted 1990", encoding="utf-8")
+    before = {path.name: path.read_bytes() for path in adopted.iterdir()}
+    derive = ("guides", "derive", "--mortality", "sult", "--interest", "0.05", "--out", adopted)
+    result = invoke(*derive)
+    assert result.exit_code == 1, result.output
+    assert result.stderr == (
+        f"error: {adopted}: holds a guide already ({toml}): not replaced; use --force (in "
+        "Python, replace=True) to replace it, or write the new guide into another folder\n"
+    )
+    assert {path.name: path.read_bytes() for path in adopted.iterdir()} == before
+    result = invoke(*derive, "--force")
+    assert result.exit_code == 0, result.output
+    assert load_guide(adopted).basis["interest_rate"] == 0.05
+    assert (adopted / "minutes.txt").read_text(encoding="utf-8") == "adopted 1990"
+
+
+@pytest.mark.parametrize("name", [".hidden", " space", "space ", "..x"])
+def test_guides_derive_refuses_an_id_the_guides_folder_would_hide_or_pad(tmp_path, name):
+    # --out d/.hidden was written, then never listed nor loaded (hidden folders are skipped);
+    # --out "d/ space" made the id " space".
+    out = tmp_path / "d" / name
+    result = invoke("guides", "derive", "--mortality", "sult", "--interest", "0.05", "--out", out)
+    assert result.exit_code == 1, result.output
+    assert result.stderr == (
+        f"error: {out / 'guide.toml'}:1: 'id' must not begin or end with white space, nor "
+        f"begin with '.' (got '{name}')\n"
+    )
+    assert not out.exists() or list(out.iterdir()) == []
+
 def test_guides_derive_refuses_a_link_to_a_folder_of_another_name(tmp_path):
     # --out guides/current (a link to guides/jcs-2027) wrote id = "current" into jcs-2027:
     # a guide its folder's name contradicts, which made every run on guides/ fail.

@@ -403,10 +403,11 @@ def test_a_guide_whose_period_overlaps_a_sibling_of_its_series_is_not_written(tm
         "period apart from the other guides of series 's', another series or another folder"
     )
     assert sorted(path.name for path in guides.iterdir()) == ["g1"]
-    # The day after, another series, or the same guide written again: written.
+    # The day after, another series, or the same guide written again (replaced): written.
     write_guide(guides / "g2", guide_id="g2", series="s", effective_from="2020-01-01", **common)
     write_guide(guides / "g3", guide_id="g3", series="t", effective_from="1990-04-01", **common)
-    write_guide(guides / "g2", guide_id="g2", series="s", effective_from="2020-01-01", **common)
+    again = dict(effective_from="2020-01-01", replace=True)
+    write_guide(guides / "g2", guide_id="g2", series="s", **again, **common)
     assert [g.id for g in load_guides(guides, "s")] == ["g1", "g2"]
 
 
