@@ -767,9 +767,11 @@ REPORT_LAYOUT = re.compile(r"index\.html|[0-9][0-9]_[^/]*\.html|mathjax|\.actuar
 def check_out_dir(out_dir) -> None:
     """Refuse an ``--out`` folder that a report must not overwrite.
 
-    A missing or empty folder is used; a folder holding a previous report (our marker file,
-    or only what a report writes: ``index.html``, ``NN_*.html``, ``mathjax/``) is replaced;
-    anything else (a guides folder, a folder of other files) raises :class:`ReportError`.
+    A missing or empty folder is used; a folder holding a previous report and nothing else
+    is replaced: what our marker file lists as written by the report (a marker of a report
+    before the list, or no marker: only what a report writes, ``index.html``, ``NN_*.html``,
+    ``mathjax/``). Anything else (a guides folder, a folder of other files, a report folder
+    someone has since put a file into) raises :class:`ReportError`: it would be lost.
     """
     out_dir = Path(out_dir)
     try:
@@ -783,11 +785,22 @@ def check_out_dir(out_dir) -> None:
         kind = "a loop of symbolic links" if loop else special_kind(out_dir) or "a file"
         raise ReportError(f"{out_dir}: --out must be a folder for the report (it is {kind})")
     entries = sorted(child.name for child in out_dir.iterdir())
-    if not entries or MARKER in entries:
+    if not entries:
         return
-    others = [name for name in entries if not REPORT_LAYOUT.fullmatch(name)]
-    if not others and "index.html" in entries:
-        return
+    written = _written_by_report(out_dir) if MARKER in entries else None
+    if written is None:
+        others = [name for name in entries if not REPORT_LAYOUT.fullmatch(name)]
+        if not others and "index.html" in entries:
+            return
+    else:
+        others = [name for name in entries if name not in written and name != MARKER]
+        if not others:
+            return
+        shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
+        raise ReportError(
+            f"{out_dir}: a previous report, but it also holds {shown}, which the report did "
+            "not write and would delete: move it, or choose another --out"
+        )
     shown = ", ".join(others[:5] or entries[:5]) + (", ..." if len(others) > 5 else "")
     raise ReportError(
         f"{out_dir}: not a report folder (it holds {shown}); the report is written only to a "
@@ -795,12 +808,30 @@ def check_out_dir(out_dir) -> None:
     )
 
 
+_MARKER_TEXT = (
+    "Written by `actuarial report`: this folder is replaced by the next report written to "
+    "it, unless it then holds anything else. The report wrote:\n"
+)
+
+
+def _written_by_report(folder: Path) -> frozenset[str] | None:
+    """The names the marker lists as written by the report; None for a marker without the
+    list (a report before it) or one that cannot be read."""
+    try:
+        text = (folder / MARKER).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not text.startswith(_MARKER_TEXT):
+        return None
+    return frozenset(line for line in text[len(_MARKER_TEXT) :].splitlines() if line)
+
+
 def _mark_as_report(folder: Path) -> None:
-    """The marker that makes ``folder`` a report folder (:func:`check_out_dir`)."""
+    """The marker that makes ``folder`` a report folder (:func:`check_out_dir`), listing
+    what is in it (written last, then)."""
+    names = sorted(child.name for child in folder.iterdir() if child.name != MARKER)
     (folder / MARKER).write_text(
-        "Written by `actuarial report`: this folder is replaced by the next report written "
-        "to it.\n",
-        encoding="utf-8",
+        _MARKER_TEXT + "".join(f"{name}\n" for name in names), encoding="utf-8"
     )
 
 
@@ -908,7 +939,6 @@ def build_report(
     paths = notebook_paths(notebooks_dir)
     if not paths:
         raise ReportError(f"{notebooks_dir}: no notebooks named {NOTEBOOK_PATTERN}")
-    check_out_dir(out_dir)
     readings = readings or Readings()
     if isinstance(law_files, str | os.PathLike):  # one file, as law= takes it elsewhere
         law_files = [law_files]  # not each character of its name a file ("." among them)
@@ -926,6 +956,7 @@ def build_report(
         ],
         guide_folders=[guides_path],  # a report there would be read as a guide next time
     )
+    check_out_dir(out_dir)  # then: nothing else in it to lose
     as_of = resolve_as_of(as_of)
     figures = _key_figures(guides, members_path, readings, as_of, law)
     made = provenance(guides, guides_path, members_path, readings, as_of, law=law)
@@ -947,7 +978,6 @@ def build_report(
     }
     # Written into a folder of its own, put in place of --out whole once every page is.
     with writing_folder(out_dir) as folder, tempfile.TemporaryDirectory() as scratch:
-        _mark_as_report(folder)
         _copy_mathjax(folder)
         entries, failures = [], []
         scrub = _scrubber(
@@ -1023,6 +1053,7 @@ def build_report(
             footer,
         )
         (folder / index.name).write_text(scrub(index_html), encoding="utf-8")
+        _mark_as_report(folder)
     if failures:
         raise ReportError(
             f"{len(failures)} notebook(s) failed (pages written to {out_dir}):\n"

@@ -468,11 +468,14 @@ def test_out_may_be_missing_empty_or_a_previous_report(tmp_path):
     report.check_out_dir(tmp_path / "missing")
     (tmp_path / "empty").mkdir()
     report.check_out_dir(tmp_path / "empty")
-    marked = tmp_path / "marked"
+    marked = tmp_path / "marked"  # by a report before the marker listed what it wrote
     marked.mkdir()
     (marked / report.MARKER).write_text("")
-    (marked / "notes.txt").write_text("left by a reader in a report folder")
+    (marked / "index.html").write_text("<html></html>")
     report.check_out_dir(marked)
+    (marked / "notes.txt").write_text("left by a reader in a report folder")
+    with pytest.raises(ReportError, match=r"not a report folder \(it holds notes.txt\)"):
+        report.check_out_dir(marked)
     layout = tmp_path / "layout"  # a report written before the marker existed
     (layout / "mathjax").mkdir(parents=True)
     for name in ("index.html", "00_overview.html", "07_membership_report.html"):
@@ -650,10 +653,33 @@ def test_a_warning_on_a_page_names_no_file_of_the_machine(tmp_path):
 def test_a_previous_report_is_replaced_whole(notebooks, tmp_path):
     out = tmp_path / "out"
     build_report(out, notebooks_dir=notebooks, progress=False)
+    written = (out / report.MARKER).read_text(encoding="utf-8")
+    assert written.endswith("00_first.html\n01_second.html\nindex.html\nmathjax\n")
+    # A page of a notebook since removed, as the report that wrote it listed it
     (out / "99_stale.html").write_text("from a notebook since removed")
+    (out / report.MARKER).write_text(written + "99_stale.html\n", encoding="utf-8")
     build_report(out, notebooks_dir=notebooks, progress=False)
     assert not (out / "99_stale.html").exists()
-    assert (out / report.MARKER).is_file() and (out / "00_first.html").is_file()
+    assert (out / report.MARKER).read_text(encoding="utf-8") == written
+
+
+@pytest.mark.parametrize("added", ["my-notes.txt", "attachments/a.pdf", "00_mine.html"])
+def test_a_previous_report_holding_a_file_it_did_not_write_is_refused_untouched(
+    notebooks, tmp_path, monkeypatch, added
+):
+    # A report folder into which a reader had put notes was replaced: the notes were lost.
+    monkeypatch.setattr(report, "NOTEBOOKS", notebooks)
+    out = tmp_path / "out"
+    build_report(out, notebooks_dir=notebooks, progress=False)
+    write_files(out, {added: "mine"})
+    before = {path: path.read_bytes() for path in out.rglob("*") if path.is_file()}
+    result = CliRunner().invoke(cli, ["report", "--out", str(out), "--no-progress"])
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"error: {out}: a previous report, but it also holds {added.split('/')[0]}, which the "
+        "report did not write and would delete: move it, or choose another --out\n"
+    )
+    assert {path: path.read_bytes() for path in out.rglob("*") if path.is_file()} == before
 
 
 @pytest.mark.parametrize(
