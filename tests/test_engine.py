@@ -78,14 +78,23 @@ def test_an_empty_frame_gives_an_empty_table(half_percent_guides):
     assert tuple(table.columns) == RESULT_COLUMNS
 
 
-def test_invalid_rows_with_infinite_values_compute_without_warnings(half_percent_guides, member):
+def test_invalid_rows_with_infinite_or_huge_values_compute_without_warnings(
+    half_percent_guides, member
+):
+    # 1e308 years of service: "RuntimeWarning: overflow encountered in multiply" from the
+    # amount of (a), with the source line, on the command line before the row's error.
     frame = pd.DataFrame(
-        [member(credited_service=np.inf), member(member_id="B", average_compensation=-np.inf)]
+        [
+            member(credited_service=np.inf),
+            member(member_id="B", average_compensation=-np.inf),
+            member(member_id="C", credited_service=1e308),
+            member(member_id="D", average_compensation=1e308, credited_service=1e308),
+        ]
     )
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         table = evaluate_frame(frame, half_percent_guides)
-    assert len(table) == 2
+    assert len(table) == 4 and table["error"].notna().all()
 
 
 def test_evaluation_as_dict_is_plain_json(half_percent_guides, member):

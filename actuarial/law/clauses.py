@@ -50,17 +50,17 @@ def situation(members, readings: Readings, high_risk: np.ndarray) -> Situation:
         age_months=age_in_months(members.birth_date, members.separation_date, rule, parts),
         birth_date=members.birth_date,
         separation_date=members.separation_date,
-        # Invalid rows (NaN, inf) are never reported; zeros keep the arithmetic quiet.
-        credited_service=_finite_or_zero(members.credited_service),
-        average_compensation=_finite_or_zero(members.average_compensation),
+        # Invalid rows (NaN, inf, 1e308) are never reported; zeros keep the arithmetic quiet.
+        credited_service=_valid_or_zero(members.credited_service, members.valid),
+        average_compensation=_valid_or_zero(members.average_compensation, members.valid),
         high_risk=high_risk,
         refunded=members.refunded,
         birthday=birthday,
     )
 
 
-def _finite_or_zero(values: np.ndarray) -> np.ndarray:
-    return np.where(np.isfinite(values), values, 0.0)
+def _valid_or_zero(values: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    return np.where(valid & np.isfinite(values), values, 0.0)
 
 
 def _outcome(clause, conditions, annual, start, variant=None) -> ClauseOutcome:
