@@ -1081,6 +1081,12 @@ def _example_command(name: str, source: Path, described: str, detail=lambda data
             _fail(f"{out_path} is the shipped example itself; choose another --out")
         if not out_path.parent.is_dir():  # as before: a missing folder is not made
             _fail(cannot_write(out_path, f"no folder {out_path.parent}"))
+        if out_path.suffix.lower() != source.suffix:  # the bytes are of the source's format
+            got = repr(out_path.suffix) if out_path.suffix else "'no extension'"
+            _fail(
+                f"{out_path}: the example is a {source.suffix} file: --out must end in "
+                f"{source.suffix} (got {got})"
+            )
         data = source.read_bytes()
         try:  # complete or not at all; without --force never over a file, even a new one
             with writing(out_path, [source], replace=force) as partial:

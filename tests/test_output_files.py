@@ -238,7 +238,7 @@ def test_the_package_and_its_shipped_folders_hold_their_files_and_only_theirs(tm
         (["value", SAMPLE, "--mortality", "sult", "--interest", "0.05", "--no-sensitivities",
           "--out"], shipped.NOTEBOOKS / "zz-output.parquet"),
         (["report", "--no-progress", "--out"], shipped.EXAMPLES / "zz-report"),
-        (["examples", "members", "--force", "--out"],
+        (["examples", "bill", "--force", "--out"],
          Path(actuarial.__file__).resolve().parent / "law" / "law.toml"),
     ],
     ids=["new-file", "guide-file", "guide", "batch", "value", "report", "law"],

@@ -125,6 +125,25 @@ def test_examples_members_writes_members_csv_in_the_current_folder_by_default(
     assert sorted(path.name for path in tmp_path.iterdir()) == ["members.csv"]
 
 
+@pytest.mark.parametrize(
+    ("command", "name"),
+    [("members", "ex.parquet"), ("members", "ex.txt"), ("members", "ex"), ("bill", "b.csv")],
+)
+def test_examples_are_written_only_under_a_name_of_their_own_format(tmp_path, command, name):
+    # `examples members --out ex.parquet` wrote CSV into ex.parquet: batch then refused it
+    # ("Parquet magic bytes not found").
+    out = tmp_path / name
+    result = invoke("examples", command, "--out", out)
+    assert result.exit_code == 1
+    suffix = ".csv" if command == "members" else ".toml"
+    assert result.output == (
+        f"error: {out}: the example is a {suffix} file: --out must end in {suffix} "
+        f"(got {out.suffix or 'no extension'!r})\n"
+    )
+    assert not out.exists()
+    upper = tmp_path / f"EX{suffix.upper()}"
+    assert invoke("examples", command, "--out", upper).exit_code == 0
+
 def test_examples_members_refuses_to_overwrite_a_file_unless_forced(tmp_path):
     out = tmp_path / "members.csv"
     out.write_text("mine\n", encoding="utf-8")
