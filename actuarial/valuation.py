@@ -181,6 +181,7 @@ def ages_in_months(birth_dates, dates, readings: Readings) -> np.ndarray:
         credited_service=np.zeros(count),
         average_compensation=np.zeros(count),
         refunded=np.zeros(count, dtype=bool),
+        valid=np.ones(count, dtype=bool),
     )
     return situation(members, readings, np.zeros(count, dtype=bool)).age_months
 
