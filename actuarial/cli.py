@@ -46,7 +46,6 @@ from actuarial.guides import (
     NORMAL_RETIREMENT_AGE,
     SHIPPED_GUIDES,
     GuideError,
-    GuideSet,
     Problem,
     guides_to_read,
     holds_guide,
@@ -443,7 +442,7 @@ guides_folder_option = click.option(
 def guides_list(guides_path):
     """List the guides (default: the shipped ones): id, series, status, dates in force, title."""
     try:
-        found = _all_guides(guides_path or SHIPPED_GUIDES)
+        found = load_every_guide(guides_path or SHIPPED_GUIDES)
     except GuideError as error:
         _fail(error)
     rows = [("id", "series", "status", "from", "until", "title")] + [
@@ -472,7 +471,7 @@ def guides_list(guides_path):
 def guides_validate(path):
     """Check every rule of every guide under PATH; list all problems."""
     try:
-        found = _all_guides(path)
+        found = load_every_guide(path)
     except GuideError as error:
         _fail(error)
     for guide in found:
@@ -485,15 +484,6 @@ def guides_validate(path):
         )
 
 
-def _all_guides(path):
-    """Every guide under ``path``; guides of one series must not overlap in time."""
-    found = load_every_guide(path)
-    series = {}
-    for guide in found:
-        series.setdefault(guide.series, []).append(guide)
-    for name, members in series.items():
-        GuideSet(name, tuple(members))  # overlapping periods are an error
-    return found
 
 
 # The fields ``guides show`` shows over several lines (the further ones indented) when they

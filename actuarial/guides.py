@@ -29,6 +29,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -369,26 +370,10 @@ class GuideSet:
             if guide.series != self.series
         ]
         ordered = sorted(self.guides, key=lambda g: g.effective_from)
-
-        def end(guide: Guide) -> dt.date:
-            return guide.effective_until or dt.date.max
-
-        # Each guide against the earlier one that ends last, not only the one just before:
-        # two short guides inside a long one both overlap it.
-        latest = ordered[0] if ordered else None
-        for later in ordered[1:]:
-            earlier, latest = latest, max(latest, later, key=end)
-            if end(earlier) >= later.effective_from:
-                until = earlier.effective_until or "open end"
-                problems.append(
-                    Problem(
-                        _where(later),
-                        None,
-                        f"series {quoted(self.series)}: period of {quoted(later.id)} (from "
-                        f"{later.effective_from}) overlaps {quoted(earlier.id)} "
-                        f"({earlier.effective_from} to {until})",
-                    )
-                )
+        problems += overlap_problems(
+            self.series,
+            [Period(g.id, g.effective_from, g.effective_until, _where(g)) for g in ordered],
+        )
         if problems:
             raise GuideError(problems)
         object.__setattr__(self, "guides", tuple(ordered))
@@ -470,6 +455,42 @@ class GuideSet:
             summary = f"{len(self.guides):,} guides; " + "; ".join(nearest)
             messages.append(f"{head} {day} ({summary})")
         return messages
+
+
+class Period(NamedTuple):
+    """A guide's period in force, and where the guide is (its problems' place)."""
+
+    id: str
+    effective_from: dt.date
+    effective_until: dt.date | None
+    where: str
+
+
+def overlap_problems(series: str, periods) -> list[Problem]:
+    """A problem for each :class:`Period` of ``series`` that overlaps an earlier one."""
+    ordered = sorted(periods, key=lambda period: period.effective_from)
+
+    def end(period: Period) -> dt.date:
+        return period.effective_until or dt.date.max
+
+    # Each guide against the earlier one that ends last, not only the one just before:
+    # two short guides inside a long one both overlap it.
+    problems = []
+    latest = ordered[0] if ordered else None
+    for later in ordered[1:]:
+        earlier, latest = latest, max(latest, later, key=end)
+        if end(earlier) >= later.effective_from:
+            until = earlier.effective_until or "open end"
+            problems.append(
+                Problem(
+                    later.where,
+                    None,
+                    f"series {quoted(series)}: period of {quoted(later.id)} (from "
+                    f"{later.effective_from}) overlaps {quoted(earlier.id)} "
+                    f"({earlier.effective_from} to {until})",
+                )
+            )
+    return problems
 
 
 def _where(guide: Guide) -> str:
@@ -861,7 +882,12 @@ def named_folder(folder) -> Path:
     return Path(os.path.realpath(folder)) if folder.name in ("", "..") else folder
 
 
-def _check_guide(folder: Path, problems: list[Problem]) -> Guide | None:
+def _check_guide(
+    folder: Path, problems: list[Problem], periods: dict | None = None
+) -> Guide | None:
+    """The guide in ``folder``, or None with its problems added to ``problems``; ``periods``
+    (series -> :class:`Period` list) gets its period wherever its guide.toml states one, even
+    when some other rule of the guide is broken (an overlap is then reported too)."""
     toml_path = folder / "guide.toml"
     there = _is_there(toml_path, problems)
     if not there:  # else read: a folder or a pipe is named as such
@@ -871,6 +897,8 @@ def _check_guide(folder: Path, problems: list[Problem]) -> Guide | None:
     before = len(problems)
     text = _read_guide_file(toml_path, problems)
     meta = None if text is None else _check_metadata(folder, text, problems)
+    if periods is not None and (period := _period_of(meta, folder)) is not None:
+        periods.setdefault(meta["series"], []).append(period)
     table = _check_table(folder, (meta or {}).get("interpolation"), problems)
     if meta is None or table is None or len(problems) > before:
         return None
@@ -893,6 +921,24 @@ def _check_guide(folder: Path, problems: list[Problem]) -> Guide | None:
     )
 
 
+def _period_of(meta: dict | None, folder: Path) -> Period | None:
+    """The period a guide.toml's values state, where its id, series and dates are each
+    valid (whatever else is not)."""
+    if meta is None:
+        return None
+    texts = [meta.get(key) for key in ("id", "series")]
+    start, until = meta.get("effective_from"), meta.get("effective_until")
+
+    def is_day(value) -> bool:
+        return isinstance(value, dt.date) and not isinstance(value, dt.datetime)
+
+    if not all(isinstance(text, str) and text.strip() for text in texts) or not is_day(start):
+        return None
+    if until is not None and not (is_day(until) and until >= start):
+        return None
+    return Period(meta["id"], start, until, str(folder))
+
+
 @takes_paths("folder")
 def load_guide(folder) -> Guide:
     """Load and validate one guide folder; raises :class:`GuideError` listing every problem."""
@@ -907,8 +953,9 @@ def load_guide(folder) -> Guide:
 def load_every_guide(path) -> list[Guide]:
     """Every guide under ``path`` (a guide folder or a folder of guides), of every series.
 
-    Every guide is validated completely; any problem anywhere raises :class:`GuideError`
-    listing all of them, and nothing is returned.
+    Every guide is validated completely, and the guides of each series must not overlap in
+    time; any problem anywhere raises :class:`GuideError` listing all of them, and nothing
+    is returned.
     """
     path = Path(path)
     if not path.is_dir():
@@ -932,7 +979,10 @@ def load_every_guide(path) -> list[Guide]:
                     )
     except OSError as error:
         raise GuideError([Problem(str(path), None, f"cannot read ({error.strerror})")]) from error
-    guides = [guide for folder in folders if (guide := _check_guide(folder, problems))]
+    periods: dict[str, list[Period]] = {}
+    guides = [guide for folder in folders if (guide := _check_guide(folder, problems, periods))]
+    for series, stated in periods.items():
+        problems += overlap_problems(series, stated)
     if problems:
         raise GuideError(problems)
     if not guides:

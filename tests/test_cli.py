@@ -558,6 +558,33 @@ def test_guides_validate_refuses_overlapping_periods(make_guide):
     assert "series 'pr': period of 'second' (from 2010-01-01) overlaps 'first'" in result.stderr
 
 
+def test_guides_validate_states_every_overlap_beside_every_other_problem(make_guide):
+    # A factor of 1.2 in 'first' hid the overlap of 'second' with it; of two series that
+    # overlapped, only the first was named.
+    def series(name, start="1990-04-01", title=None):
+        def edit(text):
+            text = text.replace(f'series = "{name}"', f'series = "{name[0]}"')
+            text = text.replace("effective_from = 1990-04-01", f"effective_from = {start}")
+            return text if title is None else re.sub(r"(?m)^title = .*$", title, text)
+
+        return edit
+
+    first = make_guide("p1", toml=series("p1"), csv=lambda text: text.replace("0.400000", "1.2", 1))
+    second = make_guide("p2", toml=series("p2", "2010-01-01", title="title = 5"))
+    make_guide("q1", toml=series("q1"))
+    third = make_guide("q2", toml=series("q2", "2000-01-01"))
+    result = invoke("guides", "validate", first.parent)
+    assert result.exit_code == 1
+    problems = result.stderr.splitlines()
+    assert f"{second}: series 'p': period of 'p2' (from 2010-01-01) overlaps 'p1' " in (
+        "\n".join(problems)
+    )
+    assert f"{third}: series 'q': period of 'q2' (from 2000-01-01) overlaps 'q1' (1990-04-01 to " \
+        "open end)" in problems
+    assert any("'factor' must be in (0, 1] (got 1.2)" in line for line in problems)
+    assert any("'title' must be a non-empty string (got 5)" in line for line in problems)
+    assert problems[0] == f"error: {len(problems) - 1} problem(s) in the Actuarial Guides:"
+
 def test_guides_list_marks_the_default_series_among_the_shipped_guides_only(tmp_path):
     shipped = invoke("guides", "list")
     assert shipped.exit_code == 0, shipped.output
