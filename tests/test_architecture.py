@@ -67,6 +67,7 @@ NOT_THE_STATUTE = {
     ): "characters of YYYY-MM-DD",
     ("mortality.py", "law = (0.0007, 0.00005, 10**0.04)"): "a Makeham law of mortality",
     ("report.py", "timeout=10,"): "seconds",
+    ("guides.py", "scale = 10**places"): "decimal places",
 }
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import decimal
+import fractions
 import os
 import re
 from pathlib import Path
@@ -103,6 +104,49 @@ def test_monthly_linear_interpolation_reproduces_half_a_percent_per_month(half_p
     ages = np.arange(660, 781)
     np.testing.assert_allclose(guide.factor(ages), 1 - 0.005 * (780 - ages), atol=1e-12)
     assert guide.factor(57 * 12 + 5) == pytest.approx(0.545, abs=1e-12)
+    # Each the float nearest the decimal: 0.425 at 56y5m, written 0.42500000000000004 before
+    exact = [float(1 - decimal.Decimal("0.005") * (780 - age)) for age in ages.tolist()]
+    assert guide.factor(ages).tolist() == exact
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.integers(0, 8).flatmap(
+        lambda places: st.tuples(
+            st.just(places),
+            st.lists(st.integers(1, 10**places), min_size=2, max_size=12).map(sorted),
+        )
+    ),
+    st.lists(st.integers(661, 779), min_size=10, max_size=10, unique=True),
+)
+def test_a_factor_between_rows_is_the_float_nearest_its_exact_value(table, inside):
+    """Linear by month between rows of d-place decimals: (F_low (span - k) + F_high k) /
+    (span 10^d), exactly as a fraction, then rounded once (float(Fraction) rounds correctly);
+    on a row, the row's factor as read."""
+    places, integers = table
+    integers[-1] = 10**places  # 1 at 65y0m
+    ages = np.array([660, *sorted(inside[: len(integers) - 2]), 780])  # 55y0m to 65y0m
+    factors = [float(fractions.Fraction(f, 10**places)) for f in integers]
+    guide = made_in_python(age_months=ages.tolist(), factors=factors)
+    months = np.arange(ages[0], 781)
+    expected = []
+    for month in months.tolist():
+        high = int(np.searchsorted(ages, month))
+        low = high if ages[high] == month else high - 1
+        span, after = int(ages[high] - ages[low]) or 1, month - int(ages[low])
+        expected.append(
+            float(fractions.Fraction(integers[low] * (span - after) + integers[high] * after,
+                                     span * 10**places))
+        )  # fmt: skip
+    assert guide.factor(months).tolist() == expected
+
+
+def test_a_factor_between_rows_of_many_places_is_interpolated_in_floats():
+    """Factors with more places than a float keeps exact in the sum: the slope in floats."""
+    factors = [*HALF_PERCENT_FACTORS]
+    factors[0] = 0.1 + 1e-13 / 3  # no decimal of at most 12 places
+    guide = made_in_python(factors=factors)
+    assert guide.factor(661) == pytest.approx(factors[0] + (0.46 - factors[0]) / 12, abs=1e-15)
 
 
 def test_a_factor_is_read_at_whole_months_and_a_fraction_of_a_month_is_refused(
