@@ -19,7 +19,12 @@ import pyarrow as pa
 import pyarrow.csv as pa_csv
 
 from actuarial.duplicate_ids import DuplicateIds, find_duplicates, id_texts, is_id_kind
-from actuarial.member_record import MEMBER_ID_MAX_LENGTH, MemberFileError, check_columns
+from actuarial.member_record import (
+    MEMBER_FIELDS,
+    MEMBER_ID_MAX_LENGTH,
+    MemberFileError,
+    check_columns,
+)
 from actuarial.output_files import takes_paths
 from actuarial.shown_text import one_line
 from actuarial.text_files import NOT_A_REGULAR_FILE, not_a_file
@@ -316,6 +321,13 @@ def member_file_format(path: Path) -> str:
     return file_format(path, "a member file")
 
 
+def _blank(path: Path) -> bool:
+    """Whether a file holds nothing but white space (its first 4 KiB are read)."""
+    with path.open("rb") as handle:
+        head = handle.read(4096)
+    return not head.strip() and len(head) < 4096
+
+
 @takes_paths("path")
 def check_readable(path: Path, fmt: str) -> None:
     _check_is_file(path)
@@ -323,6 +335,11 @@ def check_readable(path: Path, fmt: str) -> None:
         columns = file_columns(path, fmt)
     except (OSError, UnicodeDecodeError, pa.ArrowException, csv.Error) as error:
         raise _unreadable(path, str(error)) from error
+    if fmt == "csv" and not any(str(name).strip() for name in columns) and _blank(path):
+        raise MemberFileError(
+            f"{path}: the file is empty: a member file starts with its header, "
+            f"{','.join(MEMBER_FIELDS)}"
+        )
     check_columns(columns, str(path))
 
 

@@ -111,3 +111,18 @@ def test_lines_ending_in_cr_alone_are_read_as_lines(tmp_path):
     path = tmp_path / "members.csv"
     path.write_bytes(f"{HEADER}\rA-1,{FIELDS}\rA-2,{FIELDS}\r".encode())
     assert read_members(path)["member_id"].tolist() == ["A-1", "A-2"]
+
+
+@pytest.mark.parametrize("text", [b"", b"\n", b"  \r\n\n\t\n"])
+def test_an_empty_member_file_is_said_to_be_empty(text, tmp_path, half_percent_guides):
+    # A 0-byte file was "missing required column(s) [all eight] ... given: []".
+    path = tmp_path / "members.csv"
+    path.write_bytes(text)
+    message = (
+        f"{path}: the file is empty: a member file starts with its header, "
+        + ",".join(MEMBER_FIELDS)
+    )
+    with pytest.raises(MemberFileError) as raised:
+        run_batch(path, half_percent_guides, tmp_path / "out.csv", progress=False)
+    assert str(raised.value) == message
+    assert not (tmp_path / "out.csv").exists()
