@@ -503,6 +503,8 @@ def guides_show(guide_id, guides_path):
     root = Path(guides_path) if guides_path else SHIPPED_GUIDES
     if guides_path is None and holds_guide(Path(guide_id)):
         root, guide_id = Path(guide_id).parent, Path(guide_id).name
+    elif guides_path is None and (several := _folder_of_guides(Path(guide_id))):
+        _fail(f"{several}; or name one by its id: --guides {guide_id} ID")
     try:
         if not root.is_dir():
             raise GuideError([Problem(str(root), None, "not a folder of Actuarial Guides")])
@@ -542,6 +544,22 @@ def guides_show(guide_id, guides_path):
     _echo(guide.table().to_string(index=False, float_format=shown))
 
 
+def _folder_of_guides(path: Path) -> str | None:
+    """What to say of a folder of guides given where one guide is asked for (None when
+    ``path`` is none): the guides it holds, and how to name one."""
+    try:
+        held = sorted(child.name for child in path.iterdir() if holds_guide(child))
+    except OSError:  # not a folder, or one that may not be listed
+        return None
+    if not held:
+        return None
+    shown = ", ".join(held[:5]) + (", ..." if len(held) > 5 else "")
+    return (
+        f"{path}: a folder of guides ({shown}), not one guide's folder: give one of them, "
+        f"such as {path / held[0]}"
+    )
+
+
 def _guide(reference: str):
     """A guide by folder path, or by id among the shipped guides. A folder here named as a
     shipped guide is read, and a warning says it is not the shipped guide."""
@@ -556,6 +574,8 @@ def _guide(reference: str):
         return load_guide(path)
     if holds_guide(SHIPPED_GUIDES / reference):
         return load_guide(SHIPPED_GUIDES / reference)
+    if several := _folder_of_guides(path):
+        raise GuideError([Problem(reference, None, several.partition(": ")[2])])
     available = sorted(p.name for p in SHIPPED_GUIDES.iterdir() if holds_guide(p))
     raise GuideError(
         [

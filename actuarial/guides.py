@@ -986,7 +986,8 @@ def load_every_guide(path) -> list[Guide]:
     """
     path = Path(path)
     if not path.is_dir():
-        raise GuideError([Problem(str(path), None, "not a folder of Actuarial Guides")])
+        what = "not a folder of Actuarial Guides" if path.exists() else "no such folder"
+        raise GuideError([Problem(str(path), None, what)])
     problems: list[Problem] = []
     try:
         if holds_guide(path):

@@ -585,6 +585,25 @@ def test_guides_validate_states_every_overlap_beside_every_other_problem(make_gu
     assert any("'title' must be a non-empty string (got 5)" in line for line in problems)
     assert problems[0] == f"error: {len(problems) - 1} problem(s) in the Actuarial Guides:"
 
+@pytest.mark.parametrize(
+    "command",
+    [["show"], ["compare", "sult-5pct-monthly"], ["fit", "--mortality", "sult"]],
+    ids=["show", "compare", "fit"],
+)
+def test_a_folder_of_guides_given_for_one_guide_is_named_as_such(tmp_path, command):
+    # `guides show good` said "guide 'good' not found in .../guides" and compare and fit
+    # "no guide folder here": good/ was there, holding guides.
+    folder = tmp_path / "good"
+    for guide_id in ("jcs-1990", "jcs-2013"):
+        shutil.copytree(SHIPPED_GUIDES / HALF_PERCENT_SERIES, folder / guide_id)
+    result = invoke("guides", command[0], folder, *command[1:])
+    assert result.exit_code == 1
+    said = (
+        f"error: {folder}: a folder of guides (jcs-1990, jcs-2013), not one guide's folder: "
+        f"give one of them, such as {folder / 'jcs-1990'}"
+    )
+    assert result.stderr.splitlines()[-1].startswith(said)
+
 def test_guides_list_marks_the_default_series_among_the_shipped_guides_only(tmp_path):
     shipped = invoke("guides", "list")
     assert shipped.exit_code == 0, shipped.output

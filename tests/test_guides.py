@@ -865,10 +865,14 @@ def test_a_link_to_itself_in_a_folder_of_guides_is_a_problem_not_said_to_be_miss
 
 
 def test_a_path_that_is_not_a_folder_of_guides_is_refused(tmp_path):
-    with pytest.raises(
-        GuideError, match=exactly(f"{tmp_path / 'nope'}: not a folder of Actuarial Guides")
-    ):
+    # A path that does not exist was "not a folder of Actuarial Guides" too.
+    with pytest.raises(GuideError, match=exactly(f"{tmp_path / 'nope'}: no such folder")):
         load_guides(tmp_path / "nope")
+    (tmp_path / "file.csv").write_text("x")
+    with pytest.raises(
+        GuideError, match=exactly(f"{tmp_path / 'file.csv'}: not a folder of Actuarial Guides")
+    ):
+        load_guides(tmp_path / "file.csv")
     with pytest.raises(GuideError, match=r": no guide found \(a guide is a folder with guide"):
         load_guides(tmp_path)
 
