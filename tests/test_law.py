@@ -853,3 +853,24 @@ def test_every_quotation_of_the_statute_in_the_code_is_its_text(path):
     quoted = re.findall(r"«(.*?)»", " ".join(_docstrings_and_comments(path).split()))
     parts = [part.strip(" .,") for quote in quoted for part in re.split(r"\.\.\.|…", quote)]
     assert [part for part in parts if part and part not in statute] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "got"),
+    [
+        ('[minimum_monthly_pension]\neffective_from = 2027-01-01\nvalue = 600\n',
+         "one table [minimum_monthly_pension]"),
+        ("minimum_monthly_pension = 600\n", "600"),
+    ],
+)  # fmt: skip
+def test_a_parameter_not_written_as_an_array_of_entries_is_named_as_written(tmp_path, text, got):
+    # A table [minimum_monthly_pension] was shown as a Python dict:
+    # "(got {'effective_from': datetime.date(2027, 1, 1), 'value': 600, ...)".
+    bill = tmp_path / "bill.toml"
+    bill.write_text(text, encoding="utf-8")
+    with pytest.raises(LawError) as error:
+        load_law(bill)
+    assert error.value.problems == [
+        f"{bill}: 'minimum_monthly_pension' must be an array of entries "
+        f"[[minimum_monthly_pension]] (got {got})"
+    ]

@@ -310,8 +310,9 @@ def _read(name: str, data: bytes) -> tuple[dict[str, list[Entry]], list[str]]:
                     f"{name}: unknown parameter '{path}' (parameters: {sorted(PARAMETERS)})"
                 )
             elif not isinstance(value, list):
+                got = f"one table [{path}]" if isinstance(value, dict) else quoted(value)
                 problems.append(
-                    f"{name}: '{path}' must be an array of entries [[{path}]] (got {quoted(value)})"
+                    f"{name}: '{path}' must be an array of entries [[{path}]] (got {got})"
                 )
             else:
                 found[path] = _entries(name, path, value, problems)
