@@ -125,15 +125,12 @@ INTERPRETATIONS = (
         f"the monthly minimum in force on the payment date ({MINIMUM}{LATER_MINIMUMS}) on every "
         "Chapter 2 annuity",
         f"the monthly minimum in force on the payment date ({MINIMUM}{LATER_MINIMUMS}) on "
-        "inciso (a) "
-        "annuities only",
+        "inciso (a) annuities only",
         "Pensión mínima",
         f"la pensión mínima mensual vigente en la fecha de pago ({MINIMUM}{LATER_MINIMUMS}) en "
-        "toda "
-        "anualidad del Capítulo 2",
+        "toda anualidad del Capítulo 2",
         f"la pensión mínima mensual vigente en la fecha de pago ({MINIMUM}{LATER_MINIMUMS}) "
-        "solo en "
-        "anualidades del inciso (a)",
+        "solo en anualidades del inciso (a)",
         "minimum_applies_to",
         Switch(
             "--minimum-applies-to",
