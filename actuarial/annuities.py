@@ -32,7 +32,7 @@ import datetime as dt
 
 import numpy as np
 
-from actuarial.mortality import LifeTable
+from actuarial.mortality import LifeTable, real_array
 from actuarial.shown_text import quoted, show_rate
 
 __all__ = [
@@ -64,7 +64,7 @@ class AnnuityError(ValueError):
 # --------------------------------------------------------------------- argument checks
 def check_interest(interest) -> np.ndarray:
     """The annual effective rates as floats; each must be finite and > -1 (v = 1/(1+i))."""
-    rates = np.asarray(interest, dtype=float)
+    rates = real_array("interest", interest, AnnuityError)
     bad = ~(np.isfinite(rates) & (rates > -1))
     if bad.any():
         shown = show_rate(rates[bad].flat[0])

@@ -25,10 +25,12 @@ import errno
 import functools
 import io
 import math
+import numbers
 import re
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
@@ -64,6 +66,23 @@ MAX_RATES_AGE = 200  # the last age a rates file may give: a human life ends lon
 
 class MortalityError(ValueError):
     """A life table, or a question put to it, breaks a rule (table, field, rule and value)."""
+
+
+def real_array(field_name: str, value, error: type[Exception] = MortalityError) -> np.ndarray:
+    """``value`` (a number, or numbers) as a float array; text, None, a bool or anything
+    else that is no real number (or Decimal) is ``error`` naming the first, never read as
+    numpy would read it ("65" as 65, None as NaN)."""
+    try:
+        array = np.asarray(value)
+    except ValueError:  # rows of different lengths
+        array = None
+    if array is not None and array.dtype.kind in "iuf":
+        return array.astype(float, copy=False)
+    items = np.asarray(value, dtype=object)  # as given: [65, "66"] is not ["65", "66"]
+    for item in items.ravel().tolist():
+        if isinstance(item, bool | np.bool_) or not isinstance(item, numbers.Real | Decimal):
+            raise error(f"'{field_name}' must be a number (got {quoted(item)})")
+    return items.astype(float)
 
 
 def _show(value) -> str:
@@ -210,7 +229,7 @@ class LifeTable:
         [min_age, max_age + 1), the ages at which the table says someone may be alive: up to
         the age after a q of 1 that comes before the last age, if one does.
         """
-        ages = np.asarray(age, dtype=float)
+        ages = real_array(field_name, age)
         top = self.end_age if upper == "omega" else self.alive_end
         inside = (ages >= self.min_age) & ((ages <= top) if upper == "omega" else (ages < top))
         if not inside.all():

@@ -388,3 +388,32 @@ def test_an_annuity_where_few_are_alive_at_a_high_rate_is_the_plain_sum_not_zero
     for age in (100, 150, 190):
         plain = sum(v**k * alive[age + k] / alive[age] for k in range(201 - age))
         assert annuity_due(table, age, interest) == pytest.approx(plain, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("age", "interest", "error", "message"),
+    [
+        ("65", 0.05, MortalityError, "'age' must be a number (got '65')"),
+        (None, 0.05, MortalityError, "'age' must be a number (got None)"),
+        ([65, "66"], 0.05, MortalityError, "'age' must be a number (got '66')"),
+        (True, 0.05, MortalityError, "'age' must be a number (got True)"),
+        (65, "0.05", AnnuityError, "'interest' must be a number (got '0.05')"),
+        (65, "5%", AnnuityError, "'interest' must be a number (got '5%')"),
+        (65, None, AnnuityError, "'interest' must be a number (got None)"),
+    ],
+)
+def test_an_age_or_a_rate_that_is_no_number_is_refused_naming_it(age, interest, error, message):
+    # "65" and "0.05" were read as numbers without a word (a Basis refuses them), None as
+    # NaN ("got nan"), and "5%" ended in numpy's "could not convert string to float".
+    with pytest.raises(error, match=f"^{re.escape(message)}$"):
+        annuity_due(SULT, age, interest)
+
+
+def test_numbers_of_every_kind_are_still_ages_and_rates():
+    from decimal import Decimal
+    from fractions import Fraction
+
+    expected = annuity_due(SULT, 65, 0.05)
+    for age, interest in [(np.int64(65), np.float64(0.05)), (65.0, Fraction(1, 20)),
+                          (np.array([65]), [0.05]), (Decimal(65), Decimal("0.05"))]:  # fmt: skip
+        assert np.allclose(annuity_due(SULT, age, interest), expected, rtol=1e-15)
