@@ -47,6 +47,7 @@ from actuarial.guides import (
     SHIPPED_GUIDES,
     GuideError,
     Problem,
+    guides_held,
     guides_to_read,
     holds_guide,
     load_every_guide,
@@ -548,8 +549,8 @@ def _folder_of_guides(path: Path) -> str | None:
     """What to say of a folder of guides given where one guide is asked for (None when
     ``path`` is none): the guides it holds, and how to name one."""
     try:
-        held = sorted(child.name for child in path.iterdir() if holds_guide(child))
-    except OSError:  # not a folder, or one that may not be listed
+        held = guides_held(path)
+    except OSError:  # a folder that may not be listed
         return None
     if not held:
         return None
@@ -765,7 +766,12 @@ def guides_derive(
     force,
 ):
     """Write a complete guide derived by actuarial equivalence (every month of inciso (c))."""
-    from actuarial.equivalence import EquivalenceError, derive_guide, guide_folder, guide_held
+    from actuarial.equivalence import (
+        EquivalenceError,
+        derive_guide,
+        guide_already_in,
+        guide_folder,
+    )
     from actuarial.mortality import MortalityError
 
     cohort = _cohort_of(mortality, cohort)
@@ -774,8 +780,8 @@ def guides_derive(
         check_output(out_path, kind="folder")
         for name in GUIDE_FILE_LIMITS:  # a guide's files
             check_output(out_path / name, mortality.files)
-        if not force and (held := guide_held(out_path)):
-            _fail(held)
+        if not force and (already := guide_already_in(out_path)):
+            _fail(already)
     except (EquivalenceError, OutputFileError) as error:
         _fail(error)
     guide_id = out_path.name

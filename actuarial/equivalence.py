@@ -42,6 +42,7 @@ from actuarial.guides import (
     NORMAL_RETIREMENT_AGE,
     GuideError,
     GuideSet,
+    guides_held,
     load_guide,
     named_folder,
 )
@@ -237,9 +238,9 @@ def write_guide(
     """
     folder = guide_folder(folder)
     problems = _table_problems(table_df, normal_retirement_age)
-    if not replace and (held_here := guide_held(folder)):
-        problems.append(held_here)
-    held = _guides_held(folder)
+    if not replace and (already := guide_already_in(folder)):
+        problems.append(already)
+    held = guides_held(folder)
     if held:
         # Its guide.toml would make the folder one guide: the guides in it would be unread.
         problems.append(
@@ -287,7 +288,7 @@ def write_guide(
     return folder
 
 
-def guide_held(folder: Path) -> str | None:
+def guide_already_in(folder: Path) -> str | None:
     """Why a guide may not be written into ``folder`` without replacing one: it holds a guide
     already (None when it does not)."""
     toml = folder / "guide.toml"
@@ -297,13 +298,6 @@ def guide_held(folder: Path) -> str | None:
         f"{folder}: holds a guide already ({toml}): not replaced; use --force (in Python, "
         "replace=True) to replace it, or write the new guide into another folder"
     )
-
-
-def _guides_held(folder: Path) -> list[str]:
-    """The folders in ``folder`` that hold a guide (a ``guide.toml``), by name."""
-    if not folder.is_dir():
-        return []
-    return sorted(path.name for path in folder.iterdir() if (path / "guide.toml").is_file())
 
 
 @takes_paths("folder")
@@ -362,7 +356,7 @@ def _siblings_of_series(folder: Path, series: str) -> list:
     itself, written again, is not one); a guide there that does not load is left to the
     commands that read the folder, which name its problems."""
     parent, siblings = folder.parent, []
-    for name in _guides_held(parent):
+    for name in guides_held(parent):
         if name == folder.name:
             continue
         try:

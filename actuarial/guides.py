@@ -57,6 +57,7 @@ __all__ = [
     "file_sha256",
     "guides_to_read",
     "holds_guide",
+    "guides_held",
     "load_every_guide",
     "load_guides",
 ]
@@ -484,6 +485,11 @@ class GuideSet:
         return messages
 
 
+# The keys a guide's period is read from: valid, they place it beside the others of its
+# series (whatever else of the guide is broken).
+PERIOD_KEYS = {"id", "series", "effective_from", "effective_until"}
+
+
 class Period(NamedTuple):
     """A guide's period in force, and where the guide is (its problems' place)."""
 
@@ -562,12 +568,14 @@ def _line_of_key(text: str, key: str) -> int | None:
     return text[: match.start()].count("\n") + 1 if match else None
 
 
-def _check_metadata(folder: Path, text: str, problems: list[Problem]) -> dict | None:
+def _check_metadata(folder: Path, text: str, problems: list[Problem]) -> tuple[dict | None, set]:
+    """guide.toml's values (None when it cannot be read as TOML) and the keys whose rules
+    they break, each problem added to ``problems``."""
     toml_path = folder / "guide.toml"
     shape = toml_shape_problems(text, TOML_MAX_DEPTH, TOML_MAX_KEYS)
     if shape:
         problems.extend(Problem(str(toml_path), item.line, item.message) for item in shape)
-        return None
+        return None, set()
     try:
         meta = tomllib.loads(text)
     except (RecursionError, ValueError) as error:  # TOMLDecodeError is a ValueError
@@ -579,11 +587,13 @@ def _check_metadata(folder: Path, text: str, problems: list[Problem]) -> dict | 
                 f"not valid TOML: {shortened(str(error), 200)}",
             )
         )
-        return None
+        return None, set()
 
+    broken = set()
     for key, message in _metadata_problems(meta, named_folder(folder).name):
         problems.append(Problem(str(toml_path), _line_of_key(text, key), message))
-    return meta
+        broken.add(key)
+    return meta, broken
 
 
 TEXT_KEYS = ("id", "series", "title", "source", "adopted_by")  # each a non-empty string
@@ -681,6 +691,16 @@ def _is_there(path: Path, problems: list[Problem]) -> bool | None:
     except OSError as error:
         problems.append(Problem(str(path), None, f"cannot read ({error.strerror})"))
         return None
+
+
+@takes_paths("folder")
+def guides_held(folder) -> list[str]:
+    """The folders in ``folder`` that hold a guide (a ``guide.toml``), by name; none when
+    ``folder`` is no folder."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return []
+    return sorted(path.name for path in folder.iterdir() if (path / "guide.toml").is_file())
 
 
 @takes_paths("folder")
@@ -923,9 +943,11 @@ def _check_guide(
         return None
     before = len(problems)
     text = _read_guide_file(toml_path, problems)
-    meta = None if text is None else _check_metadata(folder, text, problems)
-    if periods is not None and (period := _period_of(meta, folder)) is not None:
-        periods.setdefault(meta["series"], []).append(period)
+    meta, broken = (None, set()) if text is None else _check_metadata(folder, text, problems)
+    if periods is not None and meta is not None and not broken & PERIOD_KEYS:
+        periods.setdefault(meta["series"], []).append(
+            Period(meta["id"], meta["effective_from"], meta.get("effective_until"), str(folder))
+        )
     table = _check_table(folder, (meta or {}).get("interpolation"), problems)
     if meta is None or table is None or len(problems) > before:
         return None
@@ -946,24 +968,6 @@ def _check_guide(
         factors=table[1],
         path=folder,
     )
-
-
-def _period_of(meta: dict | None, folder: Path) -> Period | None:
-    """The period a guide.toml's values state, where its id, series and dates are each
-    valid (whatever else is not)."""
-    if meta is None:
-        return None
-    texts = [meta.get(key) for key in ("id", "series")]
-    start, until = meta.get("effective_from"), meta.get("effective_until")
-
-    def is_day(value) -> bool:
-        return isinstance(value, dt.date) and not isinstance(value, dt.datetime)
-
-    if not all(isinstance(text, str) and text.strip() for text in texts) or not is_day(start):
-        return None
-    if until is not None and not (is_day(until) and until >= start):
-        return None
-    return Period(meta["id"], start, until, str(folder))
 
 
 @takes_paths("folder")

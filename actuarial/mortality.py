@@ -80,9 +80,17 @@ def real_array(field_name: str, value, error: type[Exception] = MortalityError) 
         return array.astype(float, copy=False)
     items = np.asarray(value, dtype=object)  # as given: [65, "66"] is not ["65", "66"]
     for item in items.ravel().tolist():
-        if isinstance(item, bool | np.bool_) or not isinstance(item, numbers.Real | Decimal):
+        if not is_real_number(item):
             raise error(f"'{field_name}' must be a number (got {quoted(item)})")
     return items.astype(float)
+
+
+def is_real_number(value) -> bool:
+    """Whether ``value`` is a real number (numpy's and Decimal too), not a bool nor a
+    duration (numpy counts its durations as integers)."""
+    return isinstance(value, numbers.Real | Decimal) and not isinstance(
+        value, bool | np.bool_ | np.timedelta64
+    )
 
 
 def _show(value) -> str:

@@ -26,7 +26,6 @@ import datetime as dt
 import numbers
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from decimal import Decimal
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -43,6 +42,7 @@ from actuarial.law.clauses import CLAUSES, situation
 from actuarial.law.readings import Readings
 from actuarial.member_files import file_columns, file_format, reading, record_batches
 from actuarial.members import MemberDataError, MemberFileError, parse_members
+from actuarial.mortality import is_real_number
 from actuarial.output_files import check_output, takes_paths, writing
 from actuarial.pages import format_count, format_usd
 from actuarial.shown_text import decimal_shown, quoted, show_percent
@@ -95,7 +95,7 @@ class Basis:
 
     def __post_init__(self) -> None:
         rate = self.interest
-        if isinstance(rate, bool | np.bool_) or not isinstance(rate, numbers.Real | Decimal):
+        if not is_real_number(rate):
             raise ValuationError(f"'interest' must be a number (got {rate!r})")
         _rates(rate)
         # numpy's numbers too (np.int64); a float32 as the decimal it shows (0.045)
