@@ -1042,14 +1042,15 @@ def guides_to_read(path=None, series: str | None = None) -> tuple[Path, str | No
 
 
 @takes_paths("path")
-def load_guides(path, series: str | None = None) -> GuideSet:
-    """Load a guide folder, or every guide in a folder of guides, as one series.
+def load_guides(path=None, series: str | None = None) -> GuideSet:
+    """Load a guide folder, or every guide in a folder of guides, as one series; with no
+    folder, the shipped guides, as the commands read them (:func:`guides_to_read`).
 
     Every guide is validated completely; any problem anywhere raises :class:`GuideError`
     listing all of them, and nothing is returned. With several series present, ``series``
     must name one (the error lists them).
     """
-    path = Path(path)
+    path, series = guides_to_read(path, series)
     guides = load_every_guide(path)
     present = sorted({g.series for g in guides})
     if series is None:

@@ -85,6 +85,15 @@ def test_shipped_guides_all_load_and_each_is_one_at_65():
         assert guide.factor(780) == 1.0  # 65y0m
 
 
+def test_load_guides_without_a_folder_loads_the_shipped_guides_as_commands_do():
+    from actuarial.guides import DEFAULT_SERIES
+
+    assert load_guides().series == DEFAULT_SERIES
+    assert load_guides(None).guides == load_guides(SHIPPED_GUIDES, DEFAULT_SERIES).guides
+    half = load_guides(series="illustrative-half-percent-per-month")
+    assert half.guides == load_guides(SHIPPED_GUIDES, "illustrative-half-percent-per-month").guides
+
+
 def test_shipped_half_percent_guide_is_illustrative_and_monthly_linear(half_percent_guides):
     assert half_percent_guides.series == "illustrative-half-percent-per-month"
     (guide,) = half_percent_guides.guides
