@@ -8,8 +8,10 @@ Convention (stated in docs/valuation.md): for a member born in year B, q at age 
 
 with i(x, z) the scale's rate at age x in calendar year z; beyond the scale's last year
 its last year's rates hold, before its first year its first year's; ages outside the
-scale's range take the nearest age's rates. Within each year of age the base table's
-fractional-age assumption (UDD) holds on the projected rates.
+scale's range take the nearest age's rates. A q of 1 (where a table runs out) stays 1. The
+base year lies where the scale has rates: from the year before its first to its last.
+Within each year of age the base table's fractional-age assumption (UDD) holds on the
+projected rates.
 
 The SOA scales MP-2014 ... MP-2020 ship with ``pymort`` (mort.soa.org tables), one per sex;
 a CSV scale (``age,<year>,<year>,...``) holds one scale for both sexes.
@@ -186,7 +188,8 @@ def _csv_scale(path: Path) -> ImprovementScale:
 
 def project(table: LifeTable, scale: ImprovementScale, base_year: int, cohorts) -> np.ndarray:
     """q[c, a]: the table's q at age ``min_age + a`` for a member born in ``cohorts[c]``,
-    projected from ``base_year`` by ``scale`` (the convention in the module docstring)."""
+    projected from ``base_year`` by ``scale`` (the convention in the module docstring); a
+    q of 1 stays 1."""
     cohorts = np.atleast_1d(np.asarray(cohorts, dtype=np.int64))
     ages = np.arange(table.min_age, table.max_age + 1)
     years = cohorts[:, None] + ages[None, :]  # calendar year B + x of each age
@@ -204,7 +207,9 @@ def project(table: LifeTable, scale: ImprovementScale, base_year: int, cohorts) 
         -behind[rows, np.clip(-offset - 1, 0, span - 1)],
     )
     exponent[offset == 0] = 0.0
-    projected = table.qx[None, :] * np.exp(exponent)
+    # A q of 1 (where a table runs out) stays 1: improvement changes the rates, not where
+    # the table ends (ILT's q_110, where MP-2020's rates are not 0).
+    projected = np.where(table.qx[None, :] == 1, 1.0, table.qx[None, :] * np.exp(exponent))
     if (projected > 1).any():
         c, a = np.argwhere(projected > 1)[0]
         raise MortalityError(
@@ -355,6 +360,17 @@ class Mortality:
                 raise MortalityError(
                     f"table '{table.name}' does not state the year of its rates: give "
                     f"--base-year to project it by '{self.improvement}'"
+                )
+            if not scale.first_year - 1 <= base_year <= scale.last_year:
+                stated = (
+                    f"'base_year' {base_year} is"
+                    if table.base_year is None
+                    else f"table '{table.name}' has rates for {base_year},"
+                )
+                raise MortalityError(
+                    f"{stated} outside the years of improvement scale '{scale.name}' "
+                    f"({scale.first_year}-{scale.last_year}): it projects from "
+                    f"{scale.first_year - 1} to {scale.last_year}"
                 )
             self._base_years.add(int(base_year))
             if cohort is None:  # the table as read, with the scale's files

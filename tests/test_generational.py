@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from actuarial.annuities import annuity_due, deferred_annuity_due, pure_endowment
 from actuarial.equivalence import early_retirement_factor
 from actuarial.generational import MP_SCALES, Mortality, improvement_scale, project
-from actuarial.mortality import LifeTable, MortalityError, soa
+from actuarial.mortality import LifeTable, MortalityError, soa, sult
 
 FEMALE_RETIREE, MALE_RETIREE = soa(3399), soa(3400)
 
@@ -74,6 +74,58 @@ def test_ages_outside_the_scale_take_the_nearest_ages_rates():
     # age 15 (below the scale's 20) takes age 20's rates; age 125 (above 120) takes 120's
     assert q[0] == pytest.approx(hand_q(table, MP2020_MALE, 2010, 1990, 15), rel=1e-12)
     assert q[0] == pytest.approx(0.01 / np.prod([1 - scale.rate(20, z) for z in range(2006, 2011)]))
+
+
+def test_a_q_of_1_where_a_table_runs_out_stays_1_under_improvement(tmp_path):
+    """ILT runs out at 110, where MP-2020's rates are not 0: the projection 'improved' a
+    certain death to q = 0.95 and the basis was refused as a table that does not run out."""
+    ilt = Mortality("ilt/ilt", improvement="mp-2020", base_year=2010)
+    for sex, born in (("F", 1948), ("M", 1990)):
+        table = ilt.table(sex, born)
+        assert table.q(110) == 1.0
+        assert table.q(109) < 1.0
+    assert annuity_due(ilt, 65, 0.05, m=12, cohort=1948, sex="M") > 0
+    scale = tmp_path / "narrow.csv"  # ages 50-51: age 120 takes age 51's 1%
+    scale.write_text("age,2010,2011\n50,0.01,0.01\n51,0.01,0.01\n")
+    projected = Mortality("sult", improvement=f"csv:{scale}", base_year=2010).table(None, 1950)
+    assert projected.q(120) == 1.0
+    assert projected.q(119) == pytest.approx(sult().q(119) * 0.99**59, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("base_year", "accepted"),
+    [(2008, False), (2009, True), (2010, True), (2030, True), (2031, False), (201, False)],
+)
+def test_a_base_year_must_lie_where_the_scale_has_rates(tmp_path, base_year, accepted):
+    """A base year of 201 (a typo of 2010) projected the first year's rates back 1,800
+    years: (a) was valued 40% higher, without a word. The scale projects from its base
+    year the year after it: 2009 for a scale whose first year is 2010."""
+    scale = tmp_path / "years.csv"
+    years = range(2010, 2031)
+    scale.write_text(
+        "age," + ",".join(map(str, years)) + "\n"
+        + "".join(f"{age}," + ",".join(["0.01"] * len(years)) + "\n" for age in (60, 61))
+    )
+    if accepted:
+        assert Mortality("sult", improvement=f"csv:{scale}", base_year=base_year).generational
+        return
+    rule = (
+        rf"^'base_year' {base_year} is outside the years of improvement scale "
+        rf"'{scale.stem}' \(2010-2030\): it projects from 2009 to 2030$"
+    )
+    with pytest.raises(MortalityError, match=rule):
+        Mortality("sult", improvement=f"csv:{scale}", base_year=base_year)
+
+
+def test_a_table_s_own_base_year_outside_the_scale_s_years_is_refused_naming_the_table(tmp_path):
+    scale = tmp_path / "late.csv"
+    scale.write_text("age,2015,2016\n60,0.01,0.01\n")
+    rule = (
+        r"^table '[^']*' has rates for 2010, outside the years of improvement scale '[^']*' "
+        r"\(2015-2016\): it projects from 2014 to 2016$"
+    )
+    with pytest.raises(MortalityError, match=rule):
+        Mortality("soa:3400", improvement=f"csv:{scale}")
 
 
 def test_projection_is_vectorized_over_cohorts_like_one_cohort_at_a_time():
@@ -157,7 +209,7 @@ def test_a_base_year_is_a_whole_year_from_1_to_9999(tmp_path, year, shown):
     rule = rf"^'base_year' must be a year from 1 to 9999 \(got {re.escape(shown)}\)$"
     with pytest.raises(MortalityError, match=rule):
         Mortality("sult", improvement=f"csv:{scale}", base_year=year)
-    assert Mortality("sult", improvement=f"csv:{scale}", base_year=np.int64(1)).generational
+    assert Mortality("sult", improvement=f"csv:{scale}", base_year=np.int64(2000)).generational
 
 
 def test_a_csv_scale_is_age_by_calendar_year_and_applies_to_both_sexes(tmp_path):
