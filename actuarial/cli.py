@@ -40,10 +40,7 @@ from actuarial.__main__ import interrupted
 from actuarial.annuities import MAX_PAYMENTS_PER_YEAR, AnnuityError, check_interest
 from actuarial.guides import (
     DEFAULT_SERIES,
-    EARLIEST_AGE_MONTHS,
-    FIRST_AGE,
     GUIDE_FILE_LIMITS,
-    NORMAL_RETIREMENT_AGE,
     SHIPPED_GUIDES,
     GuideError,
     Problem,
@@ -766,6 +763,7 @@ def guides_derive(
     force,
 ):
     """Write a complete guide derived by actuarial equivalence (every month of inciso (c))."""
+    from actuarial.dates import format_age
     from actuarial.equivalence import (
         EquivalenceError,
         derive_guide,
@@ -810,7 +808,8 @@ def guides_derive(
     except (EquivalenceError, GuideError, MortalityError, OutputFileError, ValueError) as error:
         _fail(error)
     _echo(
-        f"written: {out_path} ({len(guide.factors)} rows; factor at {FIRST_AGE} "
+        f"written: {out_path} ({len(guide.factors)} rows; factor at "
+        f"{format_age(guide.age_months[0])} "
         f"{guide.factors[0]:.6f}, at 60y0m {guide.factor(720).item():.6f})"
     )
 
@@ -835,7 +834,12 @@ def guides_compare(guide_a, guide_b, top):
         first, second = _guide(guide_a), _guide(guide_b)
     except GuideError as error:
         _fail(error)
-    months = np.arange(EARLIEST_AGE_MONTHS, NORMAL_RETIREMENT_AGE * 12 + 1)
+    # every month where both guides have factors: their spans, as the law stood on the first
+    # day of each
+    months = np.arange(
+        max(first.age_months[0], second.age_months[0]),
+        min(first.age_months[-1], second.age_months[-1]) + 1,
+    )
     table = compare_factors(months, first.factor(months), second.factor(months))
     names = (first.id, second.id)
     if first.id == second.id:  # a copy of a guide against it: named by their folders
@@ -883,7 +887,7 @@ def guides_fit(guide, mortality, cohort, m, method, top):
         on_rows = fit_interest(
             mortality, found.age_months, found.factors, nra, m, method, cohort=cohort
         )
-        months = np.arange(EARLIEST_AGE_MONTHS, nra * 12 + 1)
+        months = np.arange(found.age_months[0], nra * 12 + 1)
         on_months = fit_interest(
             mortality, months, found.factor(months), nra, m, method, cohort=cohort
         )

@@ -36,15 +36,14 @@ from actuarial.annuities import (
 )
 from actuarial.dates import format_age, is_plain_date
 from actuarial.guides import (
-    EARLIEST_AGE_MONTHS,
     GUIDE_FILE_LIMITS,
     INTERPOLATIONS,
-    NORMAL_RETIREMENT_AGE,
     GuideError,
     GuideSet,
     guides_held,
     load_guide,
     named_folder,
+    span_on,
 )
 from actuarial.law.parameters import shipped_law
 from actuarial.mortality import LifeTable, blend, soa, sult
@@ -67,7 +66,9 @@ __all__ = [
     "write_guide",
 ]
 
-EARLIEST_RETIREMENT_AGE = EARLIEST_AGE_MONTHS // 12  # inciso (c), in the shipped law
+# The ages of incisos (c) and (a) in the shipped law today: the defaults of a derivation.
+NORMAL_RETIREMENT_AGE = span_on().normal_retirement_age
+EARLIEST_RETIREMENT_AGE = span_on().first // 12
 _STATUSES = ("illustrative", "adopted")
 _INTERPOLATIONS = tuple(INTERPOLATIONS)  # the registry of guides.py
 _METHOD_TEXT = {  # {payments}: the payments summed, as _method_text says them

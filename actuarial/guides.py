@@ -49,6 +49,7 @@ from actuarial.text_files import (
 __all__ = [
     "DEFAULT_SERIES",
     "SHIPPED_GUIDES",
+    "AgeSpan",
     "Guide",
     "GuideError",
     "GuideSet",
@@ -60,18 +61,54 @@ __all__ = [
     "guides_held",
     "load_every_guide",
     "load_guides",
+    "span_on",
 ]
 
 SHIPPED_GUIDES = shipped.GUIDES  # the illustrative guides, package data
 # An actuarial reduction on a stated basis (PubG-2010, 4.5%); named in the README.
 DEFAULT_SERIES = "pub2010-general-unisex-4.5pct"
-# A guide table spans the ages of inciso (c) in the shipped law: from its age to the age
-# of inciso (a), where the factor is 1.
-EARLIEST_AGE_MONTHS = int(shipped_law().latest_values()["early_retirement.age"]) * 12
-NORMAL_RETIREMENT_AGE = int(shipped_law().latest_values()["service_annuity.age"])
-FIRST_AGE = format_age(EARLIEST_AGE_MONTHS)
-LAST_AGE = format_age(NORMAL_RETIREMENT_AGE * 12)
 STATUSES = ("adopted", "illustrative")
+
+
+@dataclass(frozen=True, slots=True)
+class AgeSpan:
+    """The ages a guide's table spans, in months: from the age of inciso (c) (``first``) to
+    the age of inciso (a), its normal retirement age, where the factor is 1 (``last``)."""
+
+    first: int
+    last: int
+
+    @property
+    def normal_retirement_age(self) -> int:
+        return self.last // 12
+
+    @property
+    def first_label(self) -> str:
+        return format_age(self.first)
+
+    @property
+    def last_label(self) -> str:
+        return format_age(self.last)
+
+
+def span_on(day: dt.date | None = None) -> AgeSpan:
+    """The ages of a guide in force from ``day`` (today for None): those of the shipped law
+    on that day, or on its first date for a day before it. A later change of those ages
+    binds the guides from its date on, not the guides before it."""
+    law = shipped_law()
+    day = dt.date.today() if day is None else day
+    values = law.values_on(max(day, law.first_date()))
+    return AgeSpan(
+        int(values["early_retirement.age"]) * 12, int(values["service_annuity.age"]) * 12
+    )
+
+
+def _span_of(meta: dict) -> AgeSpan:
+    """The span of a guide from its metadata: on its ``effective_from``, or today where that
+    breaks a rule of its own (reported apart)."""
+    day = meta.get("effective_from")
+    valid = is_plain_date(day) and not date_outside("effective_from", day)
+    return span_on(day if valid else None)
 
 
 def bracket(table_ages: np.ndarray, ages) -> tuple[np.ndarray, np.ndarray]:
@@ -651,14 +688,14 @@ def _metadata_problems(meta: dict, folder_name: str | None = None) -> list[tuple
             f"'interpolation' must be in {list(INTERPOLATIONS)} "
             f"(got {quoted(meta['interpolation'])})",
         )
-    nra = meta.get("normal_retirement_age")
+    nra, span = meta.get("normal_retirement_age"), _span_of(meta)
     if "normal_retirement_age" in meta and (
-        type(nra) is not int or nra != NORMAL_RETIREMENT_AGE  # not True, not 65.0
+        type(nra) is not int or nra != span.normal_retirement_age  # not True, not 65.0
     ):
         report(
             "normal_retirement_age",
-            f"'normal_retirement_age' must be {NORMAL_RETIREMENT_AGE}, the age of inciso (a) "
-            f"(got {quoted(nra)})",
+            f"'normal_retirement_age' must be {span.normal_retirement_age}, the age of inciso "
+            f"(a) (got {quoted(nra)})",
         )
     for key in DATE_KEYS:
         value = meta.get(key)
@@ -711,7 +748,7 @@ def holds_guide(folder) -> bool:
     return _is_there(Path(folder) / "guide.toml", []) is not False
 
 
-def _check_table(folder: Path, interpolation, problems: list[Problem]):
+def _check_table(folder: Path, interpolation, span: AgeSpan, problems: list[Problem]):
     csv_path = folder / "reduction.csv"
     there = _is_there(csv_path, problems)
     if not there:  # else read: a folder or a pipe is named as such
@@ -723,13 +760,13 @@ def _check_table(folder: Path, interpolation, problems: list[Problem]):
     if text is None:
         return None
     try:
-        return _check_rows(where, text, interpolation, problems)
+        return _check_rows(where, text, interpolation, span, problems)
     except csv.Error as error:  # e.g. a NUL byte
         problems.append(Problem(where, None, f"not a readable CSV file ({error})"))
         return None
 
 
-def _check_rows(where: str, text: str, interpolation, problems: list[Problem]):
+def _check_rows(where: str, text: str, interpolation, span: AgeSpan, problems: list[Problem]):
     rows: list[tuple[int, int, float]] = []  # (age in months, line, factor)
     reported: set[int] = set()  # ages whose row was rejected for its factor
     reader = csv.reader(io.StringIO(text, newline=""))
@@ -767,25 +804,26 @@ def _check_rows(where: str, text: str, interpolation, problems: list[Problem]):
             )
             continue
         age = years * 12 + months
-        factor, problem = _row_problem(age, record[2])
+        factor, problem = _row_problem(age, record[2], span)
         if problem is not None:
             problems.append(Problem(where, line, problem))
             if factor is not None:  # the row is there: no "must have a row" for it as well
                 reported.add(age)
             continue
         rows.append((age, line, factor))
-    found, table = _table_problems(rows, reported, interpolation, "line")
+    found, table = _table_problems(rows, reported, interpolation, span, "line")
     problems.extend(Problem(where, line, message) for line, message in found)
     return table
 
 
-def _row_problem(age: int, factor) -> tuple[float | None, str | None]:
-    """A table row's rules: its age (in months) within the guide's span, its factor a number
+def _row_problem(age: int, factor, span: AgeSpan) -> tuple[float | None, str | None]:
+    """A table row's rules: its age (in months) within the guide's ``span``, its factor a number
     in (0, 1] (``factor`` as written in the file, or as given). The factor read, and the
     message of the rule broken or None; the factor is NaN when only the factor is wrong (the
     row is there) and None when the age is."""
-    if not EARLIEST_AGE_MONTHS <= age <= NORMAL_RETIREMENT_AGE * 12:
-        return None, f"age must be in [{FIRST_AGE}, {LAST_AGE}] (got {age // 12}y{age % 12}m)"
+    if not span.first <= age <= span.last:
+        shown = f"[{span.first_label}, {span.last_label}]"
+        return None, f"age must be in {shown} (got {age // 12}y{age % 12}m)"
     not_a_number = f"'factor' must be a number (got {quoted(factor)})"
     if isinstance(factor, bool | np.bool_):  # float() reads True as 1.0
         return math.nan, not_a_number
@@ -817,7 +855,7 @@ def _decimal_text(text) -> float | None:
         return None
 
 
-def _table_problems(rows, reported: set[int], interpolation, place: str):
+def _table_problems(rows, reported: set[int], interpolation, span: AgeSpan, place: str):
     """The rules of a guide's table as a whole, on its valid rows ``(age in months, where,
     factor)``, ``where`` the row's line in reduction.csv or its row in a :class:`Guide`
     (``place``: "line" or "row"); ``reported``: the ages whose row has a wrong factor.
@@ -848,18 +886,16 @@ def _table_problems(rows, reported: set[int], interpolation, place: str):
                 )
             )
     ages = {age for age, *_ in rows} | reported
-    if EARLIEST_AGE_MONTHS not in ages:
-        problems.append((None, f"the table must have a row for {FIRST_AGE}"))
+    if span.first not in ages:
+        problems.append((None, f"the table must have a row for {span.first_label}"))
     by_age = {age: (line, factor) for age, line, factor in rows}
-    if NORMAL_RETIREMENT_AGE * 12 not in ages:
-        problems.append((None, f"the table must have a row for {LAST_AGE}"))
-    elif NORMAL_RETIREMENT_AGE * 12 in by_age and by_age[NORMAL_RETIREMENT_AGE * 12][1] != 1.0:
-        line, factor = by_age[NORMAL_RETIREMENT_AGE * 12]
-        problems.append((line, f"'factor' must be 1 at {LAST_AGE} (got {factor})"))
+    if span.last not in ages:
+        problems.append((None, f"the table must have a row for {span.last_label}"))
+    elif span.last in by_age and by_age[span.last][1] != 1.0:
+        line, factor = by_age[span.last]
+        problems.append((line, f"'factor' must be 1 at {span.last_label} (got {factor})"))
     if _is_interpolation(interpolation) and INTERPOLATIONS[interpolation].every_month:
-        missing = [
-            a for a in range(EARLIEST_AGE_MONTHS, NORMAL_RETIREMENT_AGE * 12 + 1) if a not in ages
-        ]
+        missing = [a for a in range(span.first, span.last + 1) if a not in ages]
         if missing:
             shown = ", ".join(f"{a // 12}y{a % 12}m" for a in missing[:5])
             more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
@@ -867,7 +903,7 @@ def _table_problems(rows, reported: set[int], interpolation, place: str):
                 (
                     None,
                     f"interpolation '{interpolation}' needs every month from "
-                    f"{FIRST_AGE} to {LAST_AGE}; missing {shown}{more}",
+                    f"{span.first_label} to {span.last_label}; missing {shown}{more}",
                 )
             )
     ordered = sorted(by_age)
@@ -905,16 +941,16 @@ def _guide_problems(guide: Guide) -> tuple[list[Problem], tuple | None]:
     except GuideError as error:
         problems.extend(error.problems)
         return problems, None
-    rows, reported = [], set()
+    rows, reported, span = [], set(), _span_of(meta)
     for row, (age, given) in enumerate(zip(ages.tolist(), factors, strict=True), 1):
-        factor, problem = _row_problem(age, given)
+        factor, problem = _row_problem(age, given, span)
         if problem is not None:
             problems.append(Problem(where, None, f"row {row}: {problem}"))
             if factor is not None:
                 reported.add(age)
             continue
         rows.append((age, row, factor))
-    found, table = _table_problems(rows, reported, guide.interpolation, "row")
+    found, table = _table_problems(rows, reported, guide.interpolation, span, "row")
     problems.extend(
         Problem(where, None, message if row is None else f"row {row}: {message}")
         for row, message in found
@@ -948,7 +984,8 @@ def _check_guide(
         periods.setdefault(meta["series"], []).append(
             Period(meta["id"], meta["effective_from"], meta.get("effective_until"), str(folder))
         )
-    table = _check_table(folder, (meta or {}).get("interpolation"), problems)
+    read = meta or {}
+    table = _check_table(folder, read.get("interpolation"), _span_of(read), problems)
     if meta is None or table is None or len(problems) > before:
         return None
     return Guide(

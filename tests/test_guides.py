@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import exactly
+from conftest import exactly, law_entry
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -92,6 +92,78 @@ def test_load_guides_without_a_folder_loads_the_shipped_guides_as_commands_do():
     assert load_guides(None).guides == load_guides(SHIPPED_GUIDES, DEFAULT_SERIES).guides
     half = load_guides(series="illustrative-half-percent-per-month")
     assert half.guides == load_guides(SHIPPED_GUIDES, "illustrative-half-percent-per-month").guides
+
+
+@pytest.fixture
+def law_toml_changed(monkeypatch, amendment):
+    """The shipped law as if law.toml held these later entries too (the way a change of
+    law is made: a dated entry in the shipped file)."""
+    from actuarial.law import load_law
+
+    def change(*entries):
+        law = load_law(amendment(*entries))
+        monkeypatch.setattr("actuarial.guides.shipped_law", lambda: law)
+        return law
+
+    return change
+
+
+def _rows(first_years: int, last_years: int) -> str:
+    """A monthly-linear guide table from first_years to last_years, 1 at the last."""
+    span = last_years - first_years
+    lines = [f"{first_years + k},0,{0.4 + 0.6 * k / span:.6f}" for k in range(span + 1)]
+    return "age_years,age_months,factor\n" + "\n".join(lines) + "\n"
+
+
+def test_a_later_change_of_the_ages_in_law_toml_binds_only_guides_from_its_date(
+    law_toml_changed, make_guide
+):
+    """A guide's table spans the ages of incisos (c) and (a) in force on its first day:
+    an entry of law.toml dated 2030 made every guide since 1990 need a row for 50y0m, and
+    nothing could be evaluated, for any date."""
+    law_toml_changed(
+        law_entry("early_retirement.age", "2030-01-01", 50, "years"),
+        law_entry("service_annuity.age", "2030-01-01", 67, "years"),
+    )
+    assert load_guides(SHIPPED_GUIDES, "illustrative-half-percent-per-month").guides
+    old_span = make_guide("old-span", toml=lambda t: t.replace("1990-04-01", "2030-01-01"))
+    assert problems_of(old_span) == [
+        f"{old_span / 'guide.toml'}:6: 'normal_retirement_age' must be 67, the age of inciso "
+        "(a) (got 65)",
+        f"{old_span / 'reduction.csv'}: the table must have a row for 50y0m",
+        f"{old_span / 'reduction.csv'}: the table must have a row for 67y0m",
+    ]
+    new_span = make_guide(
+        "new-span",
+        toml=lambda t: t.replace("1990-04-01", "2030-01-01").replace(
+            "normal_retirement_age = 65", "normal_retirement_age = 67"
+        ),
+        csv=_rows(50, 67),
+    )
+    assert load_guide(new_span).normal_retirement_age == 67
+    day_before = make_guide(
+        "day-before",
+        toml=lambda t: t.replace("1990-04-01", "2029-12-31").replace(
+            "normal_retirement_age = 65", "normal_retirement_age = 67"
+        ),
+        csv=_rows(50, 67),
+    )
+    assert problems_of(day_before) == [
+        f"{day_before / 'guide.toml'}:6: 'normal_retirement_age' must be 65, the age of inciso "
+        "(a) (got 67)",
+        f"{day_before / 'reduction.csv'}:2: age must be in [55y0m, 65y0m] (got 50y0m)",
+    ] + [
+        f"{day_before / 'reduction.csv'}:{line}: age must be in [55y0m, 65y0m] (got {age}y0m)"
+        for line, age in ((3, 51), (4, 52), (5, 53), (6, 54), (18, 66), (19, 67))
+    ] + [f"{day_before / 'reduction.csv'}:17: 'factor' must be 1 at 65y0m (got 0.929412)"]
+
+
+def test_a_guide_in_python_spans_the_ages_in_force_on_its_first_day(law_toml_changed):
+    law_toml_changed(law_entry("early_retirement.age", "2030-01-01", 50, "years"))
+    shipped = load_guides(SHIPPED_GUIDES, "illustrative-half-percent-per-month").guides[0]
+    with pytest.raises(GuideError, match=r"the table must have a row for 50y0m$"):
+        dataclasses.replace(shipped, path=None, effective_from=dt.date(2030, 1, 1))
+    assert dataclasses.replace(shipped, path=None, effective_from=dt.date(2029, 12, 31))
 
 
 def test_shipped_half_percent_guide_is_illustrative_and_monthly_linear(half_percent_guides):
