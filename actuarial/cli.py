@@ -54,7 +54,12 @@ from actuarial.guides import (
 )
 from actuarial.law.conditions import render
 from actuarial.law.parameters import LawError, LawNote, load_law, shipped_law
-from actuarial.law.readings import INTERPRETATIONS, Readings
+from actuarial.law.readings import (
+    INTERPRETATIONS,
+    Readings,
+    later_minimums_text,
+    values_today,
+)
 from actuarial.member_record import (
     DATE_RANGE,
     DATE_RANGE_RULE,
@@ -203,7 +208,10 @@ def _reading_option(item):
     defaults = Readings()
     switch = item.cli
     default = getattr(defaults, item.switch)
-    text = render(switch.help, shipped_law().latest_values(), **defaults.as_dict())
+    values, later = values_today()  # the shipped law's: help is written before --law is read
+    text = render(
+        switch.help, values, **defaults.as_dict(), later_minimums=later_minimums_text("en", later)
+    )
     if "/" in switch.option:
         return click.option(
             switch.option, item.switch, default=default, show_default=True, help=text
@@ -245,7 +253,8 @@ def law_options(command):
         multiple=True,
         type=_Path(path_type=Path),
         help="An amendment file of the law (TOML, the form of the shipped law file); "
-        "repeatable, applied in order.",
+        "repeatable, applied in order. (The numbers this help quotes are the shipped law's "
+        "today.)",
     )(command)
 
 

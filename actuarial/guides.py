@@ -95,9 +95,7 @@ def span_on(day: dt.date | None = None) -> AgeSpan:
     """The ages of a guide in force from ``day`` (today for None): those of the shipped law
     on that day, or on its first date for a day before it. A later change of those ages
     binds the guides from its date on, not the guides before it."""
-    law = shipped_law()
-    day = dt.date.today() if day is None else day
-    values = law.values_on(max(day, law.first_date()))
+    values = shipped_law().values_in_force(day)
     return AgeSpan(
         int(values["early_retirement.age"]) * 12, int(values["service_annuity.age"]) * 12
     )

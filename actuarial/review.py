@@ -22,7 +22,12 @@ from actuarial.guides import Guide, GuideError, GuideSet, load_every_guide
 from actuarial.law.clauses import CLAUSES
 from actuarial.law.minimum import later_minimums
 from actuarial.law.parameters import shipped_law, shown_value
-from actuarial.law.readings import INTERPRETATIONS, Readings
+from actuarial.law.readings import (
+    INTERPRETATIONS,
+    Readings,
+    later_minimums_text,
+    values_today,
+)
 from actuarial.members import WARNING_RULES, WARNING_SEPARATOR
 from actuarial.mortality import LifeTable, MortalityError, scale_rates, table_from_spec
 from actuarial.output_files import takes_paths
@@ -76,8 +81,9 @@ def clause_functions() -> pd.DataFrame:
 def interpretations_table(readings: Readings | None = None) -> pd.DataFrame:
     """The interpretations I-1 to I-9: the default reading, its switch and the value in force."""
     values = (readings or Readings()).as_dict()
-    law_values = shipped_law().latest_values()
-    texts = [item.text("en", False, law_values, {}) for item in INTERPRETATIONS]
+    law_values, later = values_today()
+    later_text = later_minimums_text("en", later)
+    texts = [item.text("en", False, law_values, {}, later_text) for item in INTERPRETATIONS]
     return pd.DataFrame(
         {
             "id": [item.id for item in INTERPRETATIONS],

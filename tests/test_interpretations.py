@@ -5,7 +5,7 @@ import math
 
 import pandas as pd
 import pytest
-from conftest import exactly
+from conftest import exactly, law_entry
 
 from actuarial.engine import evaluate, evaluate_frame
 from actuarial.law.readings import INTERPRETATIONS, Readings
@@ -277,6 +277,37 @@ def test_describe_in_spanish_states_each_reading_in_force():
     assert lines[6] == (
         "I-7 Elección: se informan todos los incisos, elegibles o no; el participante elige"
     )
+
+
+def test_texts_without_a_law_state_the_shipped_law_in_force_today_and_later_minimums(
+    monkeypatch, amendment
+):
+    """With entries of law.toml dated after today (a minimum of $700 and a high-risk age of
+    57 from 2100), the readings' texts and the CLI's help stated them as today's rule."""
+    from actuarial import cli, review
+    from actuarial.law import load_law
+
+    later = load_law(
+        amendment(
+            law_entry("minimum_monthly_pension", "2100-01-01", 700, "USD a month"),
+            law_entry("high_risk.age", "2100-01-01", 57, "years"),
+        )
+    )
+    monkeypatch.setattr("actuarial.law.parameters.shipped_law", lambda: later)
+    monkeypatch.setattr(review, "shipped_law", lambda: later)
+    monkeypatch.setattr(cli, "shipped_law", lambda: later)
+    lines = Readings().describe()
+    assert any("($500.00; $700.00 from 2100-01-01)" in line for line in lines if "I-4" in line)
+    assert any("before 55" in line for line in lines if "I-9" in line)
+    table = review.interpretations_table()
+    assert "($500.00; $700.00 from 2100-01-01)" in table.set_index("id").loc["I-4"].iloc[1]
+    by_switch = {item.switch: item for item in INTERPRETATIONS}
+    helps = {
+        name: cli._reading_option(by_switch[name])(lambda: None).__click_params__[0].help
+        for name in ("minimum_applies_to", "high_risk_waits_for_age")
+    }
+    assert "($500.00; $700.00 from 2100-01-01)" in helps["minimum_applies_to"]
+    assert "inciso (b) before 55: 75% from the 55th birthday" in helps["high_risk_waits_for_age"]
 
 
 def test_describe_refuses_an_unknown_language():

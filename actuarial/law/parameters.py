@@ -462,9 +462,11 @@ class Law:
             self._derived[key] = compute()
         return self._derived[key]
 
-    def latest_values(self) -> dict:
-        """Every parameter's value from the law's last change on."""
-        return self.values_on(max(self.change_dates()))
+    def values_in_force(self, day: dt.date | None = None) -> dict:
+        """Every parameter's value on ``day`` (today for None), or on the law's first date
+        for a day before it: what a text of no member's dates states (help, tables)."""
+        day = dt.date.today() if day is None else day
+        return self.values_on(max(day, self.first_date()))
 
     def change_dates(self, selected_by: str | None = None) -> np.ndarray:
         """The law's first date (:meth:`first_date`) and every later date on which a

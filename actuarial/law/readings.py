@@ -8,6 +8,7 @@ of the law (``applied_in``). Every result carries the ``Readings`` it used.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
@@ -73,6 +74,26 @@ MINIMUM = "${law[minimum_monthly_pension]:,.2f}"
 LATER_MINIMUMS = "{later_minimums}"
 LATER_MINIMUM = {"en": "; {minimum} from {day}", "es": "; {minimum} desde el {day}"}
 
+
+def later_minimums_text(lang: str, later_minimums) -> str:
+    """``later_minimums`` ((day, amount), ...) as :data:`LATER_MINIMUMS` states them."""
+    return "".join(
+        LATER_MINIMUM[lang].format(
+            minimum=render(MINIMUM, {"minimum_monthly_pension": amount}), day=day
+        )
+        for day, amount in later_minimums
+    )
+
+
+def values_today() -> tuple[dict, tuple]:
+    """The shipped law's values today and the minimums it sets from later dates: what a
+    text of no member and no law file states (the readings, the CLI's help)."""
+    from actuarial.law.minimum import later_minimums
+    from actuarial.law.parameters import shipped_law
+
+    law, today = shipped_law(), dt.date.today()
+    return law.values_in_force(today), later_minimums(law, max(today, law.first_date()))
+
 INTERPRETATIONS = (
     Interpretation(
         "I-1",
@@ -134,7 +155,8 @@ INTERPRETATIONS = (
         "minimum_applies_to",
         Switch(
             "--minimum-applies-to",
-            f"I-4: the monthly minimum ({MINIMUM}) on every clause, or on inciso (a) only.",
+            f"I-4: the monthly minimum ({MINIMUM}{LATER_MINIMUMS}) on every clause, or on "
+            "inciso (a) only.",
             choices=MINIMUM_SCOPES,
         ),
         "actuarial.law.minimum.minimum_reaches",
@@ -312,22 +334,16 @@ class Readings:
     ) -> list[str]:
         """One line per interpretation, with the reading in force (``lang``: en or es).
 
-        ``law_values``: the law's values the texts state (default: the shipped law's
-        latest values); ``later_minimums``: (day, amount) of each minimum that takes effect
-        after the payment date of those values (I-4 states them).
+        ``law_values``: the law's values the texts state, and ``later_minimums``: (day,
+        amount) of each minimum that takes effect after the payment date of those values
+        (I-4 states them); without ``law_values``, the shipped law's today and its later
+        minimums (:func:`values_today`).
         """
         if lang not in ("en", "es"):
             raise ValueError(f"'lang' must be in ['en', 'es'] (got {lang!r})")
         if law_values is None:
-            from actuarial.law.parameters import shipped_law
-
-            law_values = shipped_law().latest_values()
-        later = "".join(
-            LATER_MINIMUM[lang].format(
-                minimum=render(MINIMUM, {"minimum_monthly_pension": amount}), day=day
-            )
-            for day, amount in later_minimums
-        )
+            law_values, later_minimums = values_today()
+        later = later_minimums_text(lang, later_minimums)
         values = self.as_dict()
         default = Readings().as_dict()
         lines = []
