@@ -874,3 +874,43 @@ def test_a_parameter_not_written_as_an_array_of_entries_is_named_as_written(tmp_
         f"{bill}: 'minimum_monthly_pension' must be an array of entries "
         f"[[minimum_monthly_pension]] (got {got})"
     ]
+
+
+# ------------------------------------------------------------- keys holding a dot in quotes
+QUOTED_AGE = '"service_annuity.age" = [{effective_from = 2020-01-01, value = 60, ' \
+    'unit = "years", source = "q"}]\n'
+
+
+def test_a_parameter_given_twice_through_a_quoted_key_is_refused_naming_both(amendment):
+    # TOML reads "service_annuity.age" as one key, apart from the table service_annuity's
+    # key age: the file loaded as [1990: 65, 2022: 62], its 2020 entry lost without a word.
+    bill = amendment(QUOTED_AGE, law_entry("service_annuity.age", "2022-01-01", 62, "years"))
+    with pytest.raises(LawError) as error:
+        load_law(bill)
+    assert error.value.problems == [
+        f"{bill}: 'service_annuity.age' is given twice, as [[service_annuity.age]] and as the "
+        'quoted key "service_annuity.age": a key must not hold a dot inside quotes (TOML '
+        "reads it as one name); give each parameter once, as [[service_annuity.age]]"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "path", "hint"),
+    [
+        (QUOTED_AGE, '"service_annuity.age"', "service_annuity.age",
+         ": write the parameter unquoted, [[service_annuity.age]]"),
+        ('[service_annuity]\n"age.x" = 1\n', 'service_annuity."age.x"', "service_annuity.age.x",
+         ""),
+        ("\"a.b\" = 1\n", '"a.b"', "a.b", ""),
+    ],
+)  # fmt: skip
+def test_a_quoted_key_holding_a_dot_is_refused_not_read_as_a_parameter(
+    amendment, text, key, path, hint
+):
+    bill = amendment(text)
+    with pytest.raises(LawError) as error:
+        load_law(bill)
+    assert error.value.problems == [
+        f"{bill}: a key must not hold a dot inside quotes: TOML reads it as one name, not as "
+        f"the path '{path}' (got {key}{hint})"
+    ]

@@ -1,7 +1,8 @@
 """The law file: every number of the Chapter 2 clauses as dated data, and its amendments.
 
 The shipped ``law.toml`` holds, for each parameter of :data:`PARAMETERS`, a series of
-entries ``{effective_from, value, unit, source}``. An amendment file of the same form adds
+entries ``{effective_from, value, unit, source}`` under its dotted name (a quoted key holding
+a dot, one name to TOML, is refused). An amendment file of the same form adds
 its entries on top: an entry at a new date starts a new period, an entry at a date already
 in force replaces it. The law in force is validated as a whole, each problem naming the
 file, the parameter and the entry; amounts are at most :data:`USD_A_MONTH_MAX` and dates
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import json
 import math
 import os
 import re
@@ -44,7 +46,7 @@ from actuarial.member_record import (
     timestamp_rule,
 )
 from actuarial.output_files import takes_paths
-from actuarial.shown_text import quoted
+from actuarial.shown_text import quoted, shortened
 from actuarial.text_files import TextProblem, decode_text, read_bytes, toml_shape_problems
 
 __all__ = [
@@ -299,11 +301,14 @@ def _read(name: str, data: bytes) -> tuple[dict[str, list[Entry]], list[str]]:
     except RecursionError:  # cannot happen within the depth limit; never a traceback
         return {}, [f"{name}: not a TOML file (nested too deeply to read)"]
     found: dict[str, list[Entry]] = {}
+    dotted: dict[str, str] = {}  # path: the key as written, of each quoted key holding a dot
 
     def walk(table: dict, prefix: str) -> None:
         for key, value in table.items():
             path = f"{prefix}{key}"
-            if isinstance(value, dict) and path not in PARAMETERS:
+            if "." in key:  # one name to TOML: never a parameter, nor merged with one
+                dotted[path] = f"{prefix}{json.dumps(shortened(key), ensure_ascii=False)}"
+            elif isinstance(value, dict) and path not in PARAMETERS:
                 walk(value, f"{path}.")
             elif path not in PARAMETERS:
                 problems.append(
@@ -318,7 +323,26 @@ def _read(name: str, data: bytes) -> tuple[dict[str, list[Entry]], list[str]]:
                 found[path] = _entries(name, path, value, problems)
 
     walk(document, "")
+    problems.extend(
+        _quoted_dot_problem(name, path, key, path in found) for path, key in dotted.items()
+    )
     return found, problems
+
+
+def _quoted_dot_problem(name: str, path: str, key: str, given: bool) -> str:
+    """A quoted key holding a dot (``"service_annuity.age" = [...]``): TOML reads it as one
+    name, apart from the table ``service_annuity``'s key ``age``; read as the parameter, it
+    would give it twice where the file also gives it unquoted, one series silently lost."""
+    rule = "a key must not hold a dot inside quotes"
+    if given:
+        return (
+            f"{name}: '{path}' is given twice, as [[{path}]] and as the quoted key {key}: "
+            f"{rule} (TOML reads it as one name); give each parameter once, as [[{path}]]"
+        )
+    hint = f": write the parameter unquoted, [[{path}]]" if path in PARAMETERS else ""
+    return (
+        f"{name}: {rule}: TOML reads it as one name, not as the path '{path}' (got {key}{hint})"
+    )
 
 
 def _entries(name: str, path: str, raw: list, problems: list[str]) -> list[Entry]:
