@@ -6,6 +6,7 @@ import datetime as dt
 import hashlib
 import re
 import tomllib
+import warnings
 from importlib import resources
 from pathlib import Path
 
@@ -913,4 +914,29 @@ def test_a_quoted_key_holding_a_dot_is_refused_not_read_as_a_parameter(
     assert error.value.problems == [
         f"{bill}: a key must not hold a dot inside quotes: TOML reads it as one name, not as "
         f"the path '{path}' (got {key}{hint})"
+    ]
+
+
+# ------------------------------------------------------- a list of paths is one amendment
+def test_a_list_of_law_files_is_read_as_load_law_reads_them_one_after_the_other(amendment):
+    # law_in_force applied each file on its own: the law between the two (early retirement
+    # at 70, (a) still at 65) was warned as "inciso (c) cannot apply", which the law in
+    # force, with (a) at 75, does not hold.
+    early = amendment(law_entry("early_retirement.age", "2020-01-01", 70, "years"), name="e.toml")
+    late = amendment(law_entry("service_annuity.age", "2020-01-01", 75, "years"), name="a.toml")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no LawNote: the law in force holds nothing to note
+        assert law_in_force([early, late]) == load_law(early, late)
+        assert law_in_force([early, shipped_law(), late]) == load_law(late)
+
+
+def test_the_problems_of_every_law_file_of_a_list_are_reported_together(tmp_path):
+    first, second = tmp_path / "first.toml", tmp_path / "second.toml"
+    first.write_bytes(b"a.b.c.d.e.f.g = 1\n")
+    second.write_bytes(b"x = '\xe9'\n")
+    with pytest.raises(LawError) as error:
+        law_in_force([first, second])
+    assert error.value.problems == [
+        f"{first}:1: {DEEPER}reached 7)",
+        f"{second}:1: not UTF-8 text (byte 0xe9 at offset 5); save the file as UTF-8",
     ]

@@ -664,8 +664,11 @@ def law_in_force(law=None) -> Law:
     """The ``law=`` argument of the public functions as a :class:`Law`.
 
     ``None``: the shipped law; a :class:`Law`: itself; a path, or a list of paths and
-    laws: the shipped law (or the last law given) with each file applied in order. A path
-    is text or path-like; anything else (bytes, a mapping, a number) is refused, naming it.
+    laws: the shipped law (or the last law given, which replaces all before it) with every
+    file after it applied at once, in order, as :func:`load_law` and ``--law`` apply them:
+    the law between two files is never a law in force, so it is never noted, and the
+    problems of every file are reported together. A path is text or path-like; anything
+    else (bytes, a mapping, a number) is refused, naming it.
     """
     if law is None:
         return shipped_law()
@@ -674,12 +677,15 @@ def law_in_force(law=None) -> Law:
     if isinstance(law, _LAW_PATH):
         return load_law(law)
     if isinstance(law, Iterable) and not isinstance(law, bytes | bytearray | Mapping):
-        result = shipped_law()
+        base, paths = shipped_law(), []
         for item in law:
             if not isinstance(item, (Law, *_LAW_PATH)):
                 raise _not_a_law(item)
-            result = item if isinstance(item, Law) else result.amended(item)
-        return result
+            if isinstance(item, Law):
+                base, paths = item, []
+            else:
+                paths.append(item)
+        return base.amended(*paths)
     raise _not_a_law(law)
 
 
