@@ -723,9 +723,9 @@ TOO_LARGE = "'value' must be at most 10,000,000, so that every cent is exact"
     ("value", "shown"),
     [
         ("10000000.01", "10000000.01"),  # a cent above the bound
-        ("1e17", "1e+17"),  # cents beyond int64: the schedule wrote '1.92'
+        ("1e17", "1e17"),  # cents beyond int64: the schedule wrote '1.92'; as written
         ("99999999999999999999999999999", "99999999999999999999999999999"),  # as given
-        ("1e308", "1e+308"),  # inf once times 100: 'monthly $inf', JSON refused
+        ("1e308", "1e308"),  # inf once times 100: 'monthly $inf', JSON refused
     ],
 )
 def test_a_minimum_above_ten_million_dollars_a_month_is_refused_naming_the_rule(
@@ -748,11 +748,15 @@ def test_the_largest_minimum_accepted_is_ten_million_dollars_a_month(amendment):
         load_law(over)
 
 
-@pytest.mark.parametrize("value", ["500.005", "0.001", "600.0000001"])
+@pytest.mark.parametrize(
+    "value", ["500.005", "0.001", "600.0000001", "500.000000000000001", "1_000.000_000_000_000_01"]
+)
 def test_a_minimum_in_fractions_of_a_cent_is_refused_not_shown_as_one_amount_and_paid_another(
     amendment, value
 ):
-    """A minimum of 500.005 was explained as 'the $500.00 minimum' and paid as $500.01."""
+    """A minimum of 500.005 was explained as 'the $500.00 minimum' and paid as $500.01; one
+    of 500.000000000000001, read as the float 500.0 before its cents were checked, was paid
+    as $500.00: the rule is checked on the number as written."""
     bill = amendment(law_entry("minimum_monthly_pension", "2027-01-01", value, "USD a month"))
     with pytest.raises(LawError) as error:
         load_law(bill)
@@ -940,3 +944,48 @@ def test_the_problems_of_every_law_file_of_a_list_are_reported_together(tmp_path
         f"{first}:1: {DEEPER}reached 7)",
         f"{second}:1: not UTF-8 text (byte 0xe9 at offset 5); save the file as UTF-8",
     ]
+
+
+# --------------------------------------------------------- numbers read as written
+KEPT = "'value' must be a number the engine keeps as written"
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "unit", "problem"),
+    [
+        ("service_annuity.rate", "0.0150000000000000001", "rate",
+         f"{KEPT} (got 0.0150000000000000001, kept as 0.015)"),
+        ("service_annuity.rate", "1e-400", "rate", f"{KEPT} (got 1e-400, kept as 0.0)"),
+        ("service_annuity.minimum_service", "24.99999999999999999", "years",
+         f"{KEPT} (got 24.99999999999999999, kept as 25.0)"),
+        ("service_annuity.age", "65.0000000000000001", "years",
+         "'value' must be a whole number of years (got 65.0000000000000001)"),
+        ("service_annuity.rate", "+1.5e0", "rate", "'value' must be in (0, 1] (got +1.5e0)"),
+        ("service_annuity.rate", "-nan", "rate", "'value' must be a finite number (got -nan)"),
+    ],
+)  # fmt: skip
+def test_a_number_is_checked_as_written_not_as_the_float_toml_reads(
+    amendment, name, value, unit, problem
+):
+    # 0.0150000000000000001 was read as the float 0.015 and paid as 1.5%, though written
+    # with more digits than any float keeps.
+    bill = amendment(law_entry(name, "2027-01-01", value, unit))
+    with pytest.raises(LawError) as error:
+        load_law(bill)
+    where = f"'{name}' entry 1 (effective_from 2027-01-01)"
+    assert error.value.problems == [f"{bill}: {where}: {problem}"]
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "unit", "read"),
+    [
+        ("service_annuity.rate", "0.1", "rate", 0.1),
+        ("service_annuity.rate", "1.75e-2", "rate", 0.0175),
+        ("service_annuity.minimum_service", "7.50", "years", 7.5),
+        ("service_annuity.age", "66.000", "years", 66.0),
+        ("minimum_monthly_pension", "1_000.50", "USD a month", 1000.5),
+    ],
+)
+def test_a_number_the_engine_keeps_as_written_is_accepted(amendment, name, value, unit, read):
+    bill = amendment(law_entry(name, "2027-01-01", value, unit))
+    assert load_law(bill).value_on(name, "2027-01-01") == read

@@ -108,25 +108,32 @@ class Parameter:
             if not isinstance(value, dt.date) or isinstance(value, dt.datetime):
                 return not_a_date("value", value, quoted(value))
             return date_outside("value", value)
-        if isinstance(value, bool) or not isinstance(value, int | float):
+        if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
             return f"'value' must be a number (got {quoted(value)})"
-        if isinstance(value, float) and not math.isfinite(value):  # an int is finite
+        number = _as_written(value)  # exact: every rule is checked on the number written
+        if not number.is_finite():
             return f"'value' must be a finite number (got {quoted(value)})"
-        if self.unit == "rate" and not 0 < value <= 1:
+        if self.unit == "rate" and not 0 < number <= 1:
             return f"'value' must be in (0, 1] (got {quoted(value)})"
-        if self.unit == "years" and not 0 <= value <= 120:
+        if self.unit == "years" and not 0 <= number <= 120:
             return f"'value' must be in [0, 120] (got {quoted(value)})"
-        if self.unit == "USD a month" and value < 0:
+        if self.unit == "USD a month" and number < 0:
             return f"'value' must be >= 0 (got {quoted(value)})"
-        if self.unit == "USD a month" and value > USD_A_MONTH_MAX:
+        if self.unit == "USD a month" and number > USD_A_MONTH_MAX:
             return (
                 f"'value' must be at most {USD_A_MONTH_MAX:,}, so that every cent is exact "
                 f"(got {quoted(value)})"
             )
-        if self.unit == "USD a month" and not _whole_cents(value):
+        if self.unit == "USD a month" and number != number.quantize(_CENT):
             return f"'value' must be in whole cents (got {quoted(value)})"
-        if self.whole and value != int(value):
+        if self.whole and number != number.to_integral_value():
             return f"'value' must be a whole number of years (got {quoted(value)})"
+        kept = float(number)
+        if Decimal(repr(kept)) != number:
+            return (
+                f"'value' must be a number the engine keeps as written (got {quoted(value)}, "
+                f"kept as {kept!r})"
+            )
         return None
 
     def shown(self, value) -> str:
@@ -150,10 +157,33 @@ def shown_value(unit: str, value) -> str:
     return f"{exact.normalize():f}" + ("%" if unit == "rate" else "")
 
 
-def _whole_cents(value: int | float) -> bool:
-    """Whether an amount is whole cents as written (``0.07``, whose binary float is not): a
-    fraction of a cent would be explained as one amount and paid, rounded, as another."""
-    return isinstance(value, int) or (Decimal(repr(value)) * 100) % 1 == 0
+_CENT = Decimal("0.01")
+
+
+class _WrittenNumber(Decimal):
+    """A decimal number of a law file, exactly as written (TOML's ``parse_float``): its rules
+    are checked on the digits written, never on the float TOML would read
+    (``500.000000000000001`` is not whole cents, though its float is 500.0), and a message
+    quotes it as written (``1e17``, ``1_000.5``)."""
+
+    __slots__ = ("text",)
+
+    def __new__(cls, text: str) -> _WrittenNumber:
+        number = super().__new__(cls, text)
+        number.text = text
+        return number
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def _as_written(value: int | float | Decimal) -> Decimal:
+    """``value`` as the exact decimal it was written as: a float as its shortest text
+    (``0.07``, whose binary float is not 7 cents: a fraction of a cent would be explained as
+    one amount and paid, rounded, as another)."""
+    if isinstance(value, Decimal):
+        return value
+    return Decimal(value) if isinstance(value, int) else Decimal(repr(value))
 
 
 def date_outside(key: str, day: dt.date) -> str | None:
@@ -293,7 +323,7 @@ def _read(name: str, data: bytes) -> tuple[dict[str, list[Entry]], list[str]]:
     if found:
         return {}, _located(name, found)
     try:
-        document = tomllib.loads(text)
+        document = tomllib.loads(text, parse_float=_WrittenNumber)  # as written: no float yet
     except tomllib.TOMLDecodeError as error:
         line = re.search(r"line (\d+)", str(error))
         where = f"{name}:{line.group(1)}" if line else name
