@@ -20,7 +20,13 @@ from actuarial.cli import cli
 from actuarial.engine import COLUMNS, RESULT_COLUMNS, ClauseResult, evaluate, evaluate_frame
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, load_guides
 from actuarial.law import LawError, LawNote, load_law, shipped_law
-from actuarial.law.clauses import CLAUSES, register_clause, unregister_clause
+from actuarial.law.clauses import (
+    CLAUSES,
+    D_BEFORE_AGE,
+    D_BEFORE_SERVICE,
+    register_clause,
+    unregister_clause,
+)
 from actuarial.law.conditions import Clause, ClauseOutcome, Condition, Wording
 from actuarial.law.notes import law_notes
 from actuarial.law.readings import Readings
@@ -622,6 +628,37 @@ def test_early_retirement_at_or_after_the_age_of_a_is_noted_for_its_span(tmp_pat
         "'service_annuity.age' entry 1 (effective_from 1990-04-01) = 65"
     ]
     assert _notes_of(tmp_path, text) == (expected if noted else [])
+
+
+@pytest.mark.parametrize(("age", "noted"), [(0, True), (1, False)])
+def test_inciso_d_at_age_zero_is_noted_as_never_applying(tmp_path, age, noted):
+    # No note was given, and (d) said "separated at 62y8m, before 0y0m" to every member.
+    file = tmp_path / "amendment.toml"
+    expected = [
+        "from 2020-01-01: inciso (d) cannot apply: no age at separation is below its age "
+        "(nor any credited service, read literally (I-2)); in force: "
+        f"{file}: 'deferred.age' entry 1 (effective_from 2020-01-01) = {age}"
+    ]
+    notes = _notes_of(tmp_path, _entry("deferred.age", "2020-01-01", age, "years"))
+    assert notes == (expected if noted else [])
+    assert D_BEFORE_SERVICE.parameter == D_BEFORE_AGE.parameter  # the note holds under both
+
+
+def test_early_retirement_service_at_the_age_of_a_is_not_noted_a_member_may_meet_it(
+    half_percent_guides, tmp_path
+):
+    """Not noted: a note says what can never take effect. Credited service may not exceed
+    the age at separation in days / 365.2425 (members' data), which a day before a 65th
+    birthday after 17 leap days is 65.001: 65 years of service at 64y11m is valid data."""
+    text = _entry("early_retirement.minimum_service", "2027-01-01", 65, "years")
+    assert _notes_of(tmp_path, text) == []
+    member = {
+        "member_id": "L-1", "birth_date": "1992-01-01", "entry_date": "1999-01-04",
+        "separation_date": "2056-12-31", "credited_service": 65.0,
+        "average_compensation": 24_000.0, "group": "general", "refunded": False,
+    }  # fmt: skip
+    early = evaluate(member, half_percent_guides, as_of=AS_OF, law=tmp_path / "amendment.toml")
+    assert early.clause("c").eligible
 
 
 @pytest.mark.parametrize("text", ["", "# a bill: entries to come\n", "\ufeff\n"])

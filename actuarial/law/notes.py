@@ -5,27 +5,45 @@ window or repeal early retirement), so each is said, never refused; but written 
 mistake it changes results without a word. Noted: an amendment file none of whose
 entries is in force (an empty one changes nothing), an entry that a later one replaces
 before the law's first date (never in force), and a period of the law in which a lower
-bound is not below its upper bound, so nothing is between them: the coverage window of
-first entry (I-1), and the ages of inciso (c), from its own age to below that of (a).
+bound is not below its upper bound, so nothing is between them.
+
+The bounds (:data:`_BOUNDS`) are every pair the clauses' conditions and the coverage
+window put on one quantity, under every reading: the window of first entry (I-1), from its
+first day to before its last; the ages of inciso (c), from its own age to below that of
+(a); and the age of inciso (d), below its own (read literally, I-2: the credited service
+below that number), from 0, below which no age nor service is. The other bounds of the
+clauses are lower ones with no upper (the ages of (a) and (b), every minimum of service),
+which no law empties. Not noted: bounds that meet only through the members' data or a
+reading. Credited service may not exceed the age at separation in days / 365.2425, which a
+day before a birthday may pass (65.001 after 17 leap days), so (c)'s years of service at
+the age of (a) may still be met; (d)'s minimum service is a reading (I-5).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from actuarial.law.clauses import C_AGE, C_BEFORE_A
+from actuarial.law.clauses import C_AGE, C_BEFORE_A, D_BEFORE_AGE
 from actuarial.law.coverage import WINDOW
 from actuarial.law.parameters import Law
 
 __all__ = ["law_notes"]
 
-# (lower bound, upper bound, what is empty when the lower is not below the upper).
+# (lower bound, upper bound, what is empty when the lower is not below the upper); a lower
+# bound of None: none but the quantity's own, 0 (no age at separation nor credited service
+# is below it).
 _BOUNDS = (
     (*WINDOW, "the coverage window is empty: no first entry is covered (I-1)"),
     (
         C_AGE.parameter,
         C_BEFORE_A.parameter,
         "inciso (c) cannot apply: no age at separation is from its age and below that of (a)",
+    ),
+    (
+        None,
+        D_BEFORE_AGE.parameter,
+        "inciso (d) cannot apply: no age at separation is below its age (nor any credited "
+        "service, read literally (I-2))",
     ),
 )
 
@@ -68,12 +86,14 @@ def _empty_periods(law: Law) -> list[str]:
     starts, values = law.periods()
     notes = []
     for lower, upper, what in _BOUNDS:
-        empty = ~(values[lower] < values[upper])
+        least = 0.0 if lower is None else values[lower]
+        empty = ~(least < values[upper])
         # Each run of empty periods: where it starts and where the next non-empty one does.
         edges = np.flatnonzero(np.diff(np.concatenate([[False], empty, [False]])))
+        named = [name for name in (lower, upper) if name is not None]
         for begin, end in zip(edges[::2], edges[1::2], strict=True):
             span = f"from {starts[begin]}" + (f" until {starts[end]}" if end < len(starts) else "")
-            in_force = " and ".join(_entry_on(law, name, starts[begin]) for name in (lower, upper))
+            in_force = " and ".join(_entry_on(law, name, starts[begin]) for name in named)
             notes.append(f"{span}: {what}; in force: {in_force}")
     return notes
 
