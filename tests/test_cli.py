@@ -1321,8 +1321,8 @@ def test_minus_zero_in_a_number_option_is_zero_in_what_is_shown_and_written(tmp_
     out = tmp_path / "b.csv"
     result = invoke("batch", SAMPLE, "--out", out, "--deferred-minimum-service", "-0")
     assert result.exit_code == 0, result.output
-    assert "readings: deferred_minimum_service=0.0" in result.stdout.splitlines()
-    assert set(pd.read_csv(out)["readings"]) == {"deferred_minimum_service=0.0"}
+    assert "readings: deferred_minimum_service=0" in result.stdout.splitlines()
+    assert set(pd.read_csv(out)["readings"]) == {"deferred_minimum_service=0"}
     weights = invoke(
         "guides", "subsidy", HALF_PERCENT_SERIES, "--mortality", "soa:3399/soa:3400",
         "--interest", "-0", "--female-weight", "-0",

@@ -3,6 +3,7 @@
 import datetime as dt
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 from conftest import exactly, law_entry
@@ -36,6 +37,23 @@ def test_label_names_only_the_switched_readings():
     readings = Readings(refund_bars_high_risk=False, deferred_minimum_service=0)
     assert readings.changed() == {"refund_bars_high_risk": False, "deferred_minimum_service": 0}
     assert readings.label() == "refund_bars_high_risk=False;deferred_minimum_service=0"
+
+
+@pytest.mark.parametrize(
+    ("given", "shown"),
+    [(0, "0"), (0.0, "0"), (-0.0, "0"), (np.float64(10), "10"), (np.int64(10), "10"),
+     (np.float32(7.5), "7.5"), (7.5, "7.5")],
+)  # fmt: skip
+def test_the_minimum_service_of_d_reads_the_same_however_given(given, shown):
+    # --deferred-minimum-service 0 (a float) read "deferred_minimum_service=0.0" in the
+    # readings' text and the results' readings column; Readings(deferred_minimum_service=0)
+    # read "=0": one reading, two texts.
+    readings = Readings(deferred_minimum_service=given)
+    assert repr(readings.deferred_minimum_service) == shown
+    assert readings.label() == f"deferred_minimum_service={shown}"
+    assert readings.describe()[4] == (
+        f"I-5 Minimum service for (d): {shown} years [deferred_minimum_service={shown}, switched]"
+    )
 
 
 def test_describe_states_the_reading_in_force_for_each_interpretation():

@@ -41,7 +41,7 @@ def test_interpretations_table_shows_each_switch_with_the_value_in_force():
     table = review.interpretations_table(Readings(deferred_minimum_service=0.0))
     assert table["id"].tolist() == [f"I-{n}" for n in range(1, 10)]
     row = table.set_index("id").loc["I-5"]
-    assert (row["switch"], row["value"]) == ("deferred_minimum_service", "0.0")
+    assert (row["switch"], row["value"]) == ("deferred_minimum_service", "0")
     assert table.set_index("id").loc["I-7", "switch"] == "-"
 
 

@@ -258,7 +258,9 @@ class Readings:
     - ``refund_bars_high_risk`` (I-3): a refund bars clause (b) as well.
     - ``minimum_applies_to`` (I-4): ``"all"`` clauses or only clause ``"a"``.
     - ``deferred_minimum_service`` (I-5): years of service clause (d) needs; ``None``
-      (default): those of clause (a) in the law in force; 0 = the literal text.
+      (default): those of clause (a) in the law in force; 0 = the literal text. A whole
+      number is kept as an int however given (``0``, ``0.0``, ``-0.0``: ``0``), so that one
+      reading reads the same in every text and column.
     - ``leap_day_birthday`` (I-6): ``"feb28"`` or ``"mar1"`` for Feb 29 births.
     - ``high_risk_waits_for_age`` (I-9): inciso (b) before the age: the rate at the age,
       from the birthday, instead of the lower rate at separation.
@@ -308,6 +310,8 @@ class Readings:
                 f"'deferred_minimum_service' must be None or in [{low:g}, {high:g}] "
                 f"(got {service!r})"
             )
+        if isinstance(service, float) and service.is_integer():  # 0.0 (the CLI's), -0.0: 0
+            object.__setattr__(self, "deferred_minimum_service", int(service))
 
     def as_dict(self) -> dict:
         """The switches as a plain mapping (for JSON, reports and Parquet metadata)."""
