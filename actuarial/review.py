@@ -20,7 +20,7 @@ from actuarial.dates import format_age
 from actuarial.equivalence import early_retirement_factor, fit_interest
 from actuarial.guides import Guide, GuideError, GuideSet, load_every_guide
 from actuarial.law.clauses import CLAUSES
-from actuarial.law.minimum import later_minimums
+from actuarial.law.minimum import later_minimums, minimum_since
 from actuarial.law.parameters import shipped_law, shown_value
 from actuarial.law.readings import (
     INTERPRETATIONS,
@@ -102,7 +102,8 @@ def interpretations_table(readings: Readings | None = None) -> pd.DataFrame:
 def _law_values(law=None, date=None) -> tuple[dict, str, tuple]:
     """The numbers of the clauses in force on ``date`` (default: from the law's last change
     on; :meth:`Law.payable_on` if earlier than its first), by their names in the law file,
-    the date from which that monthly minimum is paid, and the minimums of later payment
+    the date from which that monthly minimum's amount is paid
+    (:func:`~actuarial.law.minimum.minimum_since`), and the minimums of later payment
     dates (:func:`~actuarial.law.minimum.later_minimums`)."""
     from actuarial.law import law_in_force
 
@@ -111,10 +112,8 @@ def _law_values(law=None, date=None) -> tuple[dict, str, tuple]:
         date = max(law.change_dates()).astype("datetime64[D]").item()
     else:  # a payment asked for before the law's first date is paid from it
         date = law.payable_on(dt.date.fromisoformat(date) if isinstance(date, str) else date)
-    values = law.values_on(date)
-    starts = law.changes("minimum_monthly_pension")
-    minimum_from = starts[starts <= np.datetime64(date, "D")].max()
-    return values, str(minimum_from.astype("datetime64[D]")), later_minimums(law, date)
+    minimum_from = str(minimum_since(law, date).astype("datetime64[D]"))
+    return law.values_on(date), minimum_from, later_minimums(law, date)
 
 
 def law_numbers(law=None, date=None) -> dict[str, str]:
@@ -122,9 +121,10 @@ def law_numbers(law=None, date=None) -> dict[str, str]:
     of ``law`` (default: the shipped law; a path or list of paths: amended) in force on ``date``
     (default: from its last change on).
 
-    ``minimum`` ($500), ``minimum_cents`` ($500.00), ``minimum_from`` (its first payment
-    date), ``coverage_from``, ``coverage_until``; per clause: ``age_a`` (65), ``age_a_ym``
-    (65y0m), ``age_a_before`` (64y11m), ``service_a``, ``rate_a`` (1.5%), ``age_b``,
+    ``minimum`` ($500), ``minimum_cents`` ($500.00), ``minimum_from`` (the first payment
+    date of that amount: an entry restating it is no new date), ``coverage_from``,
+    ``coverage_until``; per clause: ``age_a`` (65), ``age_a_ym`` (65y0m), ``age_a_before``
+    (64y11m), ``service_a``, ``rate_a`` (1.5%), ``age_b``,
     ``age_b_ym``, ``age_b_before``, ``service_b``, ``rate_b_at``, ``rate_b_before``,
     ``age_c``, ``age_c_ym``, ``age_c_before``, ``service_c``, ``age_d``; each percentage
     also as TeX (``rate_a_tex``: ``1.5\\%``).

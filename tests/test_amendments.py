@@ -12,7 +12,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
-from conftest import FROM_START
+from conftest import FROM_START, law_entry
 
 from actuarial import shipped
 from actuarial.batch import OUTPUT_SCHEMA, read_members, run_batch
@@ -213,6 +213,24 @@ def test_the_minimum_reading_states_each_later_minimum_a_later_payment_may_get(
         assert (deferred.monthly_amount, deferred.minimum_topup) == (600.00, 390.00)
     shipped = _i4_line(evaluate(DEFERRED, half_percent_guides, as_of=as_of))
     assert "on the payment date ($500.00) on every" in shipped
+
+def test_a_minimum_restated_at_its_amount_is_no_later_minimum(half_percent_guides, amendment):
+    # The I-4 reading listed "$500.00 from 2020-01-01" as a minimum a later payment may get,
+    # though $500 has been in force since 2013-07-01: a restatement is not a change.
+    restated = amendment(law_entry("minimum_monthly_pension", "2020-01-01", 500, USD))
+    with_600 = amendment(
+        law_entry("minimum_monthly_pension", "2020-01-01", 500, USD),
+        law_entry("minimum_monthly_pension", "2027-01-01", 600, USD),
+        name="later.toml",
+    )
+    as_of = dt.date(2015, 1, 1)
+    line = _i4_line(evaluate(DEFERRED, half_percent_guides, as_of=as_of, law=restated))
+    assert "on the payment date ($500.00) on every" in line
+    line = _i4_line(evaluate(DEFERRED, half_percent_guides, as_of=as_of, law=with_600))
+    assert "on the payment date ($500.00; $600.00 from 2027-01-01) on every" in line
+    small = evaluate(SMALL, half_percent_guides, as_of=AS_OF, law=restated).clause("a")
+    assert small.schedule == "2010-03-01 270.00; 2013-07-01 500.00"
+
 
 def test_the_schedule_lists_each_change_of_the_minimum_after_the_start(half_percent_guides, bill):
     shipped = evaluate(SMALL, half_percent_guides, as_of=AS_OF).clause("a")

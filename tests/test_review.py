@@ -318,6 +318,15 @@ def test_the_numbers_asked_before_the_law_are_those_paid_from_its_first_date():
     assert review.law_numbers(None, "2013-07-01")["minimum"] == "$500"
 
 
+def test_the_minimum_is_paid_from_the_date_its_amount_began_not_from_a_restatement(tmp_path):
+    # minimum_from was 2020-01-01, the date of an entry restating the $500 of 2013-07-01.
+    bill = tmp_path / "bill.toml"
+    bill.write_text(law_entry("minimum_monthly_pension", "2020-01-01", 500, "USD a month"))
+    numbers = review.law_numbers(bill, "2026-01-01")
+    assert (numbers["minimum"], numbers["minimum_from"]) == ("$500", "2013-07-01")
+    assert review.law_numbers(bill) == review.law_numbers(None)
+
+
 # --------------------------------------------------------------------- amendments
 def test_amendment_entries_are_the_files_entries_with_what_the_shipped_law_holds(tmp_path):
     first, second = tmp_path / "first.toml", tmp_path / "second.toml"

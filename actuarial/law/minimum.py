@@ -17,6 +17,7 @@ __all__ = [
     "minimum_changes",
     "minimum_on",
     "minimum_reaches",
+    "minimum_since",
     "payment_dates",
 ]
 
@@ -47,15 +48,34 @@ def minimum_on(law, dates: np.ndarray, reaches: np.ndarray) -> np.ndarray:
 
 
 def minimum_changes(law) -> np.ndarray:
-    """The dates on which the minimum changes (datetime64[D]), after its first entry."""
-    return law.changes("minimum_monthly_pension")[1:]
+    """The dates on which the minimum's amount changes (datetime64[D]), after its first
+    entry: an entry restating the amount in force (500 from 2013, 500 again from 2020) is
+    no change (a read-only array, computed once per law)."""
+
+    def compute():
+        starts = law.changes("minimum_monthly_pension")
+        amounts = law.value("minimum_monthly_pension", starts)
+        changes = starts[1:][amounts[1:] != amounts[:-1]]
+        changes.flags.writeable = False
+        return changes
+
+    return law.derived(("minimum_changes",), compute)
+
+
+def minimum_since(law, day) -> np.datetime64:
+    """The date from which the amount of the minimum in force on ``day`` has been in force:
+    the last change on or before it (:func:`minimum_changes`), or the minimum's first date."""
+    first = law.changes("minimum_monthly_pension")[:1]
+    starts = np.concatenate([first, minimum_changes(law)])
+    return starts[starts <= np.datetime64(day, "D")].max()
 
 
 def later_minimums(law, paid_on) -> tuple:
     """(day, amount) of each minimum that takes effect after ``paid_on``: a payment on or
-    after it (a deferred annuity's) may get any of them."""
-    starts = law.changes("minimum_monthly_pension")
-    later = starts[starts > np.datetime64(paid_on, "D")]
+    after it (a deferred annuity's) may get any of them; a restatement of the amount in
+    force is none (:func:`minimum_changes`)."""
+    changes = minimum_changes(law)
+    later = changes[changes > np.datetime64(paid_on, "D")]
     return tuple(
         (day, law.value_on("minimum_monthly_pension", day))
         for day in later.astype("datetime64[D]").tolist()
