@@ -439,7 +439,8 @@ def benefits_by_clause(results: pd.DataFrame) -> pd.DataFrame:
 
 # --------------------------------------------------------------------- amendments
 AMENDMENT_COLUMNS = (
-    "parameter", "effective_from", "value", "unit", "read on", "shipped value", "file"
+    "parameter", "effective_from", "value", "unit", "read on", "shipped value", "takes effect",
+    "file",
 )
 
 
@@ -449,12 +450,18 @@ def amendment_entries(law) -> pd.DataFrame:
     order applied: the parameter, its date and value, the date that selects it (a member's
     separation date or the payment date) and the shipped law's value on that date (empty
     before the shipped law's first date); both values as a page writes them, never rounded
-    (:meth:`~actuarial.law.parameters.Parameter.shown`: ``$600.00``, ``1.75%``, ``20``)."""
+    (:meth:`~actuarial.law.parameters.Parameter.shown`: ``$600.00``, ``1.75%``, ``20``);
+    whether it takes effect: ``"yes"``, or ``"never (...)"`` for an entry a later one
+    replaces on or before the law's first date, as its :class:`LawNote` says
+    (:func:`~actuarial.law.notes.never_in_force`)."""
     from actuarial.law import PARAMETERS, law_in_force
+    from actuarial.law.notes import never_in_force
 
     law, shipped = law_in_force(law), shipped_law()
     files = [item["file"] for item in law.provenance()]
     shipped_files = {item["file"] for item in shipped.provenance()}
+    never = {(name, entry) for name, entry, _ in never_in_force(law)}
+    replaced = f"never (replaced on or before {law.first_date()}, the law's first date)"
     rows = [
         {
             "parameter": name,
@@ -467,6 +474,7 @@ def amendment_entries(law) -> pd.DataFrame:
                 if entry.effective_from >= shipped.first_date()
                 else None
             ),
+            "takes effect": replaced if (name, entry) in never else "yes",
             "file": Path(entry.file).name,
             "order": files.index(entry.file),
         }

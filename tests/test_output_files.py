@@ -770,6 +770,7 @@ NOT_PATHS = {
     ("actuarial.law.minimum.minimum_on", "law"): "a Law, never a path",
     ("actuarial.law.minimum.minimum_since", "law"): "a Law, never a path",
     ("actuarial.law.notes.law_notes", "law"): "a Law, never a path",
+    ("actuarial.law.notes.never_in_force", "law"): "a Law, never a path",
     ("actuarial.law.parameters.LawOn.__init__", "law"): "a Law, never a path",
 }
 

@@ -339,20 +339,39 @@ def test_amendment_entries_are_the_files_entries_with_what_the_shipped_law_holds
         entries = review.amendment_entries(load_law(first, second))
     assert entries.loc[1, "shipped value"] == ""  # the shipped law holds none on that date
     assert list(entries.columns) == [
-        "parameter", "effective_from", "value", "unit", "read on", "shipped value", "file"
-    ]
+        "parameter", "effective_from", "value", "unit", "read on", "shipped value",
+        "takes effect", "file",
+    ]  # fmt: skip
     assert entries.to_dict("records") == [
         {"parameter": "minimum_monthly_pension", "effective_from": dt.date(2027, 1, 1),
          "value": "$600.00", "unit": "USD a month", "read on": "payment date",
-         "shipped value": "$500.00", "file": "first.toml"},
+         "shipped value": "$500.00", "takes effect": "yes", "file": "first.toml"},
         {"parameter": "early_retirement.minimum_service", "effective_from": dt.date(1985, 1, 1),
          "value": "20", "unit": "years", "read on": "separation date",
-         "shipped value": "", "file": "first.toml"},
+         "shipped value": "",
+         "takes effect": "never (replaced on or before 1990-04-01, the law's first date)",
+         "file": "first.toml"},
         {"parameter": "deferred.age", "effective_from": dt.date(2030, 7, 1), "value": "67",
          "unit": "years", "read on": "separation date", "shipped value": "65",
-         "file": "second.toml"},
+         "takes effect": "yes", "file": "second.toml"},
     ]  # fmt: skip
     assert review.amendment_entries(None).empty  # the shipped law adds nothing to itself
+
+
+def test_an_entry_never_in_force_is_marked_so_among_the_amendment_entries(tmp_path):
+    # It was listed as any other, though the LawNote says it never takes effect.
+    bill = tmp_path / "bill.toml"
+    bill.write_text(
+        law_entry("deferred.age", "1980-01-01", 60, "years")
+        + law_entry("deferred.age", "2030-01-01", 67, "years")
+    )
+    with pytest.warns(LawNote, match="never in force"):
+        entries = review.amendment_entries(bill)
+    assert entries[["effective_from", "value", "takes effect"]].to_dict("records") == [
+        {"effective_from": dt.date(1980, 1, 1), "value": "60",
+         "takes effect": "never (replaced on or before 1990-04-01, the law's first date)"},
+        {"effective_from": dt.date(2030, 1, 1), "value": "67", "takes effect": "yes"},
+    ]  # fmt: skip
 
 
 def test_a_bills_numbers_are_shown_as_written_never_rounded(tmp_path):

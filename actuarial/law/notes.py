@@ -25,9 +25,9 @@ import numpy as np
 
 from actuarial.law.clauses import C_AGE, C_BEFORE_A, D_BEFORE_AGE
 from actuarial.law.coverage import WINDOW
-from actuarial.law.parameters import Law
+from actuarial.law.parameters import Entry, Law
 
-__all__ = ["law_notes"]
+__all__ = ["law_notes", "never_in_force"]
 
 # (lower bound, upper bound, what is empty when the lower is not below the upper); a lower
 # bound of None: none but the quantity's own, 0 (no age at separation nor credited service
@@ -69,15 +69,27 @@ def _changing_nothing(law: Law) -> list[str]:
     ]
 
 
+def never_in_force(law: Law) -> tuple[tuple[str, Entry, Entry], ...]:
+    """Each entry a later entry replaces on or before the law's first date, so never in
+    force: (parameter, the entry, the later entry), computed once per law."""
+    first = law.first_date()
+    return law.derived(
+        ("never_in_force",),
+        lambda: tuple(
+            (name, entry, later)
+            for name, entries in law.entries.items()
+            for entry, later in zip(entries, entries[1:], strict=False)
+            if later.effective_from <= first
+        ),
+    )
+
+
 def _never_in_force(law: Law) -> list[str]:
     """Entries a later entry replaces on or before the law's first date."""
-    first = law.first_date()
     return [
         f"{entry.where(name)}: never in force: {later.where(name)} replaces it on or before "
-        f"{first}, the first date of the law in force"
-        for name, entries in law.entries.items()
-        for entry, later in zip(entries, entries[1:], strict=False)
-        if later.effective_from <= first
+        f"{law.first_date()}, the first date of the law in force"
+        for name, entry, later in never_in_force(law)
     ]
 
 
