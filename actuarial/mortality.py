@@ -43,6 +43,7 @@ __all__ = [
     "FRACTIONAL_AGE_ASSUMPTIONS",
     "LifeTable",
     "MortalityError",
+    "SOA_MORTALITY_CONTENT_TYPES",
     "age_rows",
     "csv_rows",
     "blend",
@@ -62,6 +63,21 @@ RADIX = 100_000.0
 CSV_RATES_LIMIT = 16 * 2**20  # bytes
 PROBLEMS_SHOWN = 20  # problems of a rates file listed in its error; the others counted
 MAX_RATES_AGE = 200  # the last age a rates file may give: a human life ends long before
+# The content types (XTbML ContentType) of the mort.soa.org tables whose rates are q_x, the
+# probabilities of death of a life table. The other types pymort ships hold other rates:
+# improvement ("Projection Scale"), lapse ("Termination Voluntary"), disability incidence,
+# recovery and claim costs, accidental death only ("ADB, AD&D"), selection factors,
+# remarriage, persistency; and "Life Table", the historical tables of the numbers living l_x.
+SOA_MORTALITY_CONTENT_TYPES = (
+    "Annuitant Mortality",
+    "CSO/CET",
+    "Disabled Lives Mortality",
+    "Generational Mortality",
+    "Group Life",
+    "Healthy Lives Mortality",
+    "Insured Lives Mortality",
+    "Population Mortality",
+)
 
 
 class MortalityError(ValueError):
@@ -428,7 +444,9 @@ def soa(table_id: int) -> LifeTable:
 
     Uses the table's one-dimensional (ultimate) rates: for a select-and-ultimate table, the
     ultimate table. E.g. 3400 = PubG-2010 Male Retiree, 3399 = PubG-2010 Female Retiree
-    (both amount-weighted).
+    (both amount-weighted). A table whose content type is not a mortality table's
+    (:data:`SOA_MORTALITY_CONTENT_TYPES`: not an improvement scale, a lapse table, ...) is
+    refused naming its id, name and content type: its rates are not q_x.
     """
     from pymort import MortXML
 
@@ -445,6 +463,14 @@ def soa(table_id: int) -> LifeTable:
             f"'table_id' must be a mort.soa.org table shipped with pymort "
             f"(got {shortened(str(table_id))})"
         ) from None
+    info = xml.ContentClassification
+    content_type = re.sub(r"\s*/\s*", "/", str(info.ContentType or "").strip())  # "CSO / CET"
+    if content_type not in SOA_MORTALITY_CONTENT_TYPES:
+        raise MortalityError(
+            f"SOA table {table_id} {quoted(info.TableName)} is a {quoted(content_type)} table: "
+            f"'table_id' must be a mortality table (content type in "
+            f"{list(SOA_MORTALITY_CONTENT_TYPES)})"
+        )
     ultimate = [t for t in xml.Tables if len(t.MetaData.AxisDefs) == 1]
     if not ultimate:
         raise MortalityError(f"SOA table {table_id} has no one-dimensional (ultimate) rates")
@@ -452,7 +478,6 @@ def soa(table_id: int) -> LifeTable:
     ages = table.Values.index.to_numpy()
     if not np.array_equal(ages, np.arange(ages[0], ages[0] + len(ages))):
         raise MortalityError(f"SOA table {table_id}: ages must be consecutive integers")
-    info = xml.ContentClassification
     selected = " (ultimate table)" if len(xml.Tables) > 1 else ""
     description = str(table.MetaData.TableDescription or info.TableDescription or "")
     base_year = re.search(r"Base Year[^.]*?(\d{4})", description)

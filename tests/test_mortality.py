@@ -310,6 +310,54 @@ def test_soa_table_not_shipped_names_the_id():
         soa(999999)
 
 
+def test_a_table_that_is_a_projection_scale_is_refused_naming_it():
+    # Source: mort.soa.org table 912, "Projection Scale I - Female": improvement rates.
+    with pytest.raises(MortalityError) as error:
+        soa(912)
+    assert str(error.value) == (
+        "SOA table 912 'Projection Scale I - Female' is a 'Projection Scale' table: "
+        "'table_id' must be a mortality table (content type in ['Annuitant Mortality', "
+        "'CSO/CET', 'Disabled Lives Mortality', 'Generational Mortality', 'Group Life', "
+        "'Healthy Lives Mortality', 'Insured Lives Mortality', 'Population Mortality'])"
+    )
+
+
+@pytest.mark.parametrize(
+    ("table_id", "content_type"),
+    [
+        (2030, "Disability Recovery"),  # 2005 Group Term Life Waiver Study, recovery
+        (2530, "Claim Incidence"),  # 2006 Group Term Life waiver incidence
+        (2771, "ADB, AD&D"),  # 6th Standard Accident Death Rate: accidents only
+        (2755, "Life Table"),  # English Life Table No. 1: the numbers living, l_x
+    ],
+)
+def test_a_table_of_rates_that_are_not_mortality_is_refused_naming_its_content_type(
+    table_id, content_type
+):
+    expected = rf"^SOA table {table_id} '.*' is a '{re.escape(content_type)}' table: 'table_id'"
+    with pytest.raises(MortalityError, match=expected):
+        soa(table_id)
+
+
+def test_a_lapse_table_in_a_spec_is_refused_as_the_table_itself_is():
+    # Source: mort.soa.org table 750, "1924 Linton Lapse Table A": voluntary terminations.
+    with pytest.raises(
+        MortalityError,
+        match=r"^SOA table 750 '1924 Linton Lapse Table A' is a "
+        r"'Termination Voluntary' table",
+    ):
+        table_from_spec("soa:3399,soa:750:0.5")
+
+
+@pytest.mark.parametrize(
+    "table_id",
+    [1002, 3396, 3397, 3398, 3399, 3400, 15003, 1579, 2038],
+    # VBT (insured lives), Pub-2010 (annuitant), group life, French insured lives, disabled lives
+)
+def test_mortality_tables_of_every_kind_the_package_reads_are_accepted(table_id):
+    assert soa(table_id).qx.size
+
+
 def test_soa_table_id_must_be_an_integer():
     with pytest.raises(
         MortalityError,
