@@ -14,8 +14,10 @@ Payments of 1/m are made m times a year in advance. ``method`` says how:
 
 The Woolhouse formulas start from the annual annuity under the table's own fractional-age
 assumption, and take mu_x from :meth:`LifeTable.force_of_mortality` (exact Makeham where the
-table follows its law; otherwise estimated from q; in the table's last year, the table's
-own force under its fractional-age assumption).
+table follows its law; otherwise estimated from q; in a year whose q is 1, the year before
+it and the table's last year, the table's own force under its fractional-age assumption).
+Under a constant force a q of 1 is an infinite force: ``"woolhouse3"`` is refused at an age
+in such a year, naming it.
 
 A whole-life value needs mortality to the end of life: a table that does not run out (last
 q below 1) is refused, naming it, its last age and q (see :meth:`LifeTable.close_at`).
@@ -174,7 +176,12 @@ def _constant_force_sums(table: LifeTable, starts, rate_index, log_v) -> np.ndar
 
 def _check_finite(value, table: LifeTable, ages, interest) -> None:
     """A value that passes the largest float (a rate near -1 discounts by a huge v over a
-    long table) is refused, naming the rate, the age and the table."""
+    long table) is refused, naming the rate, the age and the table.
+
+    Only a negative rate (v above 1) takes a value there: at a rate of 0 or more each
+    payment is worth at most its amount. Any other value that is not a finite number is
+    refused as such, naming the table, the age and the rate, never blaming the rate.
+    """
     finite = np.isfinite(value)
     if finite.all():
         return
@@ -182,10 +189,34 @@ def _check_finite(value, table: LifeTable, ages, interest) -> None:
     first = np.unravel_index(int(np.argmin(finite)), shape) if shape else ()
     age = np.broadcast_to(np.asarray(ages, float), shape)[first]
     rate = np.broadcast_to(np.asarray(interest, float), shape)[first]
+    if rate < 0:
+        raise AnnuityError(
+            f"'interest' {show_rate(rate)} is too close to -1 for table '{table.name}': the "
+            f"value at age {age:g} passes the largest float ({np.finfo(float).max:.3g})"
+        )
+    got = np.broadcast_to(value, shape)[first]
     raise AnnuityError(
-        f"'interest' {show_rate(rate)} is too close to -1 for table '{table.name}': the value "
-        f"at age {age:g} passes the largest float ({np.finfo(float).max:.3g})"
+        f"table '{table.name}': the value at age {age:g} and 'interest' {show_rate(rate)} "
+        f"must be a finite number (got {got})"
     )
+
+
+def _force_where_alive(table: LifeTable, ages, alive) -> np.ndarray:
+    """mu at ``ages`` where someone is alive (``alive`` > 0; elsewhere 0: no payment is
+    valued there), for Woolhouse's three-term formula; refused where it is infinite (a q of
+    1 under a constant force), which the formula cannot take."""
+    living = alive > 0
+    force = np.zeros(np.shape(ages))
+    force[living] = table.force_of_mortality(np.asarray(ages, float)[living])
+    if not np.isfinite(force).all():
+        age = np.asarray(ages, float)[living][~np.isfinite(force[living])][0]
+        year = int(np.floor(age))
+        raise AnnuityError(
+            f"'method' woolhouse3 needs a finite force of mortality (got inf at age {age:g}: "
+            f"table '{table.name}' has q = 1 at {year} under a constant force); use an exact "
+            f"method {list(EXACT_METHODS)}"
+        )
+    return force
 
 
 def _whole_life(table: LifeTable, ages, interest, m: int, method: str) -> np.ndarray:
@@ -226,8 +257,7 @@ def _whole_lives(table: LifeTable, age_arrays, interest, m: int, method: str) ->
         if method == "woolhouse2" or method == "woolhouse3":
             value = value - np.where(alive > 0, (m - 1) / (2 * m), 0.0)
         if method == "woolhouse3":
-            living = np.minimum(ages, table.omega - 1)
-            force = np.log1p(interest) + table.force_of_mortality(living)
+            force = np.log1p(interest) + _force_where_alive(table, ages, alive)
             value = value - np.where(alive > 0, (m * m - 1) / (12 * m * m) * force, 0.0)
         _check_finite(value, table, ages, interest)
         values.append(value[()])  # a numpy scalar for scalar arguments

@@ -282,10 +282,13 @@ class LifeTable:
         """mu_x: exact if the table carries Makeham's law, else estimated from q.
 
         The estimate is -(ln p_{x-1} + ln p_x)/2 at integer ages (-ln p_x at the first age),
-        linear between integer ages. In the table's last year of age (and wherever a law's
-        q is not the table's, as at SULT's q_120 = 1), mu is the table's own: under UDD
-        mu_{x+s} = q_x / (1 - s q_x), under a constant force -ln(1 - q_x); the estimate's
-        value at the last integer age is that same own force.
+        linear between integer ages. In a year of age whose q is 1 (the table's last, or one
+        before it), in the year before it and in the table's last year (and wherever a
+        law's q is not the table's, as at SULT's q_120 = 1), mu is the table's own: under UDD
+        mu_{x+s} = q_x / (1 - s q_x), under a constant force -ln(1 - q_x) (infinite where q_x
+        is 1); the estimate's value at the first age of such a year is that same own force,
+        so the year before ends where it starts. A central estimate is never taken across a
+        q of 1, whose -ln p is infinite.
         """
         ages = self.check_ages(age, upper="alive")
         q = self._closed_qx()
@@ -293,11 +296,10 @@ class LifeTable:
         with np.errstate(divide="ignore", invalid="ignore"):
             if self.fractional == "udd":
                 own = q[k] / (1.0 - s * q[k])
-                own_at_last = q[-1]
+                own_at_start = q
             else:
                 own = -np.log1p(-q[k])
-                own_at_last = -np.log1p(-q[-1])
-            last_year = k == len(q) - 1
+                own_at_start = -np.log1p(-q)
             if self.makeham is not None:
                 a, b, c = self.makeham
                 follows_law = np.isclose(
@@ -308,11 +310,14 @@ class LifeTable:
                 )
                 law = a + b * np.power(c, ages)
                 return np.where(follows_law[k], law, own)
+            # The years whose force is the table's own: a q of 1, the year before one, the last.
+            certain = q == 1
+            own_year = certain | np.append(certain[1:], True)
             log_p = np.log1p(-q)
             central = -0.5 * (np.concatenate([log_p[:1], log_p[:-1]]) + log_p)
-            central[-1] = own_at_last
+            central = np.where(own_year, own_at_start, central)
             grid = self.min_age + np.arange(len(central))
-            return np.where(last_year, own, np.interp(ages, grid, central))
+            return np.where(own_year[k], own, np.interp(ages, grid, central))
 
     # ----------------------------------------------------------------- survival
     def _l_integer(self, radix: float = RADIX) -> np.ndarray:

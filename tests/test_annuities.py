@@ -359,6 +359,52 @@ def test_woolhouse3_in_the_last_year_of_a_table_uses_its_own_force_and_is_finite
     assert np.isfinite(annuity_due(no_law, [119.5, 120, 120.5], 0.05, 12, "woolhouse3")).all()
 
 
+def test_woolhouse3_before_a_q_of_one_within_a_table_is_finite_and_near_the_exact_sum():
+    # SULT's q x 1.1 caps q at 1 at 117-119; a table with q_60 = 1. Before: "'interest' 0.05
+    # is too close to -1 ... passes the largest float", the force of mortality being inf.
+    rates = np.full(41, 0.01)
+    rates[[20, 40]] = 1.0
+    mid = LifeTable("death at 60", 40, rates)
+    scaled = LifeTable("SULT x 1.1", 20, np.minimum(np.where(SULT.qx == 1, 1, SULT.qx * 1.1), 1))
+    for table, ages in ((scaled, [116.5, 117, 117.5]), (mid, [59.5, 60, 60.5])):
+        woolhouse = annuity_due(table, ages, 0.05, 12, "woolhouse3")
+        exact = annuity_due(table, ages, 0.05, 12, "udd")
+        assert np.isfinite(woolhouse).all()
+        assert np.abs(woolhouse - exact).max() < 0.25  # an approximation, where death is near
+
+
+def test_woolhouse3_deferred_past_a_q_of_one_within_a_table_is_zero():
+    # No one reaches 61: the annuity deferred to 65 is worth nothing (before: the force of
+    # mortality was asked for at 65, where no one is alive, and refused).
+    rates = np.full(41, 0.01)
+    rates[[20, 40]] = 1.0
+    mid = LifeTable("death at 60", 40, rates)
+    assert deferred_annuity_due(mid, 50, 15, 0.05, 12, "woolhouse3") == 0.0
+
+
+def test_woolhouse3_where_a_constant_force_is_infinite_says_so_and_not_the_interest():
+    table = LifeTable("SULT, constant force", 20, SULT.qx, fractional="constant-force")
+    with pytest.raises(AnnuityError) as refused:
+        annuity_due(table, [119, 120], 0.05, 12, "woolhouse3")
+    assert str(refused.value) == (
+        "'method' woolhouse3 needs a finite force of mortality (got inf at age 120: table "
+        "'SULT, constant force' has q = 1 at 120 under a constant force); use an exact method "
+        "['udd', 'constant-force']"
+    )
+
+
+def test_a_value_not_finite_at_a_rate_of_zero_or_more_never_blames_the_rate():
+    # At i >= 0 each payment is worth at most its amount: no rate takes a value past the
+    # largest float. Before, every value not finite was "'interest' 0.05 is too close to -1".
+    from actuarial.annuities import _check_finite
+
+    with pytest.raises(AnnuityError) as refused:
+        _check_finite(np.array([1.0, np.inf]), SULT, [60, 61], [0.05, 0.05])
+    assert str(refused.value) == (
+        "table 'SULT': the value at age 61 and 'interest' 0.05 must be a finite number (got inf)"
+    )
+
+
 def test_annuities_refuse_a_table_that_does_not_run_out():
     with pytest.raises(MortalityError, match=r"'short' does not run out: its last age is 61"):
         annuity_due(LifeTable("short", 60, [0.1, 0.2]), 60, 0.05, 12)

@@ -217,6 +217,38 @@ def test_woolhouse_force_in_sults_last_year_is_the_tables_own_udd_force():
     assert SULT.force_of_mortality(119.5) == pytest.approx(a + b * c**119.5)
 
 
+def _certain_death_at_60(fractional: str = "udd") -> LifeTable:
+    """Ages 40-80, q = 0.01 but q_60 = 1 (no one reaches 61) and q_80 = 1."""
+    rates = np.full(41, 0.01)
+    rates[[20, 40]] = 1.0
+    return LifeTable("death at 60", 40, rates, fractional=fractional)
+
+
+def test_the_force_in_a_year_whose_q_is_one_and_the_year_before_is_the_tables_own():
+    # Before: the central estimate -ln p_60 = inf, spread by interpolation into the year
+    # from 59: mu at 59.5 and 60 was inf.
+    table = _certain_death_at_60()
+    mu = table.force_of_mortality([58.5, 59, 59.5, 60, 60.5])
+    assert np.isfinite(mu).all()
+    # In the years of 59 and 60 the table's own force under UDD, q / (1 - s q).
+    assert mu[1:].tolist() == pytest.approx([0.01, 0.01 / (1 - 0.005), 1.0, 2.0], rel=1e-14)
+    # The year of 58 ends at the force its next year starts with.
+    assert mu[0] == pytest.approx((-np.log(0.99) + 0.01) / 2, rel=1e-14)
+
+
+def test_the_force_of_a_scaled_table_where_a_q_was_capped_at_one_is_finite():
+    scaled, capped = scale_rates(SULT, 1.1)
+    assert capped.tolist() == [117, 118, 119]
+    mu = scaled.force_of_mortality([116, 116.5, 117, 117.5])
+    q_116 = scaled.q(116)
+    assert mu.tolist() == pytest.approx([q_116, q_116 / (1 - q_116 / 2), 1.0, 2.0], rel=1e-14)
+
+
+def test_the_force_in_the_year_before_a_q_of_one_is_the_own_constant_force():
+    table = _certain_death_at_60("constant-force")
+    assert table.force_of_mortality([59, 59.5]).tolist() == pytest.approx([-np.log(0.99)] * 2)
+
+
 def test_life_table_rates_cannot_be_changed_after_construction():
     with pytest.raises(ValueError, match="read-only"):
         SULT.qx[0] = 0.5
