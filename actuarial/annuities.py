@@ -6,6 +6,10 @@ Every function broadcasts ``age`` (exact ages, fractional allowed: 57 + 5/12) ag
 
 Payments of 1/m are made m times a year in advance. ``method`` says how:
 
+- ``None`` (the default): the exact sum under the table's own fractional-age assumption
+  (:attr:`LifeTable.fractional`), as survival, pure endowments and insurances take it, so
+  that n|a = nE_x a_{x+n} and A = 1 - d a hold on every table; on a generational basis, that
+  of each cohort's table;
 - ``"udd"``: the exact sum of the m-thly payments, sum_k v^(k/m) (k/m)_p_x, with survival
   linear within each year of age (uniform distribution of deaths);
 - ``"constant-force"``: the same exact sum with a constant force within each year of age;
@@ -47,6 +51,7 @@ __all__ = [
     "by_cohort",
     "check_interest",
     "deferred_annuity_due",
+    "method_for",
     "pure_endowment",
     "show_rate",
     "temporary_annuity_due",
@@ -87,10 +92,17 @@ def _payments_per_year(m) -> int:
     return int(m)
 
 
-def _method(method) -> str:
-    if method not in METHODS:
-        raise AnnuityError(f"'method' must be in {list(METHODS)} (got {method!r})")
+def _method(method) -> str | None:
+    """``method`` checked: one of :data:`METHODS`, or None for the table's own assumption."""
+    if method is not None and method not in METHODS:
+        raise AnnuityError(f"'method' must be in {[None, *METHODS]} (got {method!r})")
     return method
+
+
+def method_for(table: LifeTable, method: str | None) -> str:
+    """The method used on ``table``: ``method``, or for None the exact sum under the table's
+    own fractional-age assumption (``"udd"`` or ``"constant-force"``)."""
+    return table.fractional if method is None else method
 
 
 def _duration(n) -> np.ndarray:
@@ -219,19 +231,21 @@ def _force_where_alive(table: LifeTable, ages, alive) -> np.ndarray:
     return force
 
 
-def _whole_life(table: LifeTable, ages, interest, m: int, method: str) -> np.ndarray:
+def _whole_life(table: LifeTable, ages, interest, m: int, method: str | None) -> np.ndarray:
     """m-thly whole-life annuity-due at checked ages >= min_age; 0 at and beyond omega."""
     return _whole_lives(table, (ages,), interest, m, method)[0]
 
 
-def _whole_lives(table: LifeTable, age_arrays, interest, m: int, method: str) -> list:
-    """:func:`_whole_life` at each array of ages in ``age_arrays``, on the same rates.
+def _whole_lives(table: LifeTable, age_arrays, interest, m: int, method: str | None) -> list:
+    """:func:`_whole_life` at each array of ages in ``age_arrays``, on the same rates
+    (``method`` None: the table's own fractional-age assumption, :func:`method_for`).
 
     Each array broadcasts with ``interest``. The work per rate (tail sums, discounts) is
     done once per distinct rate, for all the arrays; the work per age on each array as
     given; only the table lookups take the full broadcast shape.
     """
     table.require_runs_out()
+    method = method_for(table, method)
     interest = np.asarray(interest, float)
     rates, rate_index = np.unique(interest, return_inverse=True)
     rate_index = rate_index.reshape(interest.shape)
@@ -316,7 +330,7 @@ def pure_endowment(table, age, n, interest, fractional: str | None = None, cohor
     return by_cohort(table, cohort, sex, compute, age, n, interest)
 
 
-def annuity_due(table, age, interest, m=1, method: str = "udd", cohort=None, sex=None):
+def annuity_due(table, age, interest, m=1, method: str | None = None, cohort=None, sex=None):
     """Whole-life annuity-due a^(m)_x: 1 a year paid in m instalments of 1/m in advance."""
     m, method = _payments_per_year(m), _method(method)
 
@@ -327,7 +341,9 @@ def annuity_due(table, age, interest, m=1, method: str = "udd", cohort=None, sex
     return by_cohort(table, cohort, sex, compute, age, interest)
 
 
-def annuities_due(table, ages, interest, m=1, method: str = "udd", cohort=None, sex=None) -> list:
+def annuities_due(
+    table, ages, interest, m=1, method: str | None = None, cohort=None, sex=None
+) -> list:
     """:func:`annuity_due` at each array of ages in the sequence ``ages``, on the same rates.
 
     The work per interest rate is done once for all of them: for the early-retirement
@@ -340,21 +356,26 @@ def annuities_due(table, ages, interest, m=1, method: str = "udd", cohort=None, 
     return _whole_lives(table, ages, check_interest(interest), m, method)
 
 
-def deferred_annuity_due(table, age, n, interest, m=1, method: str = "udd", cohort=None, sex=None):
+def deferred_annuity_due(
+    table, age, n, interest, m=1, method: str | None = None, cohort=None, sex=None
+):
     """n|a^(m)_x = n_E_x * a^(m)_{x+n}: the m-thly annuity-due starting at age x + n."""
     m, method = _payments_per_year(m), _method(method)
 
     def compute(life: LifeTable, age, n, interest):
         ages, years = life.check_ages(age, upper="alive"), _duration(n)
         rates = check_interest(interest)
-        fractional = method if method in EXACT_METHODS else None
+        used = method_for(life, method)
+        fractional = used if used in EXACT_METHODS else None
         endowment = pure_endowment(life, ages, years, rates, fractional)
-        return endowment * _whole_life(life, ages + years, rates, m, method)
+        return endowment * _whole_life(life, ages + years, rates, m, used)
 
     return by_cohort(table, cohort, sex, compute, age, n, interest)
 
 
-def temporary_annuity_due(table, age, n, interest, m=1, method: str = "udd", cohort=None, sex=None):
+def temporary_annuity_due(
+    table, age, n, interest, m=1, method: str | None = None, cohort=None, sex=None
+):
     """a^(m)_{x:n} = a^(m)_x - n|a^(m)_x: payments for at most n years."""
     whole = annuity_due(table, age, interest, m, method, cohort, sex)
     return whole - deferred_annuity_due(table, age, n, interest, m, method, cohort, sex)

@@ -32,6 +32,7 @@ from actuarial.annuities import (
     annuities_due,
     annuity_due,
     by_cohort,
+    method_for,
     pure_endowment,
 )
 from actuarial.dates import format_age, is_plain_date
@@ -90,7 +91,7 @@ def early_retirement_factor(
     interest,
     normal_retirement_age=NORMAL_RETIREMENT_AGE,
     m=12,
-    method="udd",
+    method=None,
     cohort=None,
     sex=None,
 ):
@@ -98,7 +99,9 @@ def early_retirement_factor(
 
     The annuity started at x, times f(x), has the value at x of the full annuity deferred
     to the NRA. Broadcasts ``age`` against ``interest`` (and ``cohort``, the year of birth,
-    on a generational basis: each cohort on its own projected table).
+    on a generational basis: each cohort on its own projected table). ``method`` as the
+    annuities take it (:mod:`actuarial.annuities`); None, the default: the exact sum under
+    each table's own fractional-age assumption, which the pure endowment takes too.
     """
     ages = np.asarray(age, dtype=float)
     if not (ages <= normal_retirement_age).all():
@@ -106,12 +109,13 @@ def early_retirement_factor(
         raise EquivalenceError(
             f"'age' must be <= the normal retirement age {normal_retirement_age} (got {bad:g})"
         )
-    fractional = method if method in EXACT_METHODS else None
 
     def compute(life: LifeTable, ages, interest):
         ages = life.check_ages(ages, upper="alive")
+        used = method_for(life, method)
+        fractional = used if used in EXACT_METHODS else None
         deferral = pure_endowment(life, ages, normal_retirement_age - ages, interest, fractional)
-        at_age, at_nra = annuities_due(life, (ages, normal_retirement_age), interest, m, method)
+        at_age, at_nra = annuities_due(life, (ages, normal_retirement_age), interest, m, used)
         return deferral * at_nra / at_age
 
     return by_cohort(table, cohort, sex, compute, ages, interest)
@@ -122,7 +126,7 @@ def derive_reduction_table(
     interest: float,
     normal_retirement_age=NORMAL_RETIREMENT_AGE,
     m=12,
-    method="udd",
+    method=None,
     cohort=None,
 ) -> pd.DataFrame:
     """Equivalent factors for every month from 55y0m to NRAy0m, rounded to 6 decimals.
@@ -394,7 +398,7 @@ def derive_guide(
     effective_from,
     normal_retirement_age: int = NORMAL_RETIREMENT_AGE,
     m: int = 12,
-    method: str = "udd",
+    method: str | None = None,
     status: str = "illustrative",
     effective_until=None,
     source: str | None = None,
@@ -407,6 +411,8 @@ def derive_guide(
 
     ``table`` is a :class:`LifeTable` or a basis's mortality; on a generational basis the
     guide is for the members born in ``cohort``, recorded in ``[basis]`` with the scale.
+    ``method`` None (the default): the exact sum under the table's own fractional-age
+    assumption; the source and ``[basis]`` name the method used.
     """
     nra = normal_retirement_age
     generational = getattr(table, "generational", False)
@@ -426,6 +432,7 @@ def derive_guide(
         if generational:
             extra_basis["cohort"] = int(cohort)
     table = life
+    method = method_for(table, method)  # the method used, as the source and [basis] say
     formula = f"({nra}-x)E_x * a({m})_{nra} / a({m})_x"
     if source is None:
         source = (
@@ -517,7 +524,7 @@ def fit_interest(
     factors,
     normal_retirement_age=NORMAL_RETIREMENT_AGE,
     m=12,
-    method="udd",
+    method=None,
     bounds=(0.0, 0.2),
     cohort=None,
 ) -> InterestFit:
@@ -581,7 +588,7 @@ def subsidy(
     interest,
     normal_retirement_age=NORMAL_RETIREMENT_AGE,
     m=12,
-    method="udd",
+    method=None,
     cohort=None,
 ) -> pd.DataFrame:
     """What a guide gives beyond actuarial equivalence, per age.

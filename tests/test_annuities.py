@@ -317,8 +317,8 @@ def test_daily_payments_are_the_most_and_near_the_continuous_annuity():
 def test_unknown_method_is_refused_listing_the_valid_ones():
     with pytest.raises(
         AnnuityError,
-        match=r"^'method' must be in \['udd', 'constant-force', 'woolhouse2', 'woolhouse3'\] "
-        r"\(got 'exact'\)$",
+        match=r"^'method' must be in \[None, 'udd', 'constant-force', 'woolhouse2', "
+        r"'woolhouse3'\] \(got 'exact'\)$",
     ):
         annuity_due(SULT, 60, 0.05, 12, "exact")
 
@@ -345,9 +345,50 @@ def test_insurance_moment_must_be_a_positive_integer():
 
 def test_constant_force_table_values_its_annual_annuity_geometrically():
     table = LifeTable("SULT, constant force", 20, SULT.qx, fractional="constant-force")
-    assert annuity_due(table, 60, 0.05) == annuity_due(SULT, 60, 0.05)  # integer ages agree
+    # Integer ages agree (summed by constant force, as the table says, and under UDD).
+    assert annuity_due(table, 60, 0.05) == pytest.approx(annuity_due(SULT, 60, 0.05), rel=1e-14)
     plain = sum(1.05**-k * table.survival(60.5, k) for k in range(61))
     assert annuity_due(table, 60.5, 0.05, 1, "woolhouse2") == pytest.approx(plain, rel=1e-12)
+
+
+CONSTANT_FORCE_SULT = LifeTable("SULT, constant force", 20, SULT.qx, fractional="constant-force")
+
+
+@pytest.mark.parametrize("age", [55, 60.25, 64.5, 100.75])
+def test_an_annuity_by_default_is_the_exact_sum_under_the_tables_own_fractional_ages(age):
+    # Before: the default method was "udd" whatever the table said, while survival, pure
+    # endowments and insurances took the table's own assumption.
+    table = CONSTANT_FORCE_SULT
+    for m in (1, 12):
+        own = annuity_due(table, age, 0.05, m, "constant-force")
+        assert annuity_due(table, age, 0.05, m) == own
+        assert annuities_due(table, [age], 0.05, m)[0] == own
+    assert annuity_due(SULT, age, 0.05, 12) == annuity_due(SULT, age, 0.05, 12, "udd")
+
+
+@pytest.mark.parametrize("age", [55, 60.25, 64.5])
+def test_on_a_constant_force_table_the_identities_hold_with_the_defaults(age):
+    table, v = CONSTANT_FORCE_SULT, 1 / 1.05
+    # n|a = nE_x * a_{x+n}
+    deferred = deferred_annuity_due(table, age, 10.5, 0.05, m=12)
+    product = pure_endowment(table, age, 10.5, 0.05) * annuity_due(table, age + 10.5, 0.05, 12)
+    assert deferred == pytest.approx(product, rel=1e-12, abs=0)
+    # a_{x:n} + n|a = a_x
+    temporary = temporary_annuity_due(table, age, 10.5, 0.05, m=12)
+    whole = annuity_due(table, age, 0.05, m=12)
+    assert temporary + deferred == pytest.approx(whole, rel=1e-12, abs=0)
+    # A_x = 1 - d a_x (annual)
+    insurance = whole_life_insurance(table, age, 0.05)
+    assert insurance == pytest.approx(1 - (1 - v) * annuity_due(table, age, 0.05), rel=1e-12)
+
+
+def test_the_default_method_on_a_generational_basis_is_each_cohorts_tables_own():
+    basis = Mortality("soa:3399", improvement="mp-2020")
+    for cohort in (1950, 1970):
+        table = basis.table(None, cohort)
+        assert annuity_due(basis, 60.25, 0.05, 12, cohort=cohort) == annuity_due(
+            table, 60.25, 0.05, 12, table.fractional
+        )
 
 
 def test_woolhouse3_in_the_last_year_of_a_table_uses_its_own_force_and_is_finite():

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from actuarial.annuities import annuity_due
+from actuarial.annuities import annuity_due, pure_endowment
 from actuarial.equivalence import (
     SHIPPED_DERIVATIONS,
     EquivalenceError,
@@ -24,7 +24,7 @@ from actuarial.equivalence import (
     write_guide,
 )
 from actuarial.guides import load_guide, load_guides
-from actuarial.mortality import ilt, sult
+from actuarial.mortality import LifeTable, ilt, sult
 
 SULT = sult()
 ILT = ilt()
@@ -62,6 +62,43 @@ def test_inciso_c_factor_is_one_at_normal_retirement_age_and_rises_with_age(inte
     factors = early_retirement_factor(SULT, GUIDE_MONTHS / 12, interest, method=method)
     assert factors[-1] == 1.0
     assert (np.diff(factors) > 0).all()
+
+
+CONSTANT_FORCE_SULT = LifeTable("SULT, constant force", 20, SULT.qx, fractional="constant-force")
+
+
+def test_the_equivalent_factor_by_default_is_under_the_tables_own_fractional_ages():
+    # Before: the annuities were summed under UDD and the deferral under a constant force.
+    table, ages = CONSTANT_FORCE_SULT, np.array([55.25, 60.5, 64.75])
+    deferral = pure_endowment(table, ages, 65 - ages, 0.05)
+    by_definition = deferral * annuity_due(table, 65, 0.05, 12) / annuity_due(table, ages, 0.05, 12)
+    factor = early_retirement_factor(table, ages, 0.05)
+    np.testing.assert_allclose(factor, by_definition, rtol=1e-12, atol=0)
+    assert (factor == early_retirement_factor(table, ages, 0.05, method="constant-force")).all()
+    months = GUIDE_MONTHS[:-1]
+    exact = early_retirement_factor(table, months / 12, 0.05, method="constant-force")
+    assert (derive_reduction_table(table, 0.05)["factor"].to_numpy()[:-1] == exact.round(6)).all()
+    guide = subsidy(table, months, exact.round(6), 0.05)
+    assert (guide["equivalent_factor"].to_numpy() == exact).all()
+    fit = fit_interest(table, months, exact, bounds=(0.04, 0.06))
+    assert fit.interest == pytest.approx(0.05, abs=1e-6)
+
+
+def test_a_guide_derived_by_default_records_the_tables_own_fractional_ages(tmp_path):
+    folder = derive_guide(
+        tmp_path / "g", CONSTANT_FORCE_SULT, 0.05, guide_id="g", series="g", title="t",
+        effective_from="1990-04-01",
+    )  # fmt: skip
+    guide = load_guide(folder)
+    assert guide.basis["fractional_ages"] == "constant-force"
+    assert guide.basis["annuity_method"] == (
+        "exact sum of the monthly payments, constant force within each year of age"
+    )
+    assert "; exact sum of the monthly payments, constant force within" in guide.source
+    exact = early_retirement_factor(
+        CONSTANT_FORCE_SULT, GUIDE_MONTHS / 12, 0.05, method="constant-force"
+    )
+    np.testing.assert_array_equal(guide.factors[:-1], exact[:-1].round(6))
 
 
 def test_factor_grid_of_ages_by_rates_is_one_call_matching_scalar_calls():
