@@ -106,7 +106,7 @@ def method_for(table: LifeTable, method: str | None) -> str:
 
 
 def _duration(n) -> np.ndarray:
-    years = np.asarray(n, dtype=float)
+    years = real_array("n", n, AnnuityError)
     bad = ~(np.isfinite(years) & (years >= 0))
     if bad.any():
         raise AnnuityError(f"'n' must be >= 0 (got {years[bad].flat[0]:g})")

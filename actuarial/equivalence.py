@@ -47,7 +47,7 @@ from actuarial.guides import (
     span_on,
 )
 from actuarial.law.parameters import shipped_law
-from actuarial.mortality import LifeTable, blend, soa, sult
+from actuarial.mortality import LifeTable, blend, real_array, soa, sult
 from actuarial.output_files import check_output, takes_paths, writing
 from actuarial.shown_text import quoted, show_percent, show_rate, toml_text
 
@@ -103,7 +103,7 @@ def early_retirement_factor(
     annuities take it (:mod:`actuarial.annuities`); None, the default: the exact sum under
     each table's own fractional-age assumption, which the pure endowment takes too.
     """
-    ages = np.asarray(age, dtype=float)
+    ages = real_array("age", age, EquivalenceError)
     if not (ages <= normal_retirement_age).all():
         bad = ages[~(ages <= normal_retirement_age)].flat[0]
         raise EquivalenceError(
@@ -479,7 +479,10 @@ def _age_months(age_months, *others, names=()) -> tuple[np.ndarray, ...]:
     months = np.asarray(age_months)
     if months.ndim != 1 or not np.array_equal(months, np.round(months)):
         raise EquivalenceError("'age_months' must be a 1-D array of whole months (e.g. 663)")
-    arrays = [np.asarray(other, dtype=float) for other in others]
+    arrays = [
+        real_array(name, other, EquivalenceError)
+        for name, other in zip(names, others, strict=True)
+    ]
     for name, array in zip(names, arrays, strict=True):
         if array.shape != months.shape:
             raise EquivalenceError(

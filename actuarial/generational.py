@@ -35,6 +35,7 @@ from actuarial.mortality import (
     age_rows,
     blend,
     csv_rows,
+    real_array,
     scale_rates,
     table_from_spec,
 )
@@ -81,7 +82,10 @@ class ImprovementScale:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "files", unique_files(self.files))
-        rates = np.array(self.rates, dtype=float, copy=True)
+        try:
+            rates = np.array(real_array("rates", self.rates), dtype=float, copy=True)
+        except MortalityError as error:
+            raise MortalityError(f"scale '{self.name}': {error}") from None
         if rates.ndim != 2 or not rates.size:
             raise MortalityError(f"scale '{self.name}': rates must be a table of ages x years")
         bad = ~(np.isfinite(rates) & (rates < 1) & (rates > -1))

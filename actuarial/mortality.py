@@ -87,7 +87,8 @@ class MortalityError(ValueError):
 def real_array(field_name: str, value, error: type[Exception] = MortalityError) -> np.ndarray:
     """``value`` (a number, or numbers) as a float array; text, None, a bool or anything
     else that is no real number (or Decimal) is ``error`` naming the first, never read as
-    numpy would read it ("65" as 65, None as NaN)."""
+    numpy would read it ("65" as 65, None as NaN). So is a finite number no float can hold
+    (an int of 10**400, Decimal("1e400")), never a raw OverflowError nor read as inf."""
     try:
         array = np.asarray(value)
     except ValueError:  # rows of different lengths
@@ -95,10 +96,38 @@ def real_array(field_name: str, value, error: type[Exception] = MortalityError) 
     if array is not None and array.dtype.kind in "iuf":
         return array.astype(float, copy=False)
     items = np.asarray(value, dtype=object)  # as given: [65, "66"] is not ["65", "66"]
-    for item in items.ravel().tolist():
+    floats = np.empty(items.shape)
+    for position, item in enumerate(items.ravel().tolist()):
         if not is_real_number(item):
             raise error(f"'{field_name}' must be a number (got {quoted(item)})")
-    return items.astype(float)
+        try:
+            number = float(item)
+        except OverflowError:  # an int, a Fraction past the largest float
+            number = math.inf
+        if math.isinf(number) and _is_finite_number(item):
+            largest = f"{np.finfo(float).max:.2g}"
+            raise error(
+                f"'{field_name}' must be a number a float can hold, from -{largest} to "
+                f"{largest} (got {_large_number_shown(item)})"
+            )
+        floats.flat[position] = number
+    return floats
+
+
+def _is_finite_number(value) -> bool:
+    """Whether a real number is finite, whatever its size (float() may not hold it)."""
+    if isinstance(value, Decimal):
+        return value.is_finite()
+    return isinstance(value, numbers.Rational) or math.isfinite(value)
+
+
+def _large_number_shown(value) -> str:
+    """A number past the largest float as a message shows it: 1e+400, 3.33333e+399."""
+    if isinstance(value, numbers.Rational):
+        exact = Decimal(value.numerator) / Decimal(value.denominator)
+    else:
+        exact = Decimal(value)
+    return f"{Decimal(f'{exact:.6g}').normalize():g}"
 
 
 def is_real_number(value) -> bool:
@@ -142,8 +171,11 @@ class LifeTable:
     _alive_end: int = field(init=False, repr=False)  # found once: every age check reads it
 
     def __post_init__(self) -> None:
-        qx = np.array(self.qx, dtype=float, copy=True)
         where = f"table '{self.name}'"
+        try:
+            qx = np.array(real_array("qx", self.qx), dtype=float, copy=True)
+        except MortalityError as error:
+            raise MortalityError(f"{where}: {error}") from None
         if qx.ndim > 1:  # never flattened: two columns of rates are not one table
             raise MortalityError(
                 f"{where}: 'qx' must be one rate per age (got an array of shape {qx.shape})"
@@ -268,7 +300,7 @@ class LifeTable:
     # ----------------------------------------------------------------- mortality rates
     def q(self, age) -> np.ndarray:
         """q_x at integer ages from min_age to max_age."""
-        ages = np.asarray(age, dtype=float)
+        ages = real_array("age", age)
         inside = (ages >= self.min_age) & (ages <= self.max_age) & (ages == np.floor(ages))
         if not inside.all():
             bad = ages[~inside].flat[0]
@@ -363,7 +395,7 @@ class LifeTable:
         ``fractional`` overrides the table's fractional-age assumption.
         """
         ages = self.check_ages(age, upper="alive")
-        durations = np.asarray(t, dtype=float)
+        durations = real_array("t", t)
         if not (durations >= 0).all():
             bad = durations[~(durations >= 0)].flat[0]
             raise MortalityError(f"'t' must be >= 0 (got {_show(bad)})")
@@ -688,7 +720,10 @@ def scale_rates(table: LifeTable, factor: float) -> tuple[LifeTable, np.ndarray]
     returned so that a sensitivity can say where it happened. A q of 1 (the end of a table
     that runs out) stays 1: scaling changes the rates, not where the table ends.
     """
-    if not (isinstance(factor, int | float) and math.isfinite(factor) and factor > 0):
+    if not isinstance(factor, int | float):
+        raise MortalityError(f"'factor' must be a number > 0 (got {factor!r})")
+    factor = float(real_array("factor", factor))  # an int no float holds: refused, named
+    if not (math.isfinite(factor) and factor > 0):
         raise MortalityError(f"'factor' must be a number > 0 (got {factor!r})")
     scaled = np.where(table.qx == 1, 1.0, table.qx * factor)
     capped = np.flatnonzero(scaled > 1) + table.min_age

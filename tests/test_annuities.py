@@ -270,6 +270,26 @@ def test_interest_not_finite_or_at_or_below_minus_one_is_refused(interest, shown
         check_interest(interest)
 
 
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda huge: annuity_due(SULT, 60, huge), "interest"),
+        (lambda huge: annuity_due(SULT, 60, [0.05, huge], 12, "woolhouse3"), "interest"),
+        (lambda huge: deferred_annuity_due(SULT, 60, huge, 0.05), "n"),
+        (lambda huge: pure_endowment(SULT, 60, huge, 0.05), "n"),
+        (lambda huge: temporary_annuity_due(SULT, 60, 5, huge), "interest"),
+        (lambda huge: whole_life_insurance(SULT, 60, huge), "interest"),
+    ],
+)
+def test_a_number_no_float_can_hold_is_refused_naming_its_field(call, field):
+    # Before: a raw OverflowError, "int too large to convert to float".
+    with pytest.raises(AnnuityError) as refused:
+        call(10**400)
+    assert str(refused.value) == (
+        f"'{field}' must be a number a float can hold, from -1.8e+308 to 1.8e+308 (got 1e+400)"
+    )
+
+
 def test_interest_just_above_minus_one_is_a_rate():
     assert check_interest(-0.999).tolist() == -0.999
     assert np.isfinite(annuity_due(SULT, 60, -0.5))

@@ -1,6 +1,7 @@
 """Inciso (c) reduction factors by actuarial equivalence, derived guides and their review."""
 
 import datetime as dt
+import re
 import tomllib
 from pathlib import Path
 
@@ -99,6 +100,17 @@ def test_a_guide_derived_by_default_records_the_tables_own_fractional_ages(tmp_p
         CONSTANT_FORCE_SULT, GUIDE_MONTHS / 12, 0.05, method="constant-force"
     )
     np.testing.assert_array_equal(guide.factors[:-1], exact[:-1].round(6))
+
+
+def test_an_age_or_a_factor_no_float_can_hold_is_refused_naming_it():
+    # Before: a raw OverflowError, "int too large to convert to float".
+    rule = "must be a number a float can hold, from -1.8e+308 to 1.8e+308 (got -1e+400)"
+    with pytest.raises(EquivalenceError, match=f"^'age' {re.escape(rule)}$"):
+        early_retirement_factor(SULT, -(10**400), 0.05)
+    with pytest.raises(EquivalenceError, match=f"^'factors' {re.escape(rule)}$"):
+        fit_interest(SULT, [660, 780], [-(10**400), 1])
+    with pytest.raises(EquivalenceError, match=f"^'guide_factors' {re.escape(rule)}$"):
+        subsidy(SULT, [660, 780], [-(10**400), 1], 0.05)
 
 
 def test_factor_grid_of_ages_by_rates_is_one_call_matching_scalar_calls():

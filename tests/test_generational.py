@@ -212,6 +212,18 @@ def test_a_base_year_is_a_whole_year_from_1_to_9999(tmp_path, year, shown):
     assert Mortality("sult", improvement=f"csv:{scale}", base_year=np.int64(2000)).generational
 
 
+def test_a_scale_rate_no_float_can_hold_is_refused_naming_the_scale():
+    # Before: a raw OverflowError, "int too large to convert to float".
+    from actuarial.generational import ImprovementScale
+
+    with pytest.raises(MortalityError) as refused:
+        ImprovementScale("huge", 50, 2010, [[0.01, 10**400]])
+    assert str(refused.value) == (
+        "scale 'huge': 'rates' must be a number a float can hold, from -1.8e+308 to 1.8e+308 "
+        "(got 1e+400)"
+    )
+
+
 def test_a_csv_scale_is_age_by_calendar_year_and_applies_to_both_sexes(tmp_path):
     scale = tmp_path / "flat.csv"
     scale.write_text(SMALL_SCALE_CSV)

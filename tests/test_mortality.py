@@ -750,6 +750,40 @@ def test_no_one_is_alive_after_a_q_of_1_before_the_last_age_and_asking_there_is_
     assert table.e(55) == pytest.approx(0.9)  # 1_p_55 = 0.9, 2_p_55 = 0
 
 
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda huge: SULT.q(huge), "age"),
+        (lambda huge: SULT.l(huge), "age"),
+        (lambda huge: SULT.survival(huge, 1), "age"),
+        (lambda huge: SULT.survival(60, huge), "t"),
+        (lambda huge: SULT.e([60, huge]), "age"),
+        (lambda huge: SULT.force_of_mortality(huge), "age"),
+        (lambda huge: annuity_due(SULT, huge, 0.05), "age"),
+        (lambda huge: scale_rates(SULT, huge), "factor"),
+    ],
+)
+def test_an_age_or_a_number_no_float_can_hold_is_refused_naming_it(call, field):
+    # Before: a raw OverflowError, "int too large to convert to float".
+    with pytest.raises(MortalityError) as refused:
+        call(10**400)
+    assert str(refused.value) == (
+        f"'{field}' must be a number a float can hold, from -1.8e+308 to 1.8e+308 (got 1e+400)"
+    )
+
+
+def test_a_rate_no_float_can_hold_or_no_number_in_a_table_is_refused_naming_the_table():
+    # Before: a raw OverflowError, and numpy's "could not convert string to float".
+    with pytest.raises(MortalityError) as refused:
+        LifeTable("huge", 20, [0.1, 10**400])
+    assert str(refused.value) == (
+        "table 'huge': 'qx' must be a number a float can hold, from -1.8e+308 to 1.8e+308 "
+        "(got 1e+400)"
+    )
+    with pytest.raises(MortalityError, match=r"^table 'text': 'qx' must be a number \(got 'a'\)$"):
+        LifeTable("text", 20, [0.1, "a"])
+
+
 def test_a_rate_below_minus_one_is_shown_with_every_digit():
     with pytest.raises(AnnuityError, match=r"\(got -1.0000001\)$"):  # before: got -1
         annuity_due(sult(), 60, -1.0000001)

@@ -4,6 +4,7 @@ import calendar
 import datetime as dt
 import shutil
 from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -527,6 +528,21 @@ def test_a_basis_takes_numpys_numbers_as_its_interest():
     for refused in (True, np.bool_(True), "0.045", None):
         with pytest.raises(ValuationError, match=r"^'interest' must be a number"):
             Basis("sult", refused)
+
+
+@pytest.mark.parametrize(
+    ("rate", "shown"),
+    [(10**400, "1e+400"), (-(10**400), "-1e+400"), (Decimal("1e400"), "1e+400"),
+     (Fraction(10**400, 3), "3.33333e+399")],
+    ids=["int", "negative int", "Decimal", "Fraction"],
+)  # fmt: skip
+def test_a_rate_no_float_can_hold_is_refused_naming_it(rate, shown):
+    # Before: a raw OverflowError "int too large to convert to float" (a Decimal: "got inf").
+    with pytest.raises(ValuationError) as refused:
+        Basis("sult", rate)
+    assert str(refused.value) == (
+        f"'interest' must be a number a float can hold, from -1.8e+308 to 1.8e+308 (got {shown})"
+    )
 
 
 def test_the_summary_counts_one_row_as_a_row():
