@@ -288,24 +288,26 @@ def _fail(error: Exception | str):
 @click.pass_context
 def cli(ctx):
     """Chapter 2 annuities of Puerto Rico's Government Employees Retirement System."""
-    ctx.with_resource(_law_notes_printed())
+    ctx.with_resource(_notes_printed(LawNote, "law"))
 
 
 @contextlib.contextmanager
-def _law_notes_printed():
-    """While a command runs, each :class:`LawNote` of an amended law (what in it can never
-    take effect) as a ``warning: law: ...`` line on stderr, every time its law is loaded."""
+def _notes_printed(note: type[Warning], label: str):
+    """While a command (or part of one) runs, each warning of the class ``note`` as a
+    ``warning: LABEL: ...`` line on stderr, every time it is given: a :class:`LawNote` of an
+    amended law (what in it can never take effect), a ``ValuationNote`` of a valuation (an
+    annuity worth nothing on the basis). Other warnings are shown as they were."""
     with warnings.catch_warnings():
         shown = warnings.showwarning
 
         def show(message, category, *args, **kwargs):
-            if issubclass(category, LawNote):
-                _echo(f"warning: law: {message}", err=True)
+            if issubclass(category, note):
+                _echo(f"warning: {label}: {message}", err=True)
             else:
                 shown(message, category, *args, **kwargs)
 
         warnings.showwarning = show
-        warnings.simplefilter("always", LawNote)
+        warnings.simplefilter("always", note)
         yield
 
 
@@ -623,7 +625,8 @@ def mortality_options(command):
             "--close-at",
             type=_WholeRange(),
             default=None,
-            help="Close a table that does not run out by q = 1 at this age (explicitly).",
+            help="Close a table that does not run out by q = 1 at this age (explicitly); a "
+            "table that runs out already is refused.",
         ),
         click.option(
             "--female-weight",
@@ -1045,22 +1048,23 @@ def value(
     for (b) and (c), value_over_deferred), with totals, subsidy and sensitivities."""
     from actuarial.law import law_provenance
     from actuarial.mortality import MortalityError
-    from actuarial.valuation import Basis, ValuationError, run_valuation
+    from actuarial.valuation import Basis, ValuationError, ValuationNote, run_valuation
 
     try:
         basis = Basis(mortality, interest)
         guides = _load(guides_path, series)
         law = load_law(*law_files)
-        summary = run_valuation(
-            members,
-            guides,
-            basis,
-            out_path,
-            as_of,
-            readings,
-            with_sensitivities=sensitivities,
-            law=law,
-        )
+        with _notes_printed(ValuationNote, "valuation"):
+            summary = run_valuation(
+                members,
+                guides,
+                basis,
+                out_path,
+                as_of,
+                readings,
+                with_sensitivities=sensitivities,
+                law=law,
+            )
     except (*USABLE_INPUT_ERRORS, MortalityError, ValuationError) as error:
         _fail(error)
     _echo(f"basis: {basis.describe()}")

@@ -252,14 +252,21 @@ class LifeTable:
     def close_at(self, age: int) -> LifeTable:
         """The table with q = 1 at ``age`` (min_age < age <= max_age + 1) and no ages after.
 
-        The explicit closing rule for a table that does not run out; stated in its name.
+        The explicit closing rule for a table that does not run out; stated in its name. A
+        table that runs out already is refused: closing it would drop its own rates from
+        ``age`` on, which no one asking to close a table means.
         """
         if isinstance(age, bool) or not isinstance(age, int | np.integer):
             raise MortalityError(f"'close_at' must be an integer age (got {age!r})")
-        if not self.min_age <= age <= self.end_age:
+        if not self.min_age < age <= self.end_age:
             raise MortalityError(
-                f"'close_at' must be in [{self.min_age}, {self.end_age}] for table "
-                f"'{self.name}' (got {age})"
+                f"'close_at' must be in [{self.min_age + 1}, {self.end_age}] for table "
+                f"'{self.name}' (got {quoted(age)})"
+            )
+        if self.runs_out:
+            raise MortalityError(
+                f"'close_at' closes a table that does not run out: table '{self.name}' runs "
+                f"out already (q = 1 at {self.max_age}) (got {age})"
             )
         qx = np.append(self.qx[: age - self.min_age], 1.0)
         return LifeTable(

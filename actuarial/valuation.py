@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import datetime as dt
 import numbers
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -52,6 +53,7 @@ __all__ = [
     "VALUE_COLUMNS",
     "Basis",
     "ValuationError",
+    "ValuationNote",
     "ValuationSummary",
     "break_even_interest",
     "choices_by_interest",
@@ -78,6 +80,11 @@ PAYMENTS_PER_YEAR = 12
 
 class ValuationError(ValueError):
     """A basis or a valuation request breaks a rule (field, rule and value)."""
+
+
+class ValuationNote(UserWarning):
+    """What a valuation values that the basis makes worth nothing: annuities that start at
+    an age where its table has no one alive (a table closed before the start of (d))."""
 
 
 # --------------------------------------------------------------------- the basis
@@ -380,6 +387,7 @@ def value_results(
     l_at_separation = grid.alive[group, age - grid.low]
     log_v = -np.log1p(rates)
     birth = members.birth_date[index]
+    no_one_alive = []  # per clause: the tables and months of age at the start of such rows
     for column in range(len(CLAUSE_IDS)):
         start_all = results.start_date[index, column]
         rows = np.flatnonzero(~np.isnat(start_all))  # the members eligible for this clause
@@ -406,8 +414,41 @@ def value_results(
             total /= l_at_separation[rows, None]
         total[np.isnan(amounts[:, 0])] = np.nan  # no amount (no guide in force): no value
         values[index[rows], column] = total
+        # Valued, and worth 0: the annuity starts where the table has no one alive.
+        dead = (at + deferral >= grid.end_month[g]) & ~np.isnan(amounts[:, 0])
+        no_one_alive.append((CLAUSE_IDS[column], g[dead], (at + deferral)[dead]))
     _check_representable(values, rates, "a present value")
+    _note_no_one_alive(no_one_alive, grid)
     return values, error
+
+
+def _note_no_one_alive(found, grid: _Grid) -> None:
+    """A :class:`ValuationNote` for each clause and age from which no one is alive where
+    annuities of the clause start (each valued at 0), from ``found``: per clause, the tables
+    of such rows and the months of age at which their annuities start. It names the table
+    (or how many: one per cohort or sex), the age, the rows and the ages at the start."""
+    for clause, tables, months in found:
+        end_ages = grid.end_month[tables] // 12
+        for end_age in np.unique(end_ages).tolist():
+            here = end_ages == end_age
+            names = sorted({grid.names[table] for table in np.unique(tables[here]).tolist()})
+            named = f"table '{names[0]}' has" if len(names) == 1 else (
+                f"{len(names)} tables ('{names[0]}', ...) have"
+            )
+            low, high = format_age(months[here].min()), format_age(months[here].max())
+            starts = low if low == high else f"{low} to {high}"
+            count = int(here.sum())
+            these = (
+                f"whose annuity starts at {starts}, is"
+                if count == 1
+                else f"whose annuities start at {starts}, are"
+            )
+            warnings.warn(
+                f"{named} no one alive from age {end_age}: {format_count(count, 'row')} of "
+                f"inciso ({clause}), {these} valued at {format_usd(0.0)}",
+                ValuationNote,
+                stacklevel=3,
+            )
 
 
 def _with_eligible_row(results: MemberResults) -> np.ndarray:
@@ -678,8 +719,16 @@ def _sensitivities(results, sex, sex_error, basis, as_of, readings, series, law)
 
     Every scenario totals the rows the basis values, and no others, so that its change is
     like for like; a row valued on one and not on the other (a guide series with no guide
-    on a date, an age past a q capped at 1) is counted in the scenario's note.
+    on a date, an age past a q capped at 1) is counted in the scenario's note. The notes of
+    the basis's valuation (:class:`ValuationNote`) are given once, by the valuation itself.
     """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ValuationNote)
+        return _scenarios(results, sex, sex_error, basis, as_of, readings, series, law)
+
+
+def _scenarios(results, sex, sex_error, basis, as_of, readings, series, law) -> pd.DataFrame:
+    """The rows of :func:`_sensitivities`."""
     try:
         on_basis = np.isfinite(_values(results, basis, sex, sex_error)[0][..., 0])
     except ValuationError:

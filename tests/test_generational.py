@@ -367,9 +367,13 @@ def tables(tmp_path):
 def test_a_basis_lists_every_csv_table_of_its_spec_and_only_those(tables, spec, read):
     mortality = Mortality(spec.format(**tables))
     assert mortality.files == tuple(tables[name] for name in read)
-    # closing and scaling (a sensitivity) keep them: the same files were read
-    assert Mortality(spec.format(**tables), close_at=100).files == mortality.files
+    # scaling (a sensitivity) keeps them: the same files were read
     assert mortality.scaled(1.1).files == mortality.files
+
+
+def test_a_closed_basis_lists_the_files_of_the_table_it_closes(tables):
+    low = tables["low"]  # ages 20-69: does not run out
+    assert Mortality(f"csv:{low}", close_at=60).files == (low,)
 
 
 def test_a_generational_basis_lists_its_tables_and_its_csv_scale(tables, tmp_path):

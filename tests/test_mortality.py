@@ -185,8 +185,25 @@ def test_closing_explicitly_sets_q_one_at_the_age_and_says_so():
     assert table.e(60) == pytest.approx(0.9 + 0.9 * 0.8)
     truncated = LifeTable("short", 60, [0.1, 0.2]).close_at(61)
     assert truncated.qx.tolist() == [0.1, 1.0]
-    with pytest.raises(MortalityError, match=r"'close_at' must be in \[60, 62\]"):
+    with pytest.raises(MortalityError, match=r"'close_at' must be in \[61, 62\]"):
         LifeTable("short", 60, [0.1, 0.2]).close_at(63)
+
+
+def test_closing_at_the_first_age_is_refused_as_the_rule_says_min_age_below_the_age():
+    # Before: close_at(60) on a table from 60 gave q_60 = 1, no one surviving its first year.
+    with pytest.raises(MortalityError) as refused:
+        LifeTable("short", 60, [0.1, 0.2]).close_at(60)
+    assert str(refused.value) == "'close_at' must be in [61, 62] for table 'short' (got 60)"
+
+
+def test_closing_a_table_that_runs_out_is_refused_naming_where_it_runs_out():
+    # Before: SULT closed at 100 lost its rates from 100 to 119 without a word.
+    with pytest.raises(MortalityError) as refused:
+        SULT.close_at(100)
+    assert str(refused.value) == (
+        "'close_at' closes a table that does not run out: table 'SULT' runs out already "
+        "(q = 1 at 120) (got 100)"
+    )
 
 
 def test_join_takes_each_table_from_its_age_and_refuses_a_gap():
@@ -645,7 +662,7 @@ def test_a_csv_table_records_its_file_and_every_table_made_from_it_keeps_it(tmp_
     assert joined.files == (low, high)
     assert blend(from_csv(high), SULT, 0.5).files == (high,)
     assert blend(joined, from_csv(low), 0.5).files == (low, high)  # each file once
-    assert joined.close_at(100).files == (low, high)
+    assert join([SULT, from_csv(low)], [40]).close_at(60).files == (low,)
     assert scale_rates(joined, 1.1)[0].files == (low, high)
     assert table_from_spec(f"csv:{low}+csv:{high},sult:0.5@65").files == (low, high)
 

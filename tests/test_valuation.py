@@ -24,6 +24,7 @@ from actuarial.valuation import (
     SEX_CODES,
     Basis,
     ValuationError,
+    ValuationNote,
     ValuationSummary,
     member_choices,
     run_valuation,
@@ -34,6 +35,7 @@ from actuarial.valuation import (
 )
 
 GUIDES = load_guides(SHIPPED_GUIDES, "illustrative-half-percent-per-month")  # 0.5% a month
+SAMPLE_MEMBERS = str(Path(__file__).resolve().parents[1] / "examples" / "members.csv")
 PUB_JOINED = "soa:3397+soa:3399@50/soa:3398+soa:3400@50"
 
 
@@ -680,6 +682,55 @@ def test_value_command_refuses_a_table_that_does_not_run_out_in_one_line(tmp_pat
     assert not (tmp_path / "v.csv").exists()
 
 
+def test_an_annuity_that_starts_where_the_basis_has_no_one_alive_is_said_to_be_worth_0():
+    # PubG-2010 male employees closed at 60: no one reaches 61, so (d), from 65, is worth
+    # nothing. Before: $0.00 and a row counted as valued, without a word.
+    with pytest.warns(ValuationNote) as noted:
+        frame = valued([DEFERRED_FLAT], Basis("soa:3398", 0.045, close_at=60))
+    assert frame.loc[("D-1125", "d")]["pv_at_separation"] == 0.0
+    assert [str(note.message) for note in noted] == [
+        "table 'PubG-2010 Male Employee, closed at 60' has no one alive from age 61: 1 row "
+        "of inciso (d), whose annuity starts at 65y0m, is valued at $0.00"
+    ]
+
+
+def test_the_value_command_warns_of_annuities_that_start_where_no_one_is_alive(tmp_path):
+    members = tmp_path / "members.csv"
+    early = {**DEFERRED_FLAT, "member_id": "D-2", "birth_date": "1971-01-31"}
+    pd.DataFrame([DEFERRED_FLAT, early, EARLY_STEPPED]).to_csv(members, index=False)
+    args = ["value", members, "--mortality", "soa:3398", "--close-at", "60"]
+    args += ["--interest", "0.045", "--out", tmp_path / "v.csv"]
+    result = CliRunner().invoke(cli, [str(arg) for arg in args])
+    assert result.exit_code == 0, result.output
+    # Once, for the basis: not again for each sensitivity.
+    assert result.stderr.splitlines() == [
+        "warning: valuation: table 'PubG-2010 Male Employee, closed at 60' has no one alive "
+        "from age 61: 3 rows of inciso (d), whose annuities start at 65y0m, are valued at $0.00"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("mortality", "close_at", "message"),
+    [
+        ("soa:3398", "18", "'close_at' must be in [19, 81] for table 'PubG-2010 Male Employee' "
+         "(got 18)"),
+        ("sult", "100", "'close_at' closes a table that does not run out: table 'SULT' runs out "
+         "already (q = 1 at 120) (got 100)"),
+    ],
+)  # fmt: skip
+def test_the_value_command_refuses_a_closing_age_outside_the_rule(
+    mortality, close_at, message, tmp_path
+):
+    # Before: both were accepted; SULT lost its rates from 100 on without a word.
+    args = ["value", SAMPLE_MEMBERS, "--mortality", mortality, "--close-at", close_at]
+    out = tmp_path / "v.csv"
+    result = CliRunner().invoke(cli, [*args, "--interest", "0.05", "--out", str(out)])
+    assert result.exit_code == 2 and not out.exists()
+    assert result.stderr.splitlines()[-1] == (
+        f"Error: Invalid value for '--mortality' / '--close-at': {message}"
+    )
+
+
 def test_improvement_needs_no_cohort_in_a_valuation_each_member_brings_one():
     mortality = Mortality("soa:3399/soa:3400", improvement="mp-2020")
     frame = valued([EARLY_STEPPED], Basis(mortality, 0.045))
@@ -742,7 +793,7 @@ def test_value_command_never_overwrites_any_file_it_read(tmp_path, make_guide, m
     elif read == "a CSV improvement scale":
         victim.write_text(SMALL_SCALE_CSV, encoding="utf-8")
         args = ["--mortality", "sult", "--base-year", "2010", "--improvement", f"csv:{victim}"]
-        args += ["--close-at", "120", "--no-sensitivities"]  # projected, q_120 falls below 1
+        args += ["--no-sensitivities"]  # projected, q_120 stays 1: the table runs out
     elif read == "a guide file":
         victim = make_guide("g") / "reduction.csv"
         args += ["--guides", str(victim.parent)]
