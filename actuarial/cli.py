@@ -84,6 +84,7 @@ from actuarial.shown_text import (
     quoted,
     show_factors,
     show_percent,
+    show_rate,
     toml_text,
 )
 from actuarial.text_files import decimal_number, whole_number
@@ -702,12 +703,25 @@ cohort_option = click.option(
 )
 
 
+# A rate of 100% a year or more is legal (finite, > -1) but is more likely a percent typed as
+# a rate (4.5 for 4.5%): it is read as given, with a warning.
+IMPLAUSIBLE_RATE = 1.0
+
+
 def _interest_rate(ctx, param, value):
-    """--interest, checked by the rule of the annuities (finite, > -1) before anything runs."""
+    """--interest, checked by the rule of the annuities (finite, > -1) before anything runs;
+    a rate of :data:`IMPLAUSIBLE_RATE` (100% a year) or more is warned of on stderr, as read:
+    a rate, not a percent."""
     try:
         check_interest(value)
     except AnnuityError as error:
         raise click.BadParameter(str(error)) from None
+    if value is not None and value >= IMPLAUSIBLE_RATE:
+        _echo(
+            f"warning: --interest {show_rate(value)} is read as a rate: {show_percent(value)} a "
+            "year (0.045 = 4.5%)",
+            err=True,
+        )
     return value
 
 
@@ -716,7 +730,8 @@ interest_option = click.option(
     type=_NumberRange(),
     required=True,
     callback=_interest_rate,
-    help="Annual effective rate, e.g. 0.045.",
+    help="Annual effective rate, e.g. 0.045 for 4.5% (1 or more, 100% a year or more, runs "
+    "with a warning).",
 )
 payments_option = click.option(
     "--payments-per-year",

@@ -952,6 +952,33 @@ def test_guides_fit_says_when_the_best_rate_lies_below_the_rates_searched(tmp_pa
     )
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["value", SAMPLE, "--mortality", "sult", "--no-sensitivities", "--out", "OUT.csv"],
+        ["guides", "derive", "--mortality", "sult", "--out", "OUT"],
+        ["guides", "subsidy", DEFAULT_SERIES, "--mortality", "sult"],
+    ],
+    ids=["value", "derive", "subsidy"],
+)
+@pytest.mark.parametrize(
+    ("interest", "warned"),
+    [("4.5", "4.5 is read as a rate: 450% a year"), ("1", "1 is read as a rate: 100% a year"),
+     ("0.999", None), ("0.045", None)],
+)  # fmt: skip
+def test_an_interest_of_100_percent_or_more_is_read_as_a_rate_with_a_warning(
+    command, interest, warned, tmp_path
+):
+    # Before: --interest 4.5 (4.5% meant) ran at 450% a year without a word.
+    args = [str(tmp_path / arg) if arg.startswith("OUT") else arg for arg in command]
+    result = invoke(*args, "--interest", interest)
+    first = result.stderr.splitlines()[:1]
+    if warned is None:
+        assert not any(line.startswith("warning: --interest") for line in first)
+    else:
+        assert first == [f"warning: --interest {warned} (0.045 = 4.5%)"]
+
+
 NOT_RUN_OUT = (
     "error: table 'PubG-2010 Male Employee' does not run out: its last age is 80 with "
     "q = 0.0173 (below 1), so survival beyond 81 is unknown; use a table that runs out, "
@@ -1336,7 +1363,10 @@ def test_an_option_of_any_decimal_number_states_no_range_in_its_help():
     result = invoke("value", "--help")
     assert result.exit_code == 0, result.output
     assert "None" not in result.stdout
-    assert "Annual effective rate, e.g. 0.045. [required]" in " ".join(result.stdout.split())
+    assert (
+        "Annual effective rate, e.g. 0.045 for 4.5% (1 or more, 100% a year or more, runs with "
+        "a warning). [required]"
+    ) in " ".join(result.stdout.split())
 
 
 @pytest.mark.parametrize("weight", ["0.5_0", "\u0660.\u0665", "nan"])
@@ -1367,6 +1397,7 @@ def test_guides_subsidy_with_an_interest_that_leaves_no_equivalent_factor_says_s
     )
     assert result.exit_code == 1
     assert result.output == (
+        "warning: --interest 1e+300 is read as a rate: 1e+302% a year (0.045 = 4.5%)\n"
         "error: the equivalent factor is 0 at 55y0m (interest 1e+300 discounts the annuity "
         "deferred to the normal retirement age to nothing): no ratio to it\n"
     )
