@@ -476,7 +476,7 @@ def derive_guide(
 
 # --------------------------------------------------------------------- review of a guide
 def _age_months(age_months, *others, names=()) -> tuple[np.ndarray, ...]:
-    months = np.asarray(age_months)
+    months = real_array("age_months", age_months, EquivalenceError)
     if months.ndim != 1 or not np.array_equal(months, np.round(months)):
         raise EquivalenceError("'age_months' must be a 1-D array of whole months (e.g. 663)")
     arrays = [

@@ -113,6 +113,23 @@ def test_an_age_or_a_factor_no_float_can_hold_is_refused_naming_it():
         subsidy(SULT, [660, 780], [-(10**400), 1], 0.05)
 
 
+@pytest.mark.parametrize(
+    ("age_months", "message"),
+    [
+        ([10**400], "'age_months' must be a number a float can hold, from -1.8e+308 to "
+         "1.8e+308 (got 1e+400)"),
+        (["660"], "'age_months' must be a number (got '660')"),
+    ],
+)  # fmt: skip
+def test_ages_in_months_no_float_can_hold_or_not_numbers_are_refused_naming_them(
+    age_months, message
+):
+    # Before: numpy's TypeError "loop of ufunc does not support argument 0 of type int".
+    with pytest.raises(EquivalenceError) as refused:
+        fit_interest(SULT, age_months, [0.5])
+    assert str(refused.value) == message
+
+
 def test_factor_grid_of_ages_by_rates_is_one_call_matching_scalar_calls():
     rates = np.array([0.0, 0.03, 0.05, 0.0625, 0.1])
     grid = early_retirement_factor(SULT, GUIDE_MONTHS[:, None] / 12, rates[None, :])
