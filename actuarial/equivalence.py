@@ -128,14 +128,17 @@ def derive_reduction_table(
     m=12,
     method=None,
     cohort=None,
+    *,
+    earliest_age: int = EARLIEST_RETIREMENT_AGE,
 ) -> pd.DataFrame:
-    """Equivalent factors for every month from 55y0m to NRAy0m, rounded to 6 decimals.
+    """Equivalent factors for every month from the age of inciso (c) (``earliest_age``,
+    55y0m) to NRAy0m, rounded to 6 decimals.
 
     Columns ``age_years, age_months, factor``; the factor is exactly 1 at NRAy0m.
     ``cohort``: the year of birth on a generational basis. A factor that rounds to 0 (a
     guide's must be above it) is an error naming the interest, the age and the factor.
     """
-    months = np.arange(EARLIEST_RETIREMENT_AGE * 12, normal_retirement_age * 12 + 1)
+    months = np.arange(earliest_age * 12, normal_retirement_age * 12 + 1)
     exact = early_retirement_factor(
         table, months / 12, interest, normal_retirement_age, m, method, cohort
     )
@@ -182,17 +185,19 @@ def _as_date(key: str, value) -> dt.date:
         raise EquivalenceError(f"'{key}' must be a date YYYY-MM-DD (got {value!r})") from None
 
 
-def _table_problems(table_df: pd.DataFrame, normal_retirement_age: int) -> list[str]:
+def _table_problems(
+    table_df: pd.DataFrame, earliest_age: int, normal_retirement_age: int
+) -> list[str]:
     columns = ["age_years", "age_months", "factor"]
     if list(table_df.columns) != columns:
         return [f"'table_df' columns must be {columns} (got {list(table_df.columns)})"]
     months = table_df["age_years"].to_numpy() * 12 + table_df["age_months"].to_numpy()
     factor = table_df["factor"].to_numpy(dtype=float)
-    expected = np.arange(EARLIEST_RETIREMENT_AGE * 12, normal_retirement_age * 12 + 1)
+    expected = np.arange(earliest_age * 12, normal_retirement_age * 12 + 1)
     problems = []
     if not np.array_equal(months, expected):
         problems.append(
-            f"'table_df' rows must be every month from {EARLIEST_RETIREMENT_AGE}y0m to "
+            f"'table_df' rows must be every month from {earliest_age}y0m to "
             f"{normal_retirement_age}y0m in order"
         )
     outside = np.flatnonzero(~(np.isfinite(factor) & (factor > 0) & (factor <= 1)))
@@ -228,7 +233,7 @@ def write_guide(
     status: str = "illustrative",
     effective_until=None,
     interpolation: str = "exact",
-    normal_retirement_age: int = NORMAL_RETIREMENT_AGE,
+    normal_retirement_age: int | None = None,
     adopted_by: str | None = None,
     adopted_on=None,
     inputs=(),
@@ -239,10 +244,15 @@ def write_guide(
     ``folder`` unless ``replace``.
 
     ``basis`` is free-form (strings, numbers, booleans, dates) and records how the factors
-    were made. Every problem is reported at once; nothing is written if there is one.
+    were made. The table spans the ages of incisos (c) and (a) on ``effective_from``
+    (:func:`~actuarial.guides.span_on`; ``normal_retirement_age`` None: that of (a)). Every
+    problem is reported at once; nothing is written if there is one.
     """
     folder = guide_folder(folder)
-    problems = _table_problems(table_df, normal_retirement_age)
+    span = span_on(_as_date("effective_from", effective_from))
+    if normal_retirement_age is None:
+        normal_retirement_age = span.normal_retirement_age
+    problems = _table_problems(table_df, span.first // 12, normal_retirement_age)
     if not replace and (already := guide_already_in(folder)):
         problems.append(already)
     held = guides_held(folder)
@@ -396,7 +406,7 @@ def derive_guide(
     series: str,
     title: str,
     effective_from,
-    normal_retirement_age: int = NORMAL_RETIREMENT_AGE,
+    normal_retirement_age: int | None = None,
     m: int = 12,
     method: str | None = None,
     status: str = "illustrative",
@@ -412,13 +422,19 @@ def derive_guide(
     ``table`` is a :class:`LifeTable` or a basis's mortality; on a generational basis the
     guide is for the members born in ``cohort``, recorded in ``[basis]`` with the scale.
     ``method`` None (the default): the exact sum under the table's own fractional-age
-    assumption; the source and ``[basis]`` name the method used.
+    assumption; the source and ``[basis]`` name the method used. The guide spans the ages
+    of incisos (c) and (a) on ``effective_from`` (``normal_retirement_age`` None: that of
+    (a)), as its loader requires.
     """
-    nra = normal_retirement_age
+    span = span_on(_as_date("effective_from", effective_from))
+    nra = span.normal_retirement_age if normal_retirement_age is None else normal_retirement_age
+    earliest = span.first // 12
     generational = getattr(table, "generational", False)
     if generational and cohort is None:
         raise EquivalenceError("a guide on a generational basis needs 'cohort' (year of birth)")
-    table_df = derive_reduction_table(table, interest, nra, m, method, cohort)
+    table_df = derive_reduction_table(
+        table, interest, nra, m, method, cohort, earliest_age=earliest
+    )
     life = table if isinstance(table, LifeTable) else table.table(None, cohort)
     extra_basis = dict(extra_basis or {})
     if not isinstance(table, LifeTable):
@@ -437,7 +453,7 @@ def derive_guide(
     if source is None:
         source = (
             f"Derived by actuarial equivalence with actuarial.equivalence.derive_guide: "
-            f"factor(x) = {formula} at each exact age x = {EARLIEST_RETIREMENT_AGE}y0m to "
+            f"factor(x) = {formula} at each exact age x = {earliest}y0m to "
             f"{nra}y0m by month; mortality {table.name} ({table.source}); interest "
             f"{show_percent(interest)} a year; annuity-due paid {_payment_timing(m)}; "
             f"{_method_text(method, m)}; factors rounded to 6 decimals."
@@ -453,7 +469,7 @@ def derive_guide(
         "annuity_method": _method_text(method, m),
         "normal_retirement_age": nra,
         "formula": formula,
-        "ages": f"every month from {EARLIEST_RETIREMENT_AGE}y0m to {nra}y0m",
+        "ages": f"every month from {earliest}y0m to {nra}y0m",
         "rounding": "6 decimals",
         **(extra_basis or {}),
     }

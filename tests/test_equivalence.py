@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import law_entry
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -271,6 +272,40 @@ def test_derived_guide_loads_with_the_guide_loader(tmp_path):
 
 
 @pytest.mark.parametrize(
+    ("effective_from", "first", "last"), [("2029-12-31", 55, 65), ("2030-01-01", 50, 67)]
+)
+def test_a_derived_guide_spans_the_ages_in_force_on_its_first_day(
+    tmp_path, monkeypatch, effective_from, first, last
+):
+    """With law.toml's ages of (c) and (a) changed from 2030, a guide derived for 2030 had
+    the rows of today's 55 to 65, which its own first day refuses."""
+    from actuarial.law import load_law
+
+    bill = tmp_path / "bill.toml"
+    bill.write_text(
+        law_entry("early_retirement.age", "2030-01-01", 50, "years")
+        + law_entry("service_annuity.age", "2030-01-01", 67, "years"),
+        encoding="utf-8",
+    )
+    law = load_law(bill)
+    monkeypatch.setattr("actuarial.guides.shipped_law", lambda: law)
+    folder = derive_guide(
+        tmp_path / "ilt-6pct",
+        ILT,
+        0.06,
+        guide_id="ilt-6pct",
+        series="ilt-6pct",
+        title="ILT at 6%",
+        effective_from=effective_from,
+    )
+    guide = load_guide(folder)
+    assert guide.normal_retirement_age == last
+    assert (guide.age_months[0], guide.age_months[-1]) == (first * 12, last * 12)
+    assert guide.basis["ages"] == f"every month from {first}y0m to {last}y0m"
+    assert f"x = {first}y0m to {last}y0m by month" in guide.source
+
+
+@pytest.mark.parametrize(
     ("m", "method", "payments"),
     [
         (1, "udd", "exact sum of the annual payments"),
@@ -410,7 +445,7 @@ def test_a_guide_the_loader_would_refuse_is_not_written_and_its_problems_name_it
 def test_factors_outside_0_1_are_refused_naming_the_first_month_and_counting_the_rest():
     table = derive_reduction_table(SULT, 0.05)
     table.loc[[5, 7, 9], "factor"] = [0.0, 1.5, float("nan")]
-    problems = _table_problems(table, 65)
+    problems = _table_problems(table, 55, 65)
     assert problems[0] == "'factor' must be in (0, 1] (got 0 at 55y5m, and 2 more month(s))"
 
 
