@@ -24,24 +24,35 @@ from pathlib import Path
 PAPERMILL_LOG = logging.getLogger("papermill")  # nbclient logs there, through papermill
 
 
+# Where a kernel's libraries keep their configuration and caches, in the user's home unless
+# told: a run keeps them in its own folder, so that it writes nothing outside what it was
+# given, and a home that cannot be written puts no warning (with paths) on a page.
+KERNEL_CONFIG_FOLDERS = {"MPLCONFIGDIR": "matplotlib", "IPYTHONDIR": "ipython"}
+
+
 def kernel_manager_class(folder):
-    """jupyter_client's ``AsyncKernelManager`` whose kernels listen on files in ``folder``
-    (an existing folder of the caller's, with a short path: a socket's path is at most about
-    100 bytes), one name per kernel, where the system has such sockets (POSIX); on others,
-    on TCP ports, jupyter_client's default."""
+    """jupyter_client's ``AsyncKernelManager`` whose kernels keep their libraries'
+    configuration and caches in ``folder`` (:data:`KERNEL_CONFIG_FOLDERS`) and listen on
+    files in it (``folder``: an existing folder of the caller's, removed after the run, with
+    a short path: a socket's path is at most about 100 bytes), one name per kernel, where
+    the system has such sockets (POSIX); on others, on TCP ports, jupyter_client's default."""
     from jupyter_client.manager import AsyncKernelManager
 
-    if os.name != "posix":
-        return AsyncKernelManager
     names = itertools.count(1)
+    config = {name: os.path.join(folder, sub) for name, sub in KERNEL_CONFIG_FOLDERS.items()}
 
-    class FileSocketKernelManager(AsyncKernelManager):
+    class RunKernelManager(AsyncKernelManager):
         def __init__(self, **options):
             super().__init__(**options)
-            self.transport = "ipc"
-            self.ip = os.path.join(folder, str(next(names)))  # sockets "<ip>-1", "<ip>-2", ...
+            if os.name == "posix":
+                self.transport = "ipc"
+                self.ip = os.path.join(folder, str(next(names)))  # "<ip>-1", "<ip>-2", ...
 
-    return FileSocketKernelManager
+        async def start_kernel(self, **options):
+            options["env"] = {**os.environ, **options.get("env", {}), **config}
+            return await super().start_kernel(**options)
+
+    return RunKernelManager
 
 
 def workers(notebooks: int) -> int:

@@ -876,3 +876,33 @@ def test_kernels_listen_on_files_not_on_ports_another_process_may_take(tmp_path)
         transport, where = re.search(r"transport: (\w+) at: (\S+)", said).groups()
         assert transport == "ipc"
         assert len(where) < 90 and not Path(where).parent.exists()
+
+
+KERNEL_CONFIG = (
+    "import matplotlib\n"
+    "from IPython.paths import get_ipython_dir\n"
+    'print("config:", matplotlib.get_configdir(), matplotlib.get_cachedir(), get_ipython_dir())'
+)
+
+
+def test_a_report_writes_nothing_into_the_users_home(tmp_path, monkeypatch):
+    """Kernels kept matplotlib's and IPython's caches in the user's home: a home that could
+    not be written put "mkdir -p failed for path /nonexistent/.config/matplotlib ..." and a
+    temporary folder's path on pages 01-08, and a writable one was written outside --out.
+    They are kept in the run's own temporary folder, removed after it."""
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    for name in ("MPLCONFIGDIR", "IPYTHONDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    folder = tmp_path / "notebooks"
+    folder.mkdir()
+    write_notebook(folder / "00_config.ipynb", [new_code_cell(KERNEL_CONFIG)])
+    build_report(tmp_path / "out", notebooks_dir=folder, progress=False)
+    in_place = folder / "00_config.ipynb"
+    execute_in_place(in_place)  # make notebooks' way
+    printed = nbformat.read(in_place, as_version=4).cells[0].outputs[0]["text"]
+    assert not home.exists()
+    for where in printed.split()[1:]:
+        assert not Path(where).exists()  # removed with the run
+    page = (tmp_path / "out" / "00_config.html").read_text(encoding="utf-8")
+    assert "config:" in page and str(home) not in page
