@@ -232,7 +232,8 @@ class Mortality:
     a join). ``improvement``: ``mp-2014`` ... ``mp-2020`` (each table projected by its own
     sex's scale) or ``csv:<path>``; ``base_year``: for tables whose metadata does not give
     it. ``female_weight``: the blend of q for a member whose sex is not given (default
-    50/50). ``close_at``: an explicit closing age for a table that does not run out.
+    50/50). ``close_at``: an explicit closing age for a table that does not run out (on a
+    FEMALE/MALE basis, for each of its tables that does not).
     ``rate_factor``: every final q times this, capped at 1 (a sensitivity).
     """
 
@@ -272,6 +273,16 @@ class Mortality:
                 f"needs 'improvement' (got {year!r})"
             )
         object.__setattr__(self, "_sides", sides)
+        if self.close_at is not None and len(sides) == 2:  # one side's table is refused apart
+            open_sides = [
+                side for side, sex in zip(sides, SEXES, strict=True)
+                if not self._side(side, sex, None).runs_out
+            ]
+            if not open_sides:
+                raise MortalityError(
+                    f"'close_at' closes a table that does not run out: every table of "
+                    f"'{self.spec}' runs out already (got {self.close_at})"
+                )
         # Every table and scale named must load. A generational basis's tables are read, not
         # projected: a projection is checked for each cohort asked for, never for one chosen
         # here (a basis valid for the members born in 1965 was refused for those of 1960).
@@ -333,7 +344,9 @@ class Mortality:
             table = blend(female, male, float(self.female_weight))
         else:
             table = self._side(self._sides[SEXES.index(sex)], sex, cohort)
-        if self.close_at is not None:
+        # Closed where it does not run out: on a FEMALE/MALE basis, a side that runs out (and
+        # a blend of two that do) is left as it is; the one table of a spec is refused.
+        if self.close_at is not None and (len(self._sides) == 1 or not table.runs_out):
             table = table.close_at(self.close_at)
         if self.rate_factor != 1.0:
             table, capped = scale_rates(table, float(self.rate_factor))

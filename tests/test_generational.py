@@ -128,6 +128,24 @@ def test_a_table_s_own_base_year_outside_the_scale_s_years_is_refused_naming_the
         Mortality("soa:3400", improvement=f"csv:{scale}")
 
 
+def test_close_at_closes_each_table_of_a_basis_that_does_not_run_out_and_no_other(tmp_path):
+    """A FEMALE/MALE basis whose male side ends at 110 without running out: --close-at 110
+    closes it and the blend, and leaves the female side (which runs out at 120) as it is;
+    refusing the female side had failed every valuation of members with a sex column."""
+    open_male = write_sult_csv(tmp_path / "open_male.csv", range(20, 111))
+    basis = Mortality(f"soa:3399/csv:{open_male}", close_at=110)
+    female, male, either = basis.table("F"), basis.table("M"), basis.table(None)
+    assert female.max_age == 120 and female.q(115) == soa(3399).q(115)
+    assert (male.max_age, male.q(110)) == (110, 1.0)
+    assert (either.max_age, either.q(110)) == (110, 1.0)
+    rule = (
+        r"^'close_at' closes a table that does not run out: every table of 'soa:3399/soa:3400' "
+        r"runs out already \(got 110\)$"
+    )
+    with pytest.raises(MortalityError, match=rule):
+        Mortality("soa:3399/soa:3400", close_at=110)
+
+
 def test_projection_is_vectorized_over_cohorts_like_one_cohort_at_a_time():
     scale = improvement_scale("mp-2020", "F")
     cohorts = np.arange(1940, 1991, 5)
