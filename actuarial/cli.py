@@ -618,7 +618,7 @@ def mortality_options(command):
         ),
         click.option(
             "--base-year",
-            type=_WholeRange(dt.MINYEAR, dt.MAXYEAR),
+            type=_WholeRange(DATE_RANGE[0].year, DATE_RANGE[1].year),
             default=None,
             help="Year of the base rates, for tables whose metadata does not give it.",
         ),
@@ -697,7 +697,7 @@ def _cohort_of(mortality, cohort):
 
 cohort_option = click.option(
     "--cohort",
-    type=_WholeRange(dt.MINYEAR, dt.MAXYEAR),
+    type=_WholeRange(DATE_RANGE[0].year, DATE_RANGE[1].year),
     default=None,
     help="Year of birth of the members, on a generational basis (--improvement).",
 )

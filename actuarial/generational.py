@@ -8,8 +8,8 @@ Convention (stated in docs/valuation.md): for a member born in year B, q at age 
 
 with i(x, z) the scale's rate at age x in calendar year z; beyond the scale's last year
 its last year's rates hold, before its first year its first year's; ages outside the
-scale's range take the nearest age's rates. A q of 1 (where a table runs out) stays 1. The
-base year lies where the scale has rates: from the year before its first to its last.
+scale's range take the nearest age's rates. A q of 1 (where a table runs out) stays 1. A
+base year is a year of :data:`BASE_YEARS`, those of every date read.
 Within each year of age the base table's fractional-age assumption (UDD) holds on the
 projected rates.
 
@@ -19,7 +19,6 @@ a CSV scale (``age,<year>,<year>,...``) holds one scale for both sexes.
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
 import math
 import re
@@ -29,6 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
+from actuarial.member_record import DATE_RANGE
 from actuarial.mortality import (
     LifeTable,
     MortalityError,
@@ -43,6 +43,7 @@ from actuarial.shown_text import quoted
 from actuarial.text_files import decimal_number, unique_files
 
 __all__ = [
+    "BASE_YEARS",
     "EVEN_WEIGHT",
     "MP_SCALES",
     "ImprovementScale",
@@ -50,6 +51,10 @@ __all__ = [
     "improvement_scale",
     "project",
 ]
+
+# The years a base year may be: those of every date the toolkit reads (a typo such as 201
+# for 2010 would project the scale's first rates back 1,800 years).
+BASE_YEARS = (DATE_RANGE[0].year, DATE_RANGE[1].year)
 
 MP_SCALES = {
     # SOA Retirement Plans Experience Committee, Mortality Improvement Scales MP-2014 to
@@ -255,10 +260,11 @@ class Mortality:
         if year is not None and (
             isinstance(year, bool)
             or not isinstance(year, int | np.integer)
-            or not dt.MINYEAR <= year <= dt.MAXYEAR
+            or not BASE_YEARS[0] <= year <= BASE_YEARS[1]
         ):
             raise MortalityError(
-                f"'base_year' must be a year from {dt.MINYEAR} to {dt.MAXYEAR} (got {year!r})"
+                f"'base_year' must be a year from {BASE_YEARS[0]} to {BASE_YEARS[1]} "
+                f"(got {year!r})"
             )
         sides = _sides(self.spec)
         # An option that would change nothing is refused, never silently dropped.
@@ -377,17 +383,6 @@ class Mortality:
                 raise MortalityError(
                     f"table '{table.name}' does not state the year of its rates: give "
                     f"--base-year to project it by '{self.improvement}'"
-                )
-            if not scale.first_year - 1 <= base_year <= scale.last_year:
-                stated = (
-                    f"'base_year' {base_year} is"
-                    if table.base_year is None
-                    else f"table '{table.name}' has rates for {base_year},"
-                )
-                raise MortalityError(
-                    f"{stated} outside the years of improvement scale '{scale.name}' "
-                    f"({scale.first_year}-{scale.last_year}): it projects from "
-                    f"{scale.first_year - 1} to {scale.last_year}"
                 )
             self._base_years.add(int(base_year))
             if cohort is None:  # the table as read, with the scale's files
