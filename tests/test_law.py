@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import math
 import re
 import tomllib
 import warnings
@@ -907,6 +908,7 @@ def test_a_parameter_given_twice_through_a_quoted_key_is_refused_naming_both(ame
         ('[service_annuity]\n"age.x" = 1\n', 'service_annuity."age.x"', "service_annuity.age.x",
          ""),
         ("\"a.b\" = 1\n", '"a.b"', "a.b", ""),
+        (f'"{"a" * 200}.b" = 1\n', f'"{"a" * 80}…"', f"{'a' * 80}…", ""),  # both cut
     ],
 )  # fmt: skip
 def test_a_quoted_key_holding_a_dot_is_refused_not_read_as_a_parameter(
@@ -962,6 +964,17 @@ KEPT = "'value' must be a number the engine keeps as written"
          "'value' must be a whole number of years (got 65.0000000000000001)"),
         ("service_annuity.rate", "+1.5e0", "rate", "'value' must be in (0, 1] (got +1.5e0)"),
         ("service_annuity.rate", "-nan", "rate", "'value' must be a finite number (got -nan)"),
+        # exponents beyond a decimal's: read as what they are, not a decimal's traceback
+        ("minimum_monthly_pension", "1e99999999999999999999", "USD a month",
+         "'value' must be a finite number (got 1e99999999999999999999)"),
+        ("minimum_monthly_pension", "-1e99999999999999999999", "USD a month",
+         "'value' must be a finite number (got -1e99999999999999999999)"),
+        ("service_annuity.rate", "1e-99999999999999999999", "rate",
+         f"{KEPT} (got 1e-99999999999999999999, kept as 0.0)"),
+        ("service_annuity.rate", "0e99999999999999999999", "rate",
+         "'value' must be in (0, 1] (got 0e99999999999999999999)"),
+        ("service_annuity.age", "[1.0, 2.5e1]", "years",
+         "'value' must be a number (got [1.0, 2.5e1])"),
     ],
 )  # fmt: skip
 def test_a_number_is_checked_as_written_not_as_the_float_toml_reads(
@@ -984,8 +997,10 @@ def test_a_number_is_checked_as_written_not_as_the_float_toml_reads(
         ("service_annuity.minimum_service", "7.50", "years", 7.5),
         ("service_annuity.age", "66.000", "years", 66.0),
         ("minimum_monthly_pension", "1_000.50", "USD a month", 1000.5),
+        ("minimum_monthly_pension", "-0.0", "USD a month", 0.0),  # never shown as $-0.00
     ],
 )
 def test_a_number_the_engine_keeps_as_written_is_accepted(amendment, name, value, unit, read):
     bill = amendment(law_entry(name, "2027-01-01", value, unit))
-    assert load_law(bill).value_on(name, "2027-01-01") == read
+    kept = load_law(bill).value_on(name, "2027-01-01")
+    assert kept == read and math.copysign(1.0, kept) == 1.0

@@ -25,7 +25,7 @@ import tomllib
 import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -169,12 +169,28 @@ class _WrittenNumber(Decimal):
     __slots__ = ("text",)
 
     def __new__(cls, text: str) -> _WrittenNumber:
-        number = super().__new__(cls, text)
+        try:
+            number = super().__new__(cls, text)
+        except InvalidOperation:  # an exponent beyond a decimal's: what the number is
+            number = super().__new__(cls, _beyond_exponents(text))
         number.text = text
         return number
 
     def __str__(self) -> str:
         return self.text
+
+    __repr__ = __str__  # in a list or table a message quotes: as written too
+
+
+def _beyond_exponents(text: str) -> str:
+    """A TOML float whose exponent no decimal holds, as a decimal of the same kind: 0 (its
+    digits all 0), infinite (a huge exponent) or a nonzero number no float keeps (a tiny
+    one), so that the rules refuse it for what it is."""
+    digits, _, exponent = text.replace("_", "").lower().partition("e")
+    sign = "-" if digits.startswith("-") else ""
+    if not any(digit in "123456789" for digit in digits):
+        return f"{sign}0"
+    return f"{sign}1e-999999999999999999" if exponent.startswith("-") else f"{sign}Infinity"
 
 
 def _as_written(value: int | float | Decimal) -> Decimal:
@@ -371,7 +387,8 @@ def _quoted_dot_problem(name: str, path: str, key: str, given: bool) -> str:
         )
     hint = f": write the parameter unquoted, [[{path}]]" if path in PARAMETERS else ""
     return (
-        f"{name}: {rule}: TOML reads it as one name, not as the path '{path}' (got {key}{hint})"
+        f"{name}: {rule}: TOML reads it as one name, not as the path '{shortened(path)}' (got "
+        f"{key}{hint})"
     )
 
 
@@ -418,7 +435,7 @@ def _entries(name: str, path: str, raw: list, problems: list[str]) -> list[Entry
             )
             continue
         if parameter.unit != "date":
-            value = float(value)
+            value = float(value) + 0.0  # -0.0 is 0: never shown as $-0.00
         entries.append(Entry(start, value, unit, source, name, number))
     return entries
 
