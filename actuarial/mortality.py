@@ -94,7 +94,13 @@ def real_array(field_name: str, value, error: type[Exception] = MortalityError) 
     except ValueError:  # rows of different lengths
         array = None
     if array is not None and array.dtype.kind in "iuf":
-        return array.astype(float, copy=False)
+        with np.errstate(over="ignore"):  # a long double past the largest float: below
+            floats = array.astype(float, copy=False)
+        if array.dtype.itemsize > floats.dtype.itemsize and array.dtype.kind == "f":
+            beyond = np.isinf(floats) & np.isfinite(array)
+            if beyond.any():
+                raise _beyond_a_float(field_name, Decimal(str(array[beyond].flat[0])), error)
+        return floats
     items = np.asarray(value, dtype=object)  # as given: [65, "66"] is not ["65", "66"]
     floats = np.empty(items.shape)
     for position, item in enumerate(items.ravel().tolist()):
@@ -105,13 +111,18 @@ def real_array(field_name: str, value, error: type[Exception] = MortalityError) 
         except OverflowError:  # an int, a Fraction past the largest float
             number = math.inf
         if math.isinf(number) and _is_finite_number(item):
-            largest = f"{np.finfo(float).max:.2g}"
-            raise error(
-                f"'{field_name}' must be a number a float can hold, from -{largest} to "
-                f"{largest} (got {_large_number_shown(item)})"
-            )
+            raise _beyond_a_float(field_name, item, error)
         floats.flat[position] = number
     return floats
+
+
+def _beyond_a_float(field_name: str, value, error: type[Exception]) -> Exception:
+    """The error of a finite number past the largest float, naming the field and the value."""
+    largest = f"{np.finfo(float).max:.2g}"
+    return error(
+        f"'{field_name}' must be a number a float can hold, from -{largest} to {largest} "
+        f"(got {_large_number_shown(value)})"
+    )
 
 
 def _is_finite_number(value) -> bool:

@@ -780,10 +780,14 @@ def test_no_one_is_alive_after_a_q_of_1_before_the_last_age_and_asking_there_is_
         (lambda huge: scale_rates(SULT, huge), "factor"),
     ],
 )
-def test_an_age_or_a_number_no_float_can_hold_is_refused_naming_it(call, field):
-    # Before: a raw OverflowError, "int too large to convert to float".
+@pytest.mark.parametrize(
+    "huge", [10**400, np.longdouble("1e400"), np.array([60, np.longdouble("1e400")])]
+)
+def test_an_age_or_a_number_no_float_can_hold_is_refused_naming_it(call, field, huge):
+    # Before: a raw OverflowError, "int too large to convert to float"; a long double past
+    # the largest float was read as inf ("got inf").
     with pytest.raises(MortalityError) as refused:
-        call(10**400)
+        call(huge)
     assert str(refused.value) == (
         f"'{field}' must be a number a float can hold, from -1.8e+308 to 1.8e+308 (got 1e+400)"
     )
