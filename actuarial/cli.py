@@ -834,10 +834,11 @@ def guides_derive(
         guide = load_guide(out_path)
     except (EquivalenceError, GuideError, MortalityError, OutputFileError, ValueError) as error:
         _fail(error)
+    first, last = int(guide.age_months[0]), int(guide.age_months[-1])
+    middle = (first + last) // 24 * 12  # a whole year of age halfway: 60y0m from 55 to 65
     _echo(
-        f"written: {out_path} ({len(guide.factors)} rows; factor at "
-        f"{format_age(guide.age_months[0])} "
-        f"{guide.factors[0]:.6f}, at 60y0m {guide.factor(720).item():.6f})"
+        f"written: {out_path} ({len(guide.factors)} rows; factor at {format_age(first)} "
+        f"{guide.factors[0]:.6f}, at {format_age(middle)} {guide.factor(middle).item():.6f})"
     )
 
 
@@ -852,27 +853,36 @@ def _six_decimals(value) -> str:
 @click.argument("guide_b")
 @click.option("--top", type=_WholeRange(1), default=None, help="Show only the largest N.")
 def guides_compare(guide_a, guide_b, top):
-    """Two guides side by side at every month of inciso (c), largest differences first."""
+    """Two guides side by side at every month of inciso (c) both cover, largest differences
+    first."""
     import numpy as np
 
+    from actuarial.dates import format_age
     from actuarial.equivalence import compare_factors
 
     try:
         first, second = _guide(guide_a), _guide(guide_b)
     except GuideError as error:
         _fail(error)
-    # every month where both guides have factors: their spans, as the law stood on the first
-    # day of each
-    months = np.arange(
-        max(first.age_months[0], second.age_months[0]),
-        min(first.age_months[-1], second.age_months[-1]) + 1,
-    )
-    table = compare_factors(months, first.factor(months), second.factor(months))
     names = (first.id, second.id)
     if first.id == second.id:  # a copy of a guide against it: named by their folders
         names = tuple(printable(str(guide.path), keep_newlines=False) for guide in (first, second))
+    # Every month where both guides have factors: each spans the ages of inciso (c) as the
+    # law stood on its first day (guides.span_on), which a change of law may make differ.
+    spans = [(int(guide.age_months[0]), int(guide.age_months[-1])) for guide in (first, second)]
+    low, high = max(low for low, _ in spans), min(high for _, high in spans)
+    covers = [f"{format_age(low)} to {format_age(high)}" for low, high in spans]
+    if low > high:
+        _fail(f"no month is in both guides: {names[0]} covers {covers[0]}, {names[1]} {covers[1]}")
+    months = np.arange(low, high + 1)
+    table = compare_factors(months, first.factor(months), second.factor(months))
     table = table.rename(columns={"factor_a": names[0], "factor_b": names[1]})
     _echo(f"difference = {names[0]} - {names[1]}")
+    if spans[0] != spans[1]:
+        _echo(
+            f"compared from {format_age(low)} to {format_age(high)}, the months both guides "
+            f"cover ({names[0]}: {covers[0]}; {names[1]}: {covers[1]})"
+        )
     shown = table.head(top) if top else table
     # Every digit either guide's factors hold, as guides show prints them: a difference
     # beyond 6 decimals is not printed as 0.

@@ -12,7 +12,13 @@ import click
 import pandas as pd
 import pytest
 from click.testing import CliRunner
-from conftest import HALF_PERCENT_SERIES, SMALL_SCALE_CSV, refused_as_input, write_sult_csv
+from conftest import (
+    HALF_PERCENT_SERIES,
+    SMALL_SCALE_CSV,
+    law_entry,
+    refused_as_input,
+    write_sult_csv,
+)
 
 from actuarial.cli import cli
 from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, load_guide
@@ -1920,3 +1926,45 @@ main()
         [sys.executable, "-m", "actuarial", "--version"], capture_output=True, text=True
     )
     assert shown.returncode == 0 and shown.stdout.startswith("actuarial, version ")
+
+
+def test_guides_compare_of_guides_of_different_spans_says_which_months_it_compares(
+    tmp_path, monkeypatch
+):
+    """With the ages of (c) and (a) changed from 2030 (50 and 67), a guide of 2030 against one
+    of 1990 was compared on 55y0m-65y0m without a word, two guides of no common month
+    printed pandas' 'Empty DataFrame' and exit 0, and derive said 'at 60y0m nan'."""
+    from actuarial.law import load_law
+
+    bill = tmp_path / "bill.toml"
+    bill.write_text(
+        law_entry("early_retirement.age", "2030-01-01", 50, "years")
+        + law_entry("service_annuity.age", "2030-01-01", 67, "years")
+        + law_entry("early_retirement.age", "2040-01-01", 66, "years")
+        + law_entry("service_annuity.age", "2040-01-01", 70, "years"),
+        encoding="utf-8",
+    )
+    law = load_law(bill)
+    monkeypatch.setattr("actuarial.guides.shipped_law", lambda: law)
+    derived = {}
+    for year in (2030, 2040):
+        derived[year] = tmp_path / f"g{year}"
+        result = invoke(
+            "guides", "derive", "--mortality", "sult", "--interest", "0.05",
+            "--effective-from", f"{year}-01-01", "--out", derived[year],
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        assert "nan" not in result.output
+    result = invoke("guides", "compare", derived[2030], "sult-5pct-monthly")
+    assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[:2] == [
+        "difference = g2030 - sult-5pct-monthly",
+        "compared from 55y0m to 65y0m, the months both guides cover (g2030: 50y0m to 67y0m; "
+        "sult-5pct-monthly: 55y0m to 65y0m)",
+    ]
+    result = invoke("guides", "compare", derived[2040], "sult-5pct-monthly")
+    assert result.exit_code == 1
+    assert result.output == (
+        "error: no month is in both guides: g2040 covers 66y0m to 70y0m, sult-5pct-monthly "
+        "55y0m to 65y0m\n"
+    )
