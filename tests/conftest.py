@@ -226,3 +226,17 @@ def amendment(tmp_path):
         return path
 
     return write
+
+
+@pytest.fixture
+def law_toml_changed(monkeypatch, amendment):
+    """The shipped law as if law.toml held these later entries too (the way a change of
+    law is made: a dated entry in the shipped file)."""
+    from actuarial.law import load_law
+
+    def change(*entries):
+        law = load_law(amendment(*entries))
+        monkeypatch.setattr("actuarial.guides.shipped_law", lambda: law)
+        return law
+
+    return change

@@ -1929,23 +1929,17 @@ main()
 
 
 def test_guides_compare_of_guides_of_different_spans_says_which_months_it_compares(
-    tmp_path, monkeypatch
+    tmp_path, law_toml_changed
 ):
     """With the ages of (c) and (a) changed from 2030 (50 and 67), a guide of 2030 against one
     of 1990 was compared on 55y0m-65y0m without a word, two guides of no common month
     printed pandas' 'Empty DataFrame' and exit 0, and derive said 'at 60y0m nan'."""
-    from actuarial.law import load_law
-
-    bill = tmp_path / "bill.toml"
-    bill.write_text(
-        law_entry("early_retirement.age", "2030-01-01", 50, "years")
-        + law_entry("service_annuity.age", "2030-01-01", 67, "years")
-        + law_entry("early_retirement.age", "2040-01-01", 66, "years")
-        + law_entry("service_annuity.age", "2040-01-01", 70, "years"),
-        encoding="utf-8",
+    law_toml_changed(
+        law_entry("early_retirement.age", "2030-01-01", 50, "years"),
+        law_entry("service_annuity.age", "2030-01-01", 67, "years"),
+        law_entry("early_retirement.age", "2040-01-01", 66, "years"),
+        law_entry("service_annuity.age", "2040-01-01", 70, "years"),
     )
-    law = load_law(bill)
-    monkeypatch.setattr("actuarial.guides.shipped_law", lambda: law)
     derived = {}
     for year in (2030, 2040):
         derived[year] = tmp_path / f"g{year}"

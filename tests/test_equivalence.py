@@ -254,7 +254,8 @@ def test_subsidy_refuses_a_basis_whose_equivalent_factor_is_zero_rather_than_div
 
 
 # ----------------------------------------------------------------- guide files
-def test_derived_guide_loads_with_the_guide_loader(tmp_path):
+def derived_ilt_6pct(tmp_path, effective_from="1990-04-01"):
+    """The guide derived on ILT at 6% from ``effective_from``, as loaded."""
     folder = derive_guide(
         tmp_path / "ilt-6pct",
         ILT,
@@ -262,9 +263,13 @@ def test_derived_guide_loads_with_the_guide_loader(tmp_path):
         guide_id="ilt-6pct",
         series="ilt-6pct",
         title="ILT at 6%",
-        effective_from="1990-04-01",
+        effective_from=effective_from,
     )
-    guide = load_guide(folder)
+    return load_guide(folder)
+
+
+def test_derived_guide_loads_with_the_guide_loader(tmp_path):
+    guide = derived_ilt_6pct(tmp_path)
     assert guide.effective_from == dt.date(1990, 4, 1)
     assert guide.basis["interest_rate"] == 0.06
     assert guide.basis["payment_timing"] == "monthly in advance (m = 12)"
@@ -275,30 +280,15 @@ def test_derived_guide_loads_with_the_guide_loader(tmp_path):
     ("effective_from", "first", "last"), [("2029-12-31", 55, 65), ("2030-01-01", 50, 67)]
 )
 def test_a_derived_guide_spans_the_ages_in_force_on_its_first_day(
-    tmp_path, monkeypatch, effective_from, first, last
+    tmp_path, law_toml_changed, effective_from, first, last
 ):
     """With law.toml's ages of (c) and (a) changed from 2030, a guide derived for 2030 had
     the rows of today's 55 to 65, which its own first day refuses."""
-    from actuarial.law import load_law
-
-    bill = tmp_path / "bill.toml"
-    bill.write_text(
-        law_entry("early_retirement.age", "2030-01-01", 50, "years")
-        + law_entry("service_annuity.age", "2030-01-01", 67, "years"),
-        encoding="utf-8",
+    law_toml_changed(
+        law_entry("early_retirement.age", "2030-01-01", 50, "years"),
+        law_entry("service_annuity.age", "2030-01-01", 67, "years"),
     )
-    law = load_law(bill)
-    monkeypatch.setattr("actuarial.guides.shipped_law", lambda: law)
-    folder = derive_guide(
-        tmp_path / "ilt-6pct",
-        ILT,
-        0.06,
-        guide_id="ilt-6pct",
-        series="ilt-6pct",
-        title="ILT at 6%",
-        effective_from=effective_from,
-    )
-    guide = load_guide(folder)
+    guide = derived_ilt_6pct(tmp_path, effective_from)
     assert guide.normal_retirement_age == last
     assert (guide.age_months[0], guide.age_months[-1]) == (first * 12, last * 12)
     assert guide.basis["ages"] == f"every month from {first}y0m to {last}y0m"

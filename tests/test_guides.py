@@ -94,20 +94,6 @@ def test_load_guides_without_a_folder_loads_the_shipped_guides_as_commands_do():
     assert half.guides == load_guides(SHIPPED_GUIDES, "illustrative-half-percent-per-month").guides
 
 
-@pytest.fixture
-def law_toml_changed(monkeypatch, amendment):
-    """The shipped law as if law.toml held these later entries too (the way a change of
-    law is made: a dated entry in the shipped file)."""
-    from actuarial.law import load_law
-
-    def change(*entries):
-        law = load_law(amendment(*entries))
-        monkeypatch.setattr("actuarial.guides.shipped_law", lambda: law)
-        return law
-
-    return change
-
-
 def _rows(first_years: int, last_years: int) -> str:
     """A monthly-linear guide table from first_years to last_years, 1 at the last."""
     span = last_years - first_years
