@@ -63,6 +63,7 @@ from actuarial.law.readings import (
 from actuarial.member_record import (
     DATE_RANGE,
     DATE_RANGE_RULE,
+    DATE_YEARS,
     DEFAULT_CHUNK_ROWS,
     GROUPS,
     MemberDataError,
@@ -618,7 +619,7 @@ def mortality_options(command):
         ),
         click.option(
             "--base-year",
-            type=_WholeRange(DATE_RANGE[0].year, DATE_RANGE[1].year),
+            type=_WholeRange(*DATE_YEARS),
             default=None,
             help="Year of the base rates, for tables whose metadata does not give it.",
         ),
@@ -697,7 +698,7 @@ def _cohort_of(mortality, cohort):
 
 cohort_option = click.option(
     "--cohort",
-    type=_WholeRange(DATE_RANGE[0].year, DATE_RANGE[1].year),
+    type=_WholeRange(*DATE_YEARS),
     default=None,
     help="Year of birth of the members, on a generational basis (--improvement).",
 )

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from actuarial.member_record import DATE_RANGE
+from actuarial.member_record import DATE_YEARS
 from actuarial.mortality import (
     LifeTable,
     MortalityError,
@@ -54,7 +54,7 @@ __all__ = [
 
 # The years a base year may be: those of every date the toolkit reads (a typo such as 201
 # for 2010 would project the scale's first rates back 1,800 years).
-BASE_YEARS = (DATE_RANGE[0].year, DATE_RANGE[1].year)
+BASE_YEARS = DATE_YEARS
 
 MP_SCALES = {
     # SOA Retirement Plans Experience Committee, Mortality Improvement Scales MP-2014 to

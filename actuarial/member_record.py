@@ -18,6 +18,7 @@ __all__ = [
     "DATE_FIELDS",
     "DATE_RANGE",
     "DATE_RANGE_RULE",
+    "DATE_YEARS",
     "DEFAULT_CHUNK_ROWS",
     "GROUPS",
     "HIGH_RISK_GROUPS",
@@ -49,6 +50,7 @@ HIGH_RISK_GROUPS = ("police", "firefighter")
 MEMBER_ID_MAX_LENGTH = 100  # characters; a longer id is an error on its row
 DATE_RANGE = (dt.date(1900, 1, 1), dt.date(2100, 12, 31))  # every date, both ends included
 DATE_RANGE_RULE = f"must be from {DATE_RANGE[0]} to {DATE_RANGE[1]}"  # the rule's wording
+DATE_YEARS = (DATE_RANGE[0].year, DATE_RANGE[1].year)  # a year of those dates (a base year)
 NO_TIME_ZONE_RULE = "must be a date without a time zone"
 NO_TIME_OF_DAY_RULE = "must be a date, without a time of day"
 # Members per chunk of a batch (`actuarial batch --chunk-rows`): small enough that a

@@ -129,7 +129,7 @@ class Parameter:
         if self.whole and number != number.to_integral_value():
             return f"'value' must be a whole number of years (got {quoted(value)})"
         kept = float(number)
-        if Decimal(repr(kept)) != number:
+        if _as_written(kept) != number:
             return (
                 f"'value' must be a number the engine keeps as written (got {quoted(value)}, "
                 f"kept as {kept!r})"
@@ -149,7 +149,7 @@ def shown_value(unit: str, value) -> str:
         return ""
     if unit == "date":
         return str(value)
-    exact = Decimal(repr(float(value)))  # the shortest text read back as the number
+    exact = _as_written(float(value))  # the shortest text read back as the number
     if unit == "USD a month":
         return f"${exact:,.2f}"
     if unit == "rate":
