@@ -628,7 +628,8 @@ def mortality_options(command):
             type=_WholeRange(),
             default=None,
             help="Close a table that does not run out by q = 1 at this age (explicitly); a "
-            "table that runs out already is refused.",
+            "table that runs out already is refused (of FEMALE/MALE, left as it is beside a "
+            "side closed).",
         ),
         click.option(
             "--female-weight",
