@@ -79,7 +79,7 @@ def check_interest(interest) -> np.ndarray:
     return rates
 
 
-def _payments_per_year(m) -> int:
+def check_payments_per_year(m) -> int:
     if (
         isinstance(m, bool)
         or not isinstance(m, int | np.integer)
@@ -92,7 +92,7 @@ def _payments_per_year(m) -> int:
     return int(m)
 
 
-def _method(method) -> str | None:
+def check_method(method) -> str | None:
     """``method`` checked: one of :data:`METHODS`, or None for the table's own assumption."""
     if method is not None and method not in METHODS:
         raise AnnuityError(f"'method' must be in {[None, *METHODS]} (got {method!r})")
@@ -114,8 +114,9 @@ def _duration(n) -> np.ndarray:
 
 
 # --------------------------------------------------------------------- exact payment sums
-def _tail_sums(table: LifeTable, log_v: np.ndarray) -> np.ndarray:
-    """T[u, n] = sum_k v_u^k l_{n+k} (radix 1) at integer ages n, min_age..omega + 1.
+def _tail_sums(table: LifeTable, log_v: np.ndarray, first: int = 0) -> np.ndarray:
+    """T[u, n - first] = sum_k v_u^k l_{n+k} (radix 1) at integer ages n, from the table's
+    ``first`` age (0: min_age) to omega + 1: only the ages a caller's sums start from.
 
     As v^-n sum_{j >= n} v^j l_j (a sum from the end of each row, no Python loop) wherever
     no power of v on the table's ages comes near the largest float or 0, and no term v^j l_j
@@ -125,22 +126,25 @@ def _tail_sums(table: LifeTable, log_v: np.ndarray) -> np.ndarray:
     where no one is alive, and inf x 0 = NaN, for a rate near -1 on a long table).
     """
     alive = np.concatenate([table._l_unit, [0.0]])  # l_n, then 0 beyond omega
-    ages = np.arange(len(alive))
+    ages = np.arange(first, len(alive))
     if len(log_v) == 0 or np.abs(log_v).max() * len(alive) < _SAFE_EXPONENT:
-        discounted = np.exp(log_v[:, None] * ages) * alive
+        exponents = log_v[:, None] * ages
+        discounted = np.exp(exponents) * alive[first:]
         # Unless a term where someone is alive fell below the smallest normal float (few
         # alive, a high rate: l_190 = 6e-142 at 1700% lost every digit, and an annuity-due
-        # whose first payment is certain came out 0): then age by age, below.
-        if np.min(discounted, where=alive > 0, initial=np.inf) >= _SMALLEST_NORMAL:
+        # whose first payment is certain came out 0): then age by age, below. l never
+        # rises, so the ages where someone is alive are the first ones.
+        living = np.count_nonzero(alive[first:])
+        if np.min(discounted[:, :living], initial=np.inf) >= _SMALLEST_NORMAL:
             from_the_end = np.cumsum(discounted[:, ::-1], axis=1)[:, ::-1]
-            return from_the_end * np.exp(-log_v[:, None] * ages)
+            return from_the_end * np.exp(np.negative(exponents, out=exponents))
     v = np.exp(log_v)
-    tails = np.zeros((len(log_v), len(alive)))
+    tails = np.zeros((len(log_v), len(ages)))
     running = np.zeros(len(log_v))
     with np.errstate(over="ignore"):  # a sum past the largest float is inf: refused after
-        for n in range(len(alive) - 1, -1, -1):
+        for n in range(len(alive) - 1, first - 1, -1):
             running = alive[n] + v * running
-            tails[:, n] = running
+            tails[:, n - first] = running
     return tails
 
 
@@ -150,15 +154,16 @@ _SAFE_EXPONENT = 600.0
 _SMALLEST_NORMAL = np.finfo(float).tiny
 
 
-def _udd_sums(table: LifeTable, starts, rate_index, tails) -> np.ndarray:
-    """sum_k v^k l(y + k) (radix 1) for start ages y, survival linear within each year.
+def _udd_sums(table: LifeTable, starts, rate_index, tails, first: int) -> np.ndarray:
+    """sum_k v^k l(y + k) (radix 1) for start ages y, survival linear within each year
+    (``tails`` from the table's ``first`` age, :func:`_tail_sums`).
 
     l(n + f + k) = (1 - f) l_{n+k} + f l_{n+k+1}, so the sum is the same blend of the tail
     sums at n and n + 1. ``starts`` and ``rate_index`` broadcast: ages are worked out on
     ``starts`` alone, and only the two lookups take the full shape.
     """
     n, f = table._year_and_fraction(starts)
-    index = rate_index * tails.shape[1] + n
+    index = rate_index * tails.shape[1] + (n - first)
     flat = tails.ravel()
     at, after = flat[index], flat[1:][index]  # T[u, n] and T[u, n + 1]
     with np.errstate(invalid="ignore"):  # 0 x inf where a sum passed the largest float
@@ -233,12 +238,15 @@ def _force_where_alive(table: LifeTable, ages, alive) -> np.ndarray:
 
 def _whole_life(table: LifeTable, ages, interest, m: int, method: str | None) -> np.ndarray:
     """m-thly whole-life annuity-due at checked ages >= min_age; 0 at and beyond omega."""
-    return _whole_lives(table, (ages,), interest, m, method)[0]
+    return checked_whole_lives(table, (ages,), interest, m, method)[0]
 
 
-def _whole_lives(table: LifeTable, age_arrays, interest, m: int, method: str | None) -> list:
+def checked_whole_lives(
+    table: LifeTable, age_arrays, interest, m: int, method: str | None
+) -> list:
     """:func:`_whole_life` at each array of ages in ``age_arrays``, on the same rates
-    (``method`` None: the table's own fractional-age assumption, :func:`method_for`).
+    (``method`` None: the table's own fractional-age assumption, :func:`method_for`), the
+    ages, rates, ``m`` and ``method`` checked already (:func:`annuities_due` checks them).
 
     Each array broadcasts with ``interest``. The work per rate (tail sums, discounts) is
     done once per distinct rate, for all the arrays; the work per age on each array as
@@ -247,21 +255,27 @@ def _whole_lives(table: LifeTable, age_arrays, interest, m: int, method: str | N
     table.require_runs_out()
     method = method_for(table, method)
     interest = np.asarray(interest, float)
-    rates, rate_index = np.unique(interest, return_inverse=True)
-    rate_index = rate_index.reshape(interest.shape)
+    rates = interest.ravel()
+    if (rates[1:] > rates[:-1]).all():  # distinct and sorted already (a grid, one rate)
+        rate_index = np.arange(len(rates)).reshape(interest.shape)
+    else:
+        rates, rate_index = np.unique(interest, return_inverse=True)
+        rate_index = rate_index.reshape(interest.shape)
     log_v = -np.log1p(rates)
     fractional = method if method in EXACT_METHODS else table.fractional
     payments = m if method in EXACT_METHODS else 1
     offsets = np.arange(payments) / payments
     discount = np.exp(log_v[:, None] * offsets)[rate_index]
-    if fractional == "udd":
-        tails = _tail_sums(table, log_v)
+    age_arrays = [np.asarray(ages, float) for ages in age_arrays]
+    if fractional == "udd":  # the tail sums from the youngest age's year
+        youngest = min((ages.min() for ages in age_arrays if ages.size), default=table.min_age)
+        first = int(min(youngest, table.max_age)) - table.min_age  # beyond: l is 0 (k clipped)
+        tails = _tail_sums(table, log_v, first)
     values = []
     for ages in age_arrays:
-        ages = np.asarray(ages, float)
         starts = ages[..., None] + offsets
         if fractional == "udd":
-            sums = _udd_sums(table, starts, rate_index[..., None], tails)
+            sums = _udd_sums(table, starts, rate_index[..., None], tails, first)
         else:
             sums = _constant_force_sums(table, starts, rate_index[..., None], log_v)
         alive = table._l(ages, 1.0, fractional)
@@ -321,18 +335,24 @@ def pure_endowment(table, age, n, interest, fractional: str | None = None, cohor
     def compute(life: LifeTable, age, n, interest):
         ages = life.check_ages(age, upper="alive")
         years, rates = _duration(n), check_interest(interest)
-        survival = life.survival(ages, years, fractional)
-        with np.errstate(over="ignore", invalid="ignore"):  # nothing paid where no one is alive
-            value = np.where(survival > 0, np.power(1.0 + rates, -years) * survival, 0.0)
-        _check_finite(value, life, ages, rates)
-        return value[()]
+        return checked_pure_endowment(life, ages, years, rates, fractional)
 
     return by_cohort(table, cohort, sex, compute, age, n, interest)
 
 
+def checked_pure_endowment(life: LifeTable, ages, years, rates, fractional: str | None):
+    """:func:`pure_endowment` on one table, its ages, durations and rates checked already
+    (for a caller that checks them once for several values: the early-retirement factor)."""
+    survival = life.survival(ages, years, fractional)
+    with np.errstate(over="ignore", invalid="ignore"):  # nothing paid where no one is alive
+        value = np.where(survival > 0, np.power(1.0 + rates, -years) * survival, 0.0)
+    _check_finite(value, life, ages, rates)
+    return value[()]
+
+
 def annuity_due(table, age, interest, m=1, method: str | None = None, cohort=None, sex=None):
     """Whole-life annuity-due a^(m)_x: 1 a year paid in m instalments of 1/m in advance."""
-    m, method = _payments_per_year(m), _method(method)
+    m, method = check_payments_per_year(m), check_method(method)
 
     def compute(life: LifeTable, age, interest):
         ages = life.check_ages(age, upper="alive")
@@ -349,25 +369,25 @@ def annuities_due(
     The work per interest rate is done once for all of them: for the early-retirement
     factor, a^(m)_x and a^(m)_NRA in one call.
     """
-    m, method = _payments_per_year(m), _method(method)
+    m, method = check_payments_per_year(m), check_method(method)
     if not isinstance(table, LifeTable):
         return [annuity_due(table, each, interest, m, method, cohort, sex) for each in ages]
     ages = [table.check_ages(each, upper="alive") for each in ages]
-    return _whole_lives(table, ages, check_interest(interest), m, method)
+    return checked_whole_lives(table, ages, check_interest(interest), m, method)
 
 
 def deferred_annuity_due(
     table, age, n, interest, m=1, method: str | None = None, cohort=None, sex=None
 ):
     """n|a^(m)_x = n_E_x * a^(m)_{x+n}: the m-thly annuity-due starting at age x + n."""
-    m, method = _payments_per_year(m), _method(method)
+    m, method = check_payments_per_year(m), check_method(method)
 
     def compute(life: LifeTable, age, n, interest):
         ages, years = life.check_ages(age, upper="alive"), _duration(n)
         rates = check_interest(interest)
         used = method_for(life, method)
         fractional = used if used in EXACT_METHODS else None
-        endowment = pure_endowment(life, ages, years, rates, fractional)
+        endowment = checked_pure_endowment(life, ages, years, rates, fractional)
         return endowment * _whole_life(life, ages + years, rates, m, used)
 
     return by_cohort(table, cohort, sex, compute, age, n, interest)

@@ -29,11 +29,14 @@ from scipy.optimize import minimize_scalar
 
 from actuarial.annuities import (
     EXACT_METHODS,
-    annuities_due,
     annuity_due,
     by_cohort,
+    check_interest,
+    check_method,
+    check_payments_per_year,
+    checked_pure_endowment,
+    checked_whole_lives,
     method_for,
-    pure_endowment,
 )
 from actuarial.dates import format_age, is_plain_date
 from actuarial.guides import (
@@ -110,12 +113,18 @@ def early_retirement_factor(
             f"'age' must be <= the normal retirement age {normal_retirement_age} (got {bad:g})"
         )
 
+    m, method = check_payments_per_year(m), check_method(method)
+
     def compute(life: LifeTable, ages, interest):
+        # Each argument checked once, for the three values (the annuity functions would
+        # check them again, a third of a small grid's time).
         ages = life.check_ages(ages, upper="alive")
+        nra = life.check_ages(normal_retirement_age, upper="alive")
+        rates = check_interest(interest)
         used = method_for(life, method)
         fractional = used if used in EXACT_METHODS else None
-        deferral = pure_endowment(life, ages, normal_retirement_age - ages, interest, fractional)
-        at_age, at_nra = annuities_due(life, (ages, normal_retirement_age), interest, m, used)
+        deferral = checked_pure_endowment(life, ages, nra - ages, rates, fractional)
+        at_age, at_nra = checked_whole_lives(life, (ages, nra), rates, m, used)
         return deferral * at_nra / at_age
 
     return by_cohort(table, cohort, sex, compute, ages, interest)

@@ -94,12 +94,13 @@ def real_array(field_name: str, value, error: type[Exception] = MortalityError) 
     except ValueError:  # rows of different lengths
         array = None
     if array is not None and array.dtype.kind in "iuf":
+        if array.dtype.kind != "f" or array.dtype.itemsize <= 8:  # every value fits a float
+            return array.astype(float, copy=False)
         with np.errstate(over="ignore"):  # a long double past the largest float: below
-            floats = array.astype(float, copy=False)
-        if array.dtype.itemsize > floats.dtype.itemsize and array.dtype.kind == "f":
-            beyond = np.isinf(floats) & np.isfinite(array)
-            if beyond.any():
-                raise _beyond_a_float(field_name, Decimal(str(array[beyond].flat[0])), error)
+            floats = array.astype(float)
+        beyond = np.isinf(floats) & np.isfinite(array)
+        if beyond.any():
+            raise _beyond_a_float(field_name, Decimal(str(array[beyond].flat[0])), error)
         return floats
     items = np.asarray(value, dtype=object)  # as given: [65, "66"] is not ["65", "66"]
     floats = np.empty(items.shape)

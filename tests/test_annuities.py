@@ -524,3 +524,22 @@ def test_numbers_of_every_kind_are_still_ages_and_rates():
     for age, interest in [(np.int64(65), np.float64(0.05)), (65.0, Fraction(1, 20)),
                           (np.array([65]), [0.05]), (Decimal(65), Decimal("0.05"))]:  # fmt: skip
         assert np.allclose(annuity_due(SULT, age, interest), expected, rtol=1e-15)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    ages=st.lists(st.floats(20, 120.99), min_size=1, max_size=4),
+    younger=st.floats(20, 120.99),
+    beyond=st.floats(121, 200),
+    rate=st.sampled_from([-0.5, 0.0, 0.035, 0.05, 3.0, 17.0]),
+    method=st.sampled_from([None, "woolhouse2", "woolhouse3"]),
+)
+def test_the_sums_from_the_youngest_age_change_no_value(ages, younger, beyond, rate, method):
+    # The tail sums start at the youngest age asked (a grid from 55 on SULT skips 35 of its
+    # 103 ages): an annuity is the same to the last bit whether a younger age is asked
+    # beside it or not; a deferred annuity that starts beyond the table's end is 0.
+    table, ages = sult(), np.array(ages)
+    alone = annuity_due(table, ages[:, None], [rate], 12, method)
+    beside = annuity_due(table, np.append(ages, younger)[:, None], [rate], 12, method)
+    assert np.array_equal(alone, beside[:-1])
+    assert deferred_annuity_due(table, 20.0, [beyond - 20.0], rate, 12, method)[0] == 0.0
