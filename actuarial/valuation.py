@@ -720,7 +720,8 @@ def _sensitivities(results, sex, sex_error, basis, as_of, readings, series, law)
     Every scenario totals the rows the basis values, and no others, so that its change is
     like for like; a row valued on one and not on the other (a guide series with no guide
     on a date, an age past a q capped at 1) is counted in the scenario's note. The notes of
-    the basis's valuation (:class:`ValuationNote`) are given once, by the valuation itself.
+    the basis's valuation (:class:`ValuationNote`) are given once, by the valuation itself;
+    those of a scenario's own tables (q x 0.9, x 1.1) are in its note.
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ValuationNote)
@@ -739,10 +740,14 @@ def _scenarios(results, sex, sex_error, basis, as_of, readings, series, law) -> 
         # float has no value: such a scenario alone is not valued, and its note says why.
         rate = on.interest if rate is None else rate
         try:
-            values = _values(evaluated, on, sex, sex_error, [rate])[0][..., 0]
+            with warnings.catch_warnings(record=True) as noted:
+                warnings.simplefilter("always", ValuationNote)
+                values = _values(evaluated, on, sex, sex_error, [rate])[0][..., 0]
         except ValuationError as error:
             return {"scenario": label, **_totals(None, rate), "note": f"not valued: {error}"}
-        notes = [describe()]
+        # The scenario's own notes (annuities valued at $0.00 where its table has no one
+        # alive); those of the basis's tables are the valuation's, given once.
+        notes = [describe(), *(str(note.message) for note in noted if on is not basis)]
         if on_basis is not None:
             valued = np.isfinite(values)
             missing, extra = (on_basis & ~valued).sum(), (valued & ~on_basis).sum()

@@ -829,6 +829,23 @@ def test_sensitivity_of_q_times_1_1_names_the_capped_ages_on_sult():
     assert note == f"q capped at 1 at ages {capped[0]}-{capped[-1]}" and first == capped[0]
 
 
+def test_a_sensitivity_that_leaves_no_one_alive_where_annuities_start_says_so(tmp_path):
+    # q_64 = 0.95: times 1.1 it is capped at 1, so under "q x 1.1" no one reaches 65 and
+    # (d), from 65, is worth $0.00; on the basis 5% reach it. Before, the scenario's total
+    # fell without a word beside "q capped at 1 at ages 64, 120".
+    rates = {age: 0.95 if age == 64 else 1.0 if age == 120 else 0.01 for age in range(20, 121)}
+    table = tmp_path / "steep.csv"
+    table.write_text("age,qx\n" + "".join(f"{a},{q}\n" for a, q in rates.items()))
+    frame = sensitivities(pd.DataFrame([DEFERRED_FLAT]), GUIDES, Basis(f"csv:{table}", 0.05))
+    notes = frame.set_index("scenario")["note"]
+    assert notes["q x 1.1"] == (
+        "q capped at 1 at ages 64; table 'steep x 1.1' has no one alive from age 65: 1 "
+        "row of inciso (d), whose annuity starts at 65y0m, is valued at $0.00"
+    )
+    assert notes["basis"] == notes["interest +1pp"] == ""
+    assert notes["q x 0.9"] == "no q capped"
+
+
 def test_a_membership_valued_at_once_equals_each_member_valued_alone():
     basis = Basis(PUB_JOINED, 0.045, improvement="mp-2020")
     rows = [{**row, "sex": sex} for row, sex in zip(ROWS, ["F", "M", "", "F"], strict=True)]
