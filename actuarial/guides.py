@@ -27,6 +27,7 @@ import numbers
 import os
 import re
 import tomllib
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -39,6 +40,7 @@ from actuarial.law.parameters import DATE_RANGE_RULE, date_outside, shipped_law
 from actuarial.output_files import takes_paths
 from actuarial.shown_text import one_line, quoted, shortened
 from actuarial.text_files import (
+    PROBLEMS_SHOWN,
     decimal_number,
     read_text,
     toml_shape_problems,
@@ -283,9 +285,25 @@ class GuideError(ValueError):
 
     def __init__(self, problems):
         self.problems = list(problems)
-        lines = [str(problem) for problem in self.problems]
-        head = f"{len(lines)} problem(s) in the Actuarial Guides:" if len(lines) > 1 else ""
+        lines = _listed(self.problems)
+        count = len(self.problems)
+        head = f"{count} problem(s) in the Actuarial Guides:" if count > 1 else ""
         super().__init__("\n".join([head, *lines]) if head else lines[0])
+
+
+def _listed(problems) -> list[str]:
+    """Each problem's line, but of a file's first :data:`PROBLEMS_SHOWN` only: the others
+    are counted on a line after them (3,000 repeated rows are not 3,000 lines)."""
+    counts = Counter(getattr(problem, "path", None) for problem in problems)
+    lines, seen = [], Counter()
+    for problem in problems:
+        path = getattr(problem, "path", None)
+        seen[path] += 1
+        if path is None or seen[path] <= PROBLEMS_SHOWN:
+            lines.append(str(problem))
+        if path is not None and seen[path] == PROBLEMS_SHOWN < counts[path]:
+            lines.append(f"{path}: ... and {counts[path] - PROBLEMS_SHOWN:,} more problem(s)")
+    return lines
 
 
 @dataclass(frozen=True, slots=True)

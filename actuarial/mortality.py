@@ -37,7 +37,13 @@ import numpy as np
 
 from actuarial.output_files import takes_paths
 from actuarial.shown_text import quoted, shortened
-from actuarial.text_files import decimal_number, read_text, unique_files, whole_number
+from actuarial.text_files import (
+    PROBLEMS_SHOWN,
+    decimal_number,
+    read_text,
+    unique_files,
+    whole_number,
+)
 
 __all__ = [
     "FRACTIONAL_AGE_ASSUMPTIONS",
@@ -61,7 +67,6 @@ RADIX = 100_000.0
 # A user's CSV of rates (a life table, an improvement scale by age and year) is kilobytes:
 # a larger file is refused before it is read whole.
 CSV_RATES_LIMIT = 16 * 2**20  # bytes
-PROBLEMS_SHOWN = 20  # problems of a rates file listed in its error; the others counted
 MAX_RATES_AGE = 200  # the last age a rates file may give: a human life ends long before
 # The content types (XTbML ContentType) of the mort.soa.org tables whose rates are q_x, the
 # probabilities of death of a life table. The other types pymort ships hold other rates:

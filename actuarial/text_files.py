@@ -29,6 +29,9 @@ from pathlib import Path
 
 from actuarial.output_files import special_kind, takes_paths
 
+# Problems of one of the user's files listed in an error; the others are counted.
+PROBLEMS_SHOWN = 20
+
 __all__ = [
     "BYTE_ORDER_MARK",
     "NOT_A_REGULAR_FILE",

@@ -31,6 +31,7 @@ from actuarial.guides import (
     load_guides,
 )
 from actuarial.shown_text import quoted
+from actuarial.text_files import PROBLEMS_SHOWN
 
 FIELDS = (
     "['adopted_by', 'adopted_on', 'basis', 'effective_from', 'effective_until', 'id', "
@@ -1587,3 +1588,21 @@ def test_the_guide_writer_refuses_an_id_with_a_line_break_and_writes_nothing(tmp
         r"guide.toml:1: 'id' must be printable text, without control characters (got 'a\nb')"
     ) in result.stderr
     assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_a_file_with_thousands_of_problems_lists_the_first_and_counts_the_rest(make_guide):
+    # Every row written 300 times: 3,300 duplicate ages gave an error of 3,301 lines. As for
+    # a rates file, each file's first PROBLEMS_SHOWN are listed and the others counted;
+    # the error's problems keep every one.
+    folder = make_guide(csv=lambda text: text + "".join(text.splitlines(True)[1:]) * 300)
+    csv = folder / "reduction.csv"
+    rows = (len(csv.read_text().splitlines()) - 1) // 301  # a header, the rows, 300 copies
+    with pytest.raises(GuideError) as refused:
+        load_guides(folder.parent)
+    lines = str(refused.value).splitlines()
+    problems = 300 * rows
+    assert len(refused.value.problems) == problems
+    assert lines[0] == f"{problems} problem(s) in the Actuarial Guides:"
+    assert lines[1] == f"{csv}:{rows + 2}: duplicate age 55y0m (first on line 2)"
+    more = f"{csv}: ... and {problems - PROBLEMS_SHOWN:,} more problem(s)"
+    assert lines[1 + PROBLEMS_SHOWN :] == [more]
