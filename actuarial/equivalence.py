@@ -116,8 +116,8 @@ def early_retirement_factor(
     m, method = check_payments_per_year(m), check_method(method)
 
     def compute(life: LifeTable, ages, interest):
-        # Each argument checked once, for the three values (the annuity functions would
-        # check them again, a third of a small grid's time).
+        # Each argument checked once for the three values, which the public annuity
+        # functions would each check again.
         ages = life.check_ages(ages, upper="alive")
         nra = life.check_ages(normal_retirement_age, upper="alive")
         rates = check_interest(interest)
