@@ -105,6 +105,13 @@ def method_for(table: LifeTable, method: str | None) -> str:
     return table.fractional if method is None else method
 
 
+def fractional_for(table: LifeTable, method: str | None) -> str:
+    """The fractional-age assumption of ``method`` on ``table``: an exact method's own; the
+    table's for None and for Woolhouse's formulas (whose annual annuity is an exact sum)."""
+    used = method_for(table, method)
+    return used if used in EXACT_METHODS else table.fractional
+
+
 def _duration(n) -> np.ndarray:
     years = real_array("n", n, AnnuityError)
     bad = ~(np.isfinite(years) & (years >= 0))
@@ -262,7 +269,7 @@ def checked_whole_lives(
         rates, rate_index = np.unique(interest, return_inverse=True)
         rate_index = rate_index.reshape(interest.shape)
     log_v = -np.log1p(rates)
-    fractional = method if method in EXACT_METHODS else table.fractional
+    fractional = fractional_for(table, method)
     payments = m if method in EXACT_METHODS else 1
     offsets = np.arange(payments) / payments
     discount = np.exp(log_v[:, None] * offsets)[rate_index]
@@ -385,10 +392,9 @@ def deferred_annuity_due(
     def compute(life: LifeTable, age, n, interest):
         ages, years = life.check_ages(age, upper="alive"), _duration(n)
         rates = check_interest(interest)
-        used = method_for(life, method)
-        fractional = used if used in EXACT_METHODS else None
+        fractional = fractional_for(life, method)
         endowment = checked_pure_endowment(life, ages, years, rates, fractional)
-        return endowment * _whole_life(life, ages + years, rates, m, used)
+        return endowment * _whole_life(life, ages + years, rates, m, method)
 
     return by_cohort(table, cohort, sex, compute, age, n, interest)
 

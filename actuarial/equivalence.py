@@ -28,7 +28,6 @@ import pandas as pd
 from scipy.optimize import minimize_scalar
 
 from actuarial.annuities import (
-    EXACT_METHODS,
     annuity_due,
     by_cohort,
     check_interest,
@@ -36,6 +35,7 @@ from actuarial.annuities import (
     check_payments_per_year,
     checked_pure_endowment,
     checked_whole_lives,
+    fractional_for,
     method_for,
 )
 from actuarial.dates import format_age, is_plain_date
@@ -71,8 +71,9 @@ __all__ = [
 ]
 
 # The ages of incisos (c) and (a) in the shipped law today: the defaults of a derivation.
-NORMAL_RETIREMENT_AGE = span_on().normal_retirement_age
-EARLIEST_RETIREMENT_AGE = span_on().first // 12
+_SPAN_TODAY = span_on()
+NORMAL_RETIREMENT_AGE = _SPAN_TODAY.normal_retirement_age
+EARLIEST_RETIREMENT_AGE = _SPAN_TODAY.first // 12
 _STATUSES = ("illustrative", "adopted")
 _INTERPOLATIONS = tuple(INTERPOLATIONS)  # the registry of guides.py
 _METHOD_TEXT = {  # {payments}: the payments summed, as _method_text says them
@@ -121,10 +122,9 @@ def early_retirement_factor(
         ages = life.check_ages(ages, upper="alive")
         nra = life.check_ages(normal_retirement_age, upper="alive")
         rates = check_interest(interest)
-        used = method_for(life, method)
-        fractional = used if used in EXACT_METHODS else None
+        fractional = fractional_for(life, method)
         deferral = checked_pure_endowment(life, ages, nra - ages, rates, fractional)
-        at_age, at_nra = checked_whole_lives(life, (ages, nra), rates, m, used)
+        at_age, at_nra = checked_whole_lives(life, (ages, nra), rates, m, method)
         return deferral * at_nra / at_age
 
     return by_cohort(table, cohort, sex, compute, ages, interest)
@@ -194,6 +194,15 @@ def _as_date(key: str, value) -> dt.date:
         raise EquivalenceError(f"'{key}' must be a date YYYY-MM-DD (got {value!r})") from None
 
 
+def _guide_ages(effective_from, normal_retirement_age: int | None) -> tuple[int, int]:
+    """The ages, in years, a guide in force from ``effective_from`` spans: that of inciso
+    (c) and the normal retirement age (``normal_retirement_age``; None: that of inciso (a))
+    in the shipped law on that day (:func:`~actuarial.guides.span_on`)."""
+    span = span_on(_as_date("effective_from", effective_from))
+    nra = span.normal_retirement_age if normal_retirement_age is None else normal_retirement_age
+    return span.first // 12, nra
+
+
 def _table_problems(
     table_df: pd.DataFrame, earliest_age: int, normal_retirement_age: int
 ) -> list[str]:
@@ -258,10 +267,8 @@ def write_guide(
     problem is reported at once; nothing is written if there is one.
     """
     folder = guide_folder(folder)
-    span = span_on(_as_date("effective_from", effective_from))
-    if normal_retirement_age is None:
-        normal_retirement_age = span.normal_retirement_age
-    problems = _table_problems(table_df, span.first // 12, normal_retirement_age)
+    earliest, nra = _guide_ages(effective_from, normal_retirement_age)
+    problems = _table_problems(table_df, earliest, nra)
     if not replace and (already := guide_already_in(folder)):
         problems.append(already)
     held = guides_held(folder)
@@ -290,7 +297,7 @@ def write_guide(
         "status": status,
         "effective_from": _as_date("effective_from", effective_from),
         "effective_until": effective_until and _as_date("effective_until", effective_until),
-        "normal_retirement_age": normal_retirement_age,
+        "normal_retirement_age": nra,
         "interpolation": interpolation,
         "adopted_by": adopted_by,
         "adopted_on": adopted_on and _as_date("adopted_on", adopted_on),
@@ -435,9 +442,7 @@ def derive_guide(
     of incisos (c) and (a) on ``effective_from`` (``normal_retirement_age`` None: that of
     (a)), as its loader requires.
     """
-    span = span_on(_as_date("effective_from", effective_from))
-    nra = span.normal_retirement_age if normal_retirement_age is None else normal_retirement_age
-    earliest = span.first // 12
+    earliest, nra = _guide_ages(effective_from, normal_retirement_age)
     generational = getattr(table, "generational", False)
     if generational and cohort is None:
         raise EquivalenceError("a guide on a generational basis needs 'cohort' (year of birth)")
@@ -474,7 +479,7 @@ def derive_guide(
         "mortality_source": table.source,
         "interest_rate": float(interest) + 0.0,  # never -0.0
         "payment_timing": _payment_timing(m),
-        "fractional_ages": method if method in EXACT_METHODS else table.fractional,
+        "fractional_ages": fractional_for(table, method),
         "annuity_method": _method_text(method, m),
         "normal_retirement_age": nra,
         "formula": formula,

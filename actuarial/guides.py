@@ -42,6 +42,7 @@ from actuarial.shown_text import one_line, quoted, shortened
 from actuarial.text_files import (
     PROBLEMS_SHOWN,
     decimal_number,
+    more_problems,
     read_text,
     toml_shape_problems,
     unique_files,
@@ -294,15 +295,14 @@ class GuideError(ValueError):
 def _listed(problems) -> list[str]:
     """Each problem's line, but of a file's first :data:`PROBLEMS_SHOWN` only: the others
     are counted on a line after them (3,000 repeated rows are not 3,000 lines)."""
-    counts = Counter(getattr(problem, "path", None) for problem in problems)
+    counts = Counter(problem.path for problem in problems)
     lines, seen = [], Counter()
     for problem in problems:
-        path = getattr(problem, "path", None)
-        seen[path] += 1
-        if path is None or seen[path] <= PROBLEMS_SHOWN:
+        seen[problem.path] += 1
+        if seen[problem.path] <= PROBLEMS_SHOWN:
             lines.append(str(problem))
-        if path is not None and seen[path] == PROBLEMS_SHOWN < counts[path]:
-            lines.append(f"{path}: ... and {counts[path] - PROBLEMS_SHOWN:,} more problem(s)")
+        if seen[problem.path] == PROBLEMS_SHOWN < counts[problem.path]:
+            lines.append(f"{problem.path}: {more_problems(counts[problem.path])}")
     return lines
 
 

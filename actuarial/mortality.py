@@ -40,6 +40,7 @@ from actuarial.shown_text import quoted, shortened
 from actuarial.text_files import (
     PROBLEMS_SHOWN,
     decimal_number,
+    more_problems,
     read_text,
     unique_files,
     whole_number,
@@ -619,7 +620,7 @@ def age_rows(path: Path, reader, width: int, problems: list[str]):
     if problems:
         shown = problems[:PROBLEMS_SHOWN]
         if len(problems) > PROBLEMS_SHOWN:
-            shown.append(f"... and {len(problems) - PROBLEMS_SHOWN:,} more problem(s)")
+            shown.append(more_problems(len(problems)))
         raise MortalityError("\n".join(shown))
 
 

@@ -32,6 +32,11 @@ from actuarial.output_files import special_kind, takes_paths
 # Problems of one of the user's files listed in an error; the others are counted.
 PROBLEMS_SHOWN = 20
 
+
+def more_problems(count: int) -> str:
+    """The line after a file's first :data:`PROBLEMS_SHOWN` problems, of ``count`` in all."""
+    return f"... and {count - PROBLEMS_SHOWN:,} more problem(s)"
+
 __all__ = [
     "BYTE_ORDER_MARK",
     "NOT_A_REGULAR_FILE",

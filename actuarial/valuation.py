@@ -723,15 +723,8 @@ def _sensitivities(results, sex, sex_error, basis, as_of, readings, series, law)
     the basis's valuation (:class:`ValuationNote`) are given once, by the valuation itself;
     those of a scenario's own tables (q x 0.9, x 1.1) are in its note.
     """
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ValuationNote)
-        return _scenarios(results, sex, sex_error, basis, as_of, readings, series, law)
-
-
-def _scenarios(results, sex, sex_error, basis, as_of, readings, series, law) -> pd.DataFrame:
-    """The rows of :func:`_sensitivities`."""
     try:
-        on_basis = np.isfinite(_values(results, basis, sex, sex_error)[0][..., 0])
+        on_basis = np.isfinite(_noted_values(results, basis, sex, sex_error)[0][..., 0])
     except ValuationError:
         on_basis = None  # the basis is not valued: its row says why; no rows to keep to
 
@@ -740,14 +733,13 @@ def _scenarios(results, sex, sex_error, basis, as_of, readings, series, law) -> 
         # float has no value: such a scenario alone is not valued, and its note says why.
         rate = on.interest if rate is None else rate
         try:
-            with warnings.catch_warnings(record=True) as noted:
-                warnings.simplefilter("always", ValuationNote)
-                values = _values(evaluated, on, sex, sex_error, [rate])[0][..., 0]
+            values, noted = _noted_values(evaluated, on, sex, sex_error, [rate])
         except ValuationError as error:
             return {"scenario": label, **_totals(None, rate), "note": f"not valued: {error}"}
         # The scenario's own notes (annuities valued at $0.00 where its table has no one
         # alive); those of the basis's tables are the valuation's, given once.
-        notes = [describe(), *(str(note.message) for note in noted if on is not basis)]
+        notes = [describe(), *(noted if on is not basis else ())]
+        values = values[..., 0]
         if on_basis is not None:
             valued = np.isfinite(values)
             missing, extra = (on_basis & ~valued).sum(), (valued & ~on_basis).sum()
@@ -787,6 +779,23 @@ def _scenarios(results, sex, sex_error, basis, as_of, readings, series, law) -> 
         frame["total_subsidy"] - frame["total_subsidy"].iloc[0],
     )
     return frame
+
+
+def _noted_values(results, basis, sex, sex_error, rates=None) -> tuple[np.ndarray, list[str]]:
+    """The present values of :func:`_values` and the texts of its :class:`ValuationNote`s,
+    which are not warned."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ValuationNote)
+        values = _values(results, basis, sex, sex_error, rates)[0]
+    notes = []
+    for warning in caught:
+        if issubclass(warning.category, ValuationNote):
+            notes.append(str(warning.message))
+        else:  # not ours to keep: warned as it came
+            warnings.warn_explicit(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )
+    return values, notes
 
 
 def _ranges(ages) -> str:
