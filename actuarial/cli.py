@@ -205,15 +205,12 @@ class _NumberRange(_PlainNumbers, click.FloatRange):
         return super().convert(value, param, ctx) + 0.0  # -0.0 + 0.0 is 0.0
 
 
-def _reading_option(item):
-    """The click option of one reading switch, from its declaration in INTERPRETATIONS."""
-    defaults = Readings()
+def _reading_option(item, defaults: Readings, values: dict, fields: dict):
+    """The click option of one reading switch, from its declaration in INTERPRETATIONS; its
+    help rendered from the law's ``values`` and the readings' ``fields``."""
     switch = item.cli
     default = getattr(defaults, item.switch)
-    values, later = values_today()  # the shipped law's: help is written before --law is read
-    text = render(
-        switch.help, values, **defaults.as_dict(), later_minimums=later_minimums_text("en", later)
-    )
+    text = render(switch.help, values, **fields)
     if "/" in switch.option:
         return click.option(
             switch.option, item.switch, default=default, show_default=True, help=text
@@ -236,8 +233,11 @@ def reading_options(command):
         kwargs["readings"] = Readings(**{item.switch: kwargs.pop(item.switch) for item in switches})
         return command(*args, **kwargs)
 
+    defaults = Readings()
+    values, later = values_today()  # the shipped law's: help is written before --law is read
+    fields = {**defaults.as_dict(), "later_minimums": later_minimums_text("en", later)}
     for item in reversed(switches):
-        wrapper = _reading_option(item)(wrapper)
+        wrapper = _reading_option(item, defaults, values, fields)(wrapper)
     return wrapper
 
 
@@ -718,7 +718,7 @@ def _interest_rate(ctx, param, value):
         check_interest(value)
     except AnnuityError as error:
         raise click.BadParameter(str(error)) from None
-    if value is not None and value >= IMPLAUSIBLE_RATE:
+    if value >= IMPLAUSIBLE_RATE:
         _echo(
             f"warning: --interest {show_rate(value)} is read as a rate: {show_percent(value)} a "
             "year (0.045 = 4.5%)",
@@ -836,10 +836,10 @@ def guides_derive(
         guide = load_guide(out_path)
     except (EquivalenceError, GuideError, MortalityError, OutputFileError, ValueError) as error:
         _fail(error)
-    first, last = int(guide.age_months[0]), int(guide.age_months[-1])
-    middle = (first + last) // 24 * 12  # a whole year of age halfway: 60y0m from 55 to 65
+    span = guide.span
+    middle = (span.first + span.last) // 24 * 12  # a whole year of age halfway: 60y0m from 55
     _echo(
-        f"written: {out_path} ({len(guide.factors)} rows; factor at {format_age(first)} "
+        f"written: {out_path} ({len(guide.factors)} rows; factor at {span.first_label} "
         f"{guide.factors[0]:.6f}, at {format_age(middle)} {guide.factor(middle).item():.6f})"
     )
 
@@ -871,9 +871,9 @@ def guides_compare(guide_a, guide_b, top):
         names = tuple(printable(str(guide.path), keep_newlines=False) for guide in (first, second))
     # Every month where both guides have factors: each spans the ages of inciso (c) as the
     # law stood on its first day (guides.span_on), which a change of law may make differ.
-    spans = [(int(guide.age_months[0]), int(guide.age_months[-1])) for guide in (first, second)]
-    low, high = max(low for low, _ in spans), min(high for _, high in spans)
-    covers = [f"{format_age(low)} to {format_age(high)}" for low, high in spans]
+    spans = [guide.span for guide in (first, second)]
+    low, high = max(span.first for span in spans), min(span.last for span in spans)
+    covers = [f"{span.first_label} to {span.last_label}" for span in spans]
     if low > high:
         _fail(f"no month is in both guides: {names[0]} covers {covers[0]}, {names[1]} {covers[1]}")
     months = np.arange(low, high + 1)
@@ -908,7 +908,7 @@ def guides_compare(guide_a, guide_b, top):
 def guides_fit(guide, mortality, cohort, m, method, top):
     """The interest rate that best reproduces a guide under a life table, and where it departs.
 
-    Fitted twice: on the guide file's rows, and on every month from 55y0m to 65y0m that the
+    Fitted twice: on the guide file's rows, and on every month of its table that the
     engine reads (a monthly-linear guide expanded to its 121 monthly factors); the row of the
     normal retirement age (a factor of 1 by definition) is not fitted, and not counted.
     """
@@ -926,7 +926,7 @@ def guides_fit(guide, mortality, cohort, m, method, top):
         on_rows = fit_interest(
             mortality, found.age_months, found.factors, nra, m, method, cohort=cohort
         )
-        months = np.arange(found.age_months[0], nra * 12 + 1)
+        months = np.arange(found.span.first, nra * 12 + 1)
         on_months = fit_interest(
             mortality, months, found.factor(months), nra, m, method, cohort=cohort
         )

@@ -9,7 +9,8 @@ Convention (stated in docs/valuation.md): for a member born in year B, q at age 
 with i(x, z) the scale's rate at age x in calendar year z; beyond the scale's last year
 its last year's rates hold, before its first year its first year's; ages outside the
 scale's range take the nearest age's rates. A q of 1 (where a table runs out) stays 1. A
-base year is a year of :data:`BASE_YEARS`, those of every date read.
+base year is a year of :data:`~actuarial.member_record.DATE_YEARS`, those of every date read
+(a typo such as 201 for 2010 would project the scale's first rates back 1,800 years).
 Within each year of age the base table's fractional-age assumption (UDD) holds on the
 projected rates.
 
@@ -43,7 +44,6 @@ from actuarial.shown_text import quoted
 from actuarial.text_files import decimal_number, unique_files
 
 __all__ = [
-    "BASE_YEARS",
     "EVEN_WEIGHT",
     "MP_SCALES",
     "ImprovementScale",
@@ -52,9 +52,6 @@ __all__ = [
     "project",
 ]
 
-# The years a base year may be: those of every date the toolkit reads (a typo such as 201
-# for 2010 would project the scale's first rates back 1,800 years).
-BASE_YEARS = DATE_YEARS
 
 MP_SCALES = {
     # SOA Retirement Plans Experience Committee, Mortality Improvement Scales MP-2014 to
@@ -218,7 +215,8 @@ def project(table: LifeTable, scale: ImprovementScale, base_year: int, cohorts) 
     exponent[offset == 0] = 0.0
     # A q of 1 (where a table runs out) stays 1: improvement changes the rates, not where
     # the table ends (ILT's q_110, where MP-2020's rates are not 0).
-    projected = np.where(table.qx[None, :] == 1, 1.0, table.qx[None, :] * np.exp(exponent))
+    exponent[:, table.qx == 1] = 0.0
+    projected = table.qx[None, :] * np.exp(exponent)
     if (projected > 1).any():
         c, a = np.argwhere(projected > 1)[0]
         raise MortalityError(
@@ -260,10 +258,10 @@ class Mortality:
         if year is not None and (
             isinstance(year, bool)
             or not isinstance(year, int | np.integer)
-            or not BASE_YEARS[0] <= year <= BASE_YEARS[1]
+            or not DATE_YEARS[0] <= year <= DATE_YEARS[1]
         ):
             raise MortalityError(
-                f"'base_year' must be a year from {BASE_YEARS[0]} to {BASE_YEARS[1]} "
+                f"'base_year' must be a year from {DATE_YEARS[0]} to {DATE_YEARS[1]} "
                 f"(got {year!r})"
             )
         sides = _sides(self.spec)
@@ -279,16 +277,6 @@ class Mortality:
                 f"needs 'improvement' (got {year!r})"
             )
         object.__setattr__(self, "_sides", sides)
-        if self.close_at is not None and len(sides) == 2:  # one side's table is refused apart
-            open_sides = [
-                side for side, sex in zip(sides, SEXES, strict=True)
-                if not self._side(side, sex, None).runs_out
-            ]
-            if not open_sides:
-                raise MortalityError(
-                    f"'close_at' closes a table that does not run out: every table of "
-                    f"'{self.spec}' runs out already (got {self.close_at})"
-                )
         # Every table and scale named must load. A generational basis's tables are read, not
         # projected: a projection is checked for each cohort asked for, never for one chosen
         # here (a basis valid for the members born in 1965 was refused for those of 1960).
@@ -347,6 +335,11 @@ class Mortality:
         elif sex is None:
             female = self._side(self._sides[0], "F", cohort)
             male = self._side(self._sides[1], "M", cohort)
+            if self.close_at is not None and female.runs_out and male.runs_out:
+                raise MortalityError(  # one side's table is refused apart, by close_at
+                    f"'close_at' closes a table that does not run out: every table of "
+                    f"'{self.spec}' runs out already (got {self.close_at})"
+                )
             table = blend(female, male, float(self.female_weight))
         else:
             table = self._side(self._sides[SEXES.index(sex)], sex, cohort)

@@ -363,6 +363,11 @@ class Guide:
         object.__setattr__(self, "_name", one_line(self.id))
         object.__setattr__(self, "_scale", decimal_scale(table[0], table[1]))
 
+    @property
+    def span(self) -> AgeSpan:
+        """The ages its table spans: its first row's to its last's, the normal retirement age."""
+        return AgeSpan(int(self.age_months[0]), int(self.age_months[-1]))
+
     def factor(self, age_months) -> np.ndarray:
         """Reduction factor at exact ages in months, within the table, by the guide's method.
 

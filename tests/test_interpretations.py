@@ -319,11 +319,8 @@ def test_texts_without_a_law_state_the_shipped_law_in_force_today_and_later_mini
     assert any("before 55" in line for line in lines if "I-9" in line)
     table = review.interpretations_table()
     assert "($500.00; $700.00 from 2100-01-01)" in table.set_index("id").loc["I-4"].iloc[1]
-    by_switch = {item.switch: item for item in INTERPRETATIONS}
-    helps = {
-        name: cli._reading_option(by_switch[name])(lambda: None).__click_params__[0].help
-        for name in ("minimum_applies_to", "high_risk_waits_for_age")
-    }
+    options = cli.reading_options(lambda readings: None).__click_params__
+    helps = {option.name: option.help for option in options}
     assert "($500.00; $700.00 from 2100-01-01)" in helps["minimum_applies_to"]
     assert "inciso (b) before 55: 75% from the 55th birthday" in helps["high_risk_waits_for_age"]
 

@@ -71,24 +71,22 @@ def _changing_nothing(law: Law) -> list[str]:
 
 def never_in_force(law: Law) -> tuple[tuple[str, Entry, Entry], ...]:
     """Each entry a later entry replaces on or before the law's first date, so never in
-    force: (parameter, the entry, the later entry), computed once per law."""
+    force: (parameter, the entry, the later entry)."""
     first = law.first_date()
-    return law.derived(
-        ("never_in_force",),
-        lambda: tuple(
-            (name, entry, later)
-            for name, entries in law.entries.items()
-            for entry, later in zip(entries, entries[1:], strict=False)
-            if later.effective_from <= first
-        ),
+    return tuple(
+        (name, entry, later)
+        for name, entries in law.entries.items()
+        for entry, later in zip(entries, entries[1:], strict=False)
+        if later.effective_from <= first
     )
 
 
 def _never_in_force(law: Law) -> list[str]:
     """Entries a later entry replaces on or before the law's first date."""
+    first = law.first_date()
     return [
         f"{entry.where(name)}: never in force: {later.where(name)} replaces it on or before "
-        f"{law.first_date()}, the first date of the law in force"
+        f"{first}, the first date of the law in force"
         for name, entry, later in never_in_force(law)
     ]
 

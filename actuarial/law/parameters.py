@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
 import math
 import os
 import re
@@ -46,7 +45,7 @@ from actuarial.member_record import (
     timestamp_rule,
 )
 from actuarial.output_files import takes_paths
-from actuarial.shown_text import quoted, shortened
+from actuarial.shown_text import quoted, shortened, toml_text
 from actuarial.text_files import TextProblem, decode_text, read_bytes, toml_shape_problems
 
 __all__ = [
@@ -353,7 +352,7 @@ def _read(name: str, data: bytes) -> tuple[dict[str, list[Entry]], list[str]]:
         for key, value in table.items():
             path = f"{prefix}{key}"
             if "." in key:  # one name to TOML: never a parameter, nor merged with one
-                dotted[path] = f"{prefix}{json.dumps(shortened(key), ensure_ascii=False)}"
+                dotted[path] = f"{prefix}{toml_text(shortened(key))}"
             elif isinstance(value, dict) and path not in PARAMETERS:
                 walk(value, f"{path}.")
             elif path not in PARAMETERS:
