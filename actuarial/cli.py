@@ -873,7 +873,7 @@ def guides_compare(guide_a, guide_b, top):
     # law stood on its first day (guides.span_on), which a change of law may make differ.
     spans = [guide.span for guide in (first, second)]
     low, high = max(span.first for span in spans), min(span.last for span in spans)
-    covers = [f"{span.first_label} to {span.last_label}" for span in spans]
+    covers = [span.label for span in spans]
     if low > high:
         _fail(f"no month is in both guides: {names[0]} covers {covers[0]}, {names[1]} {covers[1]}")
     months = np.arange(low, high + 1)

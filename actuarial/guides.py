@@ -93,6 +93,11 @@ class AgeSpan:
     def last_label(self) -> str:
         return format_age(self.last)
 
+    @property
+    def label(self) -> str:
+        """'55y0m to 65y0m'."""
+        return f"{self.first_label} to {self.last_label}"
+
 
 def span_on(day: dt.date | None = None) -> AgeSpan:
     """The ages of a guide in force from ``day`` (today for None): those of the shipped law
@@ -918,13 +923,13 @@ def _table_problems(rows, reported: set[int], interpolation, span: AgeSpan, plac
     if _is_interpolation(interpolation) and INTERPOLATIONS[interpolation].every_month:
         missing = [a for a in range(span.first, span.last + 1) if a not in ages]
         if missing:
-            shown = ", ".join(f"{a // 12}y{a % 12}m" for a in missing[:5])
+            shown = ", ".join(format_age(a) for a in missing[:5])
             more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
             problems.append(
                 (
                     None,
                     f"interpolation '{interpolation}' needs every month from "
-                    f"{span.first_label} to {span.last_label}; missing {shown}{more}",
+                    f"{span.label}; missing {shown}{more}",
                 )
             )
     ordered = sorted(by_age)

@@ -29,22 +29,16 @@ from pathlib import Path
 
 from actuarial.output_files import special_kind, takes_paths
 
-# Problems of one of the user's files listed in an error; the others are counted.
-PROBLEMS_SHOWN = 20
-
-
-def more_problems(count: int) -> str:
-    """The line after a file's first :data:`PROBLEMS_SHOWN` problems, of ``count`` in all."""
-    return f"... and {count - PROBLEMS_SHOWN:,} more problem(s)"
-
 __all__ = [
     "BYTE_ORDER_MARK",
     "NOT_A_REGULAR_FILE",
     "DECIMAL_NUMBER",
+    "PROBLEMS_SHOWN",
     "WHOLE_NUMBER",
     "TextProblem",
     "decimal_number",
     "decode_text",
+    "more_problems",
     "not_a_file",
     "read_bytes",
     "read_text",
@@ -61,6 +55,14 @@ BYTE_ORDER_MARK = b"\xef\xbb\xbf"
 DECIMAL_NUMBER = r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$"
 WHOLE_NUMBER = r"^[+-]?[0-9]+$"
 _DECIMAL_NUMBER, _WHOLE_NUMBER = re.compile(DECIMAL_NUMBER), re.compile(WHOLE_NUMBER)
+
+# Problems of one of the user's files listed in an error; the others are counted.
+PROBLEMS_SHOWN = 20
+
+
+def more_problems(count: int) -> str:
+    """The line after a file's first :data:`PROBLEMS_SHOWN` problems, of ``count`` in all."""
+    return f"... and {count - PROBLEMS_SHOWN:,} more problem(s)"
 
 
 @dataclass(frozen=True, slots=True)

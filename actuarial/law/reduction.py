@@ -30,7 +30,6 @@ def reduction_factors(guides, separation_dates, age_months):
         guide = guides.guides[index[position]]
         error[position] = (
             f"age at separation {format_age(age_months[position])} is outside the table of "
-            f"guide {quoted(guide.id)} ({guide.span.first_label} to {guide.span.last_label}): "
-            "no reduction factor"
+            f"guide {quoted(guide.id)} ({guide.span.label}): no reduction factor"
         )
     return factor, index, error
