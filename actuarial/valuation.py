@@ -714,8 +714,11 @@ def sensitivities(
     return _sensitivities(*evaluated, basis, as_of, readings, series, law)
 
 
-def _sensitivities(results, sex, sex_error, basis, as_of, readings, series, law) -> pd.DataFrame:
-    """:func:`sensitivities` of members already evaluated (:func:`_evaluated`).
+def _sensitivities(
+    results, sex, sex_error, basis, as_of, readings, series, law, basis_values=None
+) -> pd.DataFrame:
+    """:func:`sensitivities` of members already evaluated (:func:`_evaluated`);
+    ``basis_values``: their values on the basis, where the caller has them already.
 
     Every scenario totals the rows the basis values, and no others, so that its change is
     like for like; a row valued on one and not on the other (a guide series with no guide
@@ -723,19 +726,25 @@ def _sensitivities(results, sex, sex_error, basis, as_of, readings, series, law)
     the basis's valuation (:class:`ValuationNote`) are given once, by the valuation itself;
     those of a scenario's own tables (q x 0.9, x 1.1) are in its note.
     """
-    try:
-        on_basis = np.isfinite(_noted_values(results, basis, sex, sex_error)[0][..., 0])
-    except ValuationError:
-        on_basis = None  # the basis is not valued: its row says why; no rows to keep to
+    if basis_values is not None:
+        on_basis_valued = (basis_values, [])
+    else:  # valued once, for its row and the rows every scenario keeps to
+        on_basis_valued = _valued_or_error(results, basis, sex, sex_error, basis.interest)
+    on_basis = None  # the basis is not valued: its row says why; no rows to keep to
+    if not isinstance(on_basis_valued, ValuationError):
+        on_basis = np.isfinite(on_basis_valued[0][..., 0])
 
     def scenario(label, evaluated, on, rate=None, describe=lambda: ""):
         # A rate at or below -1 has no v; one so near -1 that a value passes the largest
         # float has no value: such a scenario alone is not valued, and its note says why.
         rate = on.interest if rate is None else rate
-        try:
-            values, noted = _noted_values(evaluated, on, sex, sex_error, [rate])
-        except ValuationError as error:
-            return {"scenario": label, **_totals(None, rate), "note": f"not valued: {error}"}
+        if on is basis and evaluated is results and rate == basis.interest:
+            got = on_basis_valued  # the basis's own values
+        else:
+            got = _valued_or_error(evaluated, on, sex, sex_error, rate)
+        if isinstance(got, ValuationError):
+            return {"scenario": label, **_totals(None, rate), "note": f"not valued: {got}"}
+        values, noted = got
         # The scenario's own notes (annuities valued at $0.00 where its table has no one
         # alive); those of the basis's tables are the valuation's, given once.
         notes = [describe(), *(noted if on is not basis else ())]
@@ -779,6 +788,14 @@ def _sensitivities(results, sex, sex_error, basis, as_of, readings, series, law)
         frame["total_subsidy"] - frame["total_subsidy"].iloc[0],
     )
     return frame
+
+
+def _valued_or_error(results, basis, sex, sex_error, rate):
+    """:func:`_noted_values` at one ``rate``, or the :class:`ValuationError` that stops it."""
+    try:
+        return _noted_values(results, basis, sex, sex_error, [rate])
+    except ValuationError as error:
+        return error
 
 
 def _noted_values(results, basis, sex, sex_error, rates=None) -> tuple[np.ndarray, list[str]]:
@@ -859,7 +876,7 @@ def run_valuation(
     summary = ValuationSummary.of(results, values[..., 0], errors, basis)
     if with_sensitivities:
         summary.sensitivities = _sensitivities(
-            results, sex, sex_error, basis, as_of, readings, series, law
+            results, sex, sex_error, basis, as_of, readings, series, law, values
         )
     # As the batch writes its files (the same types, CSV cells, metadata), through a
     # temporary file of this run's, renamed when complete (actuarial.output_files).
