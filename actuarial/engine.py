@@ -29,7 +29,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from actuarial.duplicate_ids import surely_distinct
+from actuarial.duplicate_ids import distinct_codes
 from actuarial.guides import GuideSet
 from actuarial.law.clauses import CLAUSES, situation
 from actuarial.law.conditions import ClauseOutcome, render
@@ -749,12 +749,10 @@ class TableWriter:
         positions = self.numbers["member_id"][: self.rows]
         if self.member_texts is None:  # the ids of every chunk, coded here
             texts = pa.concat_arrays([chunk.texts for chunk in self.member_chunks])
-            if surely_distinct(texts):  # each id its own code: no hash table of them
-                self.member_texts = pd.arrays.ArrowStringArray(texts)
-            else:
-                coded = texts.dictionary_encode()
-                positions = coded.indices.to_numpy(zero_copy_only=False)[positions]
-                self.member_texts = pd.arrays.ArrowStringArray(coded.dictionary)
+            codes, distinct = distinct_codes(texts)
+            if codes is not None:  # some id repeated (or two ids share a hash)
+                positions = codes[positions]
+            self.member_texts = pd.arrays.ArrowStringArray(distinct)
         categories = pd.Index(self.member_texts)
         kind = _code_type(len(categories))
         return pd.Categorical.from_codes(

@@ -47,10 +47,10 @@ from actuarial.dates import (
 )
 from actuarial.duplicate_ids import (
     DuplicateIds,
+    distinct_codes,
     find_duplicates,
     is_id_kind,
     is_id_value,
-    surely_distinct,
 )
 from actuarial.law.conditions import Exact
 from actuarial.member_record import (
@@ -902,18 +902,14 @@ def code_frame_ids(ids: FrameIds) -> FrameIds:
     :data:`MEMBER_ID_MAX_LENGTH` are never repeated (each is an error of its own).
     """
     text = pc.fill_null(ids.text, "")  # a missing id is the text ""
-    if surely_distinct(text):  # the usual case: the ids are the distinct texts, in order
+    codes, distinct = distinct_codes(text)
+    texts = pd.Series(pd.arrays.ArrowStringArray(distinct))
+    if codes is None:  # the usual case: the ids are the distinct texts, in order
         codes = np.arange(len(text), dtype=np.int32 if len(text) < 2**31 else np.int64)
-        texts = pd.Series(pd.arrays.ArrowStringArray(text))
         return replace(ids, duplicates=DuplicateIds.none(len(codes)), codes=codes, texts=texts)
     short = pc.less_equal(pc.utf8_length(ids.text), MEMBER_ID_MAX_LENGTH)
     counted = pc.fill_null(short, False).to_numpy(zero_copy_only=False) & ~ids.not_text
-    coded = text.dictionary_encode()
-    codes = coded.indices.to_numpy(zero_copy_only=False)
-    texts = coded.dictionary
-    del coded
-    pa.default_memory_pool().release_unused()  # the hash table's pages, back to the system
-    counts = np.bincount(codes[counted], minlength=len(texts))
+    counts = np.bincount(codes[counted], minlength=len(distinct))
     repeated = counted & (counts[codes] > 1)
     rows = np.flatnonzero(repeated)
     duplicates = DuplicateIds.none(len(codes))  # the texts repeated may all be errors anyway
@@ -924,7 +920,6 @@ def code_frame_ids(ids: FrameIds) -> FrameIds:
         for number, members in enumerate(groups):
             group[members] = number
         duplicates = DuplicateIds(repeated, group, tuple(groups))
-    texts = pd.Series(pd.arrays.ArrowStringArray(texts))
     return replace(ids, duplicates=duplicates, codes=codes, texts=texts)
 
 
