@@ -5,6 +5,7 @@
     python benchmarks/child.py id-check MEMBERS      # run_batch's first pass alone
     python benchmarks/child.py cli ARGUMENTS...      # the ``actuarial`` command line
     python benchmarks/child.py peer ENGINE COUNT     # one call of actuarial or OpenFisca
+    python benchmarks/child.py peer ENGINE COUNT --backed MIB  # the same, on backed memory
     python benchmarks/child.py peer-one ENGINE COUNT # one member per call, COUNT calls
     python benchmarks/child.py batch-floor MEMBERS_CSV RESULT_ARROW OUT
 
@@ -18,6 +19,8 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import mmap
+import resource
 import statistics
 import time
 from pathlib import Path
@@ -110,31 +113,55 @@ def command_line(arguments: list[str]) -> dict:
     return {"peak_rss": own_peak_rss()}
 
 
-def peer(engine: str, count: int) -> dict:
+def peer(engine: str, count: int, backed: int = 0) -> dict:
     """One timed call of ``engine`` (actuarial or openfisca) on ``count`` typed members.
 
     A warm-up call on a few members first; then the high-water mark is reset, so that the
     peak is the call's, and the memory it added is measured beyond the loaded input.
+    ``backed``: MiB written and freed just before, so that the call's fresh pages are ones
+    the host already backs (see :func:`back_memory`).
     """
     from bench_openfisca import prepare
 
     call, warm_up = prepare(engine, count)
     warm_up()
+    back_memory(backed)
     settle_memory()
     before = own_rss()
+    usage = resource.getrusage(resource.RUSAGE_SELF)
     wall, cpu = time.perf_counter(), time.process_time()
     results = call()
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    after = resource.getrusage(resource.RUSAGE_SELF)
     peak = own_peak_rss()
     members = len(results) // 4 if engine == "actuarial" else len(next(iter(results.values())))
     return {
         "wall": wall,
         "cpu": cpu,
+        "system": after.ru_stime - usage.ru_stime,
+        "page_faults": after.ru_minflt - usage.ru_minflt,
         "input_rss": before,
         "peak_rss": peak,
         "added": peak - before,
         "members": members,
     }
+
+
+def back_memory(mebibytes: int) -> None:
+    """Write ``mebibytes`` of new memory a page at a time, then free it.
+
+    In a virtual machine whose kernel reports free pages to the host (virtio-balloon's
+    free page reporting, as on this project's machines), a page that has been free for a
+    few seconds is handed back to the host, and the next write to it costs a fault on the
+    host as well: the kernel time of a call then follows the fresh memory it touches. Pages
+    freed just now are not yet reported, and the kernel hands them out first, so a call
+    made at once after this runs on memory the host already backs, as on a machine that
+    does not report its free pages.
+    """
+    if mebibytes:
+        pages = mmap.mmap(-1, mebibytes << 20)
+        pages[:: mmap.PAGESIZE] = b"\1" * (len(pages) // mmap.PAGESIZE)
+        pages.close()
 
 
 def peer_one(engine: str, count: int) -> dict:
@@ -190,6 +217,8 @@ def main() -> None:
         step = steps.add_parser(name)
         step.add_argument("engine", choices=["actuarial", "openfisca"])
         step.add_argument("count", type=int)
+        if name == "peer":
+            step.add_argument("--backed", type=int, default=0, metavar="MIB")
     floor_step = steps.add_parser("batch-floor")
     for name in ("members", "result", "out"):
         floor_step.add_argument(name)
@@ -201,7 +230,7 @@ def main() -> None:
     elif arguments.step == "batch":
         result = batch(arguments.members, arguments.out, arguments.progress)
     elif arguments.step == "peer":
-        result = peer(arguments.engine, arguments.count)
+        result = peer(arguments.engine, arguments.count, arguments.backed)
     elif arguments.step == "peer-one":
         result = peer_one(arguments.engine, arguments.count)
     elif arguments.step == "batch-floor":
