@@ -734,13 +734,12 @@ def _sensitivities(
     if not isinstance(on_basis_valued, ValuationError):
         on_basis = np.isfinite(on_basis_valued[0][..., 0])
 
-    def scenario(label, evaluated, on, rate=None, describe=lambda: ""):
+    def scenario(label, evaluated, on, rate=None, describe=lambda: "", got=None):
         # A rate at or below -1 has no v; one so near -1 that a value passes the largest
         # float has no value: such a scenario alone is not valued, and its note says why.
+        # ``got``: its values already, or the error that stopped them (the basis's row).
         rate = on.interest if rate is None else rate
-        if on is basis and evaluated is results and rate == basis.interest:
-            got = on_basis_valued  # the basis's own values
-        else:
+        if got is None:
             got = _valued_or_error(evaluated, on, sex, sex_error, rate)
         if isinstance(got, ValuationError):
             return {"scenario": label, **_totals(None, rate), "note": f"not valued: {got}"}
@@ -764,11 +763,10 @@ def _sensitivities(
         note = "; ".join(note for note in notes if note)
         return {"scenario": label, **_totals(values, rate), "note": note}
 
-    changes = {"basis": 0.0, "interest -1pp": -0.01, "interest +1pp": 0.01}
-    rows = [
-        scenario(label, results, basis, basis.interest + change)
-        for label, change in changes.items()
-    ]
+    # + 0.0: the rate shown never -0.0, as on the other rows
+    rows = [scenario("basis", results, basis, basis.interest + 0.0, got=on_basis_valued)]
+    for label, change in (("interest -1pp", -0.01), ("interest +1pp", 0.01)):
+        rows.append(scenario(label, results, basis, basis.interest + change))
     for factor in (0.9, 1.1):
         scaled = basis.mortality.scaled(factor)
 
