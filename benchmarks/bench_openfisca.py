@@ -36,7 +36,6 @@ from support import (
     check,
     compile_package,
     count,
-    free_page_reporting,
     generated_members,
     gigabytes,
     members_file,
@@ -383,8 +382,10 @@ def _batch_runs(members_count, repeat):
     return runs
 
 
-def _engine_rows(rows: list, size: int, runs) -> dict[str, float]:
-    """The best run of each engine at ``size`` as rows of the table, and then their ratios."""
+def _engine_rows(size: int, runs) -> tuple[list[list[str]], dict[str, float]]:
+    """The best run of each engine at ``size`` and their ratio, as rows of the table; and
+    the ratios."""
+    rows = []
     best = {engine: _best(runs[size, engine]) for engine in ENGINES}
     ours, theirs = best["actuarial"], best["openfisca"]
     ratios = {key: ours[key] / theirs[key] for key in ("wall", "cpu", "added")}
@@ -414,7 +415,7 @@ def _engine_rows(rows: list, size: int, runs) -> dict[str, float]:
             "",
         ]
     )
-    return ratios
+    return rows, ratios
 
 
 def run(sizes, repeat: int, one_member_count: int, batch_members: int) -> Section:
@@ -435,10 +436,10 @@ def run(sizes, repeat: int, one_member_count: int, batch_members: int) -> Sectio
     section = Section("5. Against OpenFisca: the same clauses, side by side")
     rows, ratios = [], {}
     for size in sizes:
-        ratios[size] = _engine_rows(rows, size, runs)
+        size_rows, ratios[size] = _engine_rows(size, runs)
+        rows += size_rows
     section.tables.append((ENGINE_COLUMNS, rows))
-    backed_rows: list[list[str]] = []
-    backed_ratios = _engine_rows(backed_rows, largest, backed_runs)
+    backed_rows, backed_ratios = _engine_rows(largest, backed_runs)
     section.tables.append(
         ([f"on memory the host backs: {ENGINE_COLUMNS[0]}", *ENGINE_COLUMNS[1:]], backed_rows)
     )
@@ -517,11 +518,10 @@ def run(sizes, repeat: int, one_member_count: int, batch_members: int) -> Sectio
         f"'On memory the host backs': the same runs at {count(largest)} members, "
         f"{BACKED_MIB:,} MiB written and freed in the process just before the timed call "
         "(child.py, back_memory). Where the kernel reports free pages to the hypervisor "
-        "(virtio-balloon's free page reporting; on this machine: "
-        f"{free_page_reporting()}), a page written again after it was reported faults on "
-        "the host too, and the call's kernel time follows the fresh "
-        "memory it touches; pages freed just now are not yet reported and are handed out "
-        f"first. Wall ratio there: {backed_ratios['wall']:.2f}x, against "
+        "(virtio-balloon's free page reporting: see the machine table), a page written "
+        "again after it was reported faults on the host too, and the call's kernel time "
+        "follows the fresh memory it touches; pages freed just now are not yet reported and "
+        f"are handed out first. Wall ratio there: {backed_ratios['wall']:.2f}x, against "
         f"{ratios[largest]['wall']:.2f}x above. Not a target: it shows how much of the "
         "ratio is the host's price of fresh memory.",
         "actuarial: evaluate_frame on the typed frame (datetime64 dates, float64 amounts, the "
