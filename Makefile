@@ -39,6 +39,7 @@ $(VENV)/.installed-lab: pyproject.toml | $(VENV)/.created
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 # pytest runs one test file per processor at a time (pytest-xdist; a file's fixtures are made
 # once), the slow files first (tests/conftest.py orders them), so they run beside the others.

@@ -248,9 +248,7 @@ def _whole_life(table: LifeTable, ages, interest, m: int, method: str | None) ->
     return checked_whole_lives(table, (ages,), interest, m, method)[0]
 
 
-def checked_whole_lives(
-    table: LifeTable, age_arrays, interest, m: int, method: str | None
-) -> list:
+def checked_whole_lives(table: LifeTable, age_arrays, interest, m: int, method: str | None) -> list:
     """:func:`_whole_life` at each array of ages in ``age_arrays``, on the same rates
     (``method`` None: the table's own fractional-age assumption, :func:`method_for`), the
     ages, rates, ``m`` and ``method`` checked already (:func:`annuities_due` checks them).

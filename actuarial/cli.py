@@ -392,9 +392,7 @@ def member_file_options(command):
 
 @cli.command()
 @member_file_options
-@click.option(
-    "--chunk-rows", type=_WholeRange(1), default=DEFAULT_CHUNK_ROWS, show_default=True
-)
+@click.option("--chunk-rows", type=_WholeRange(1), default=DEFAULT_CHUNK_ROWS, show_default=True)
 @click.option("--progress/--no-progress", default=True, show_default=True)
 @law_options
 @guide_options
@@ -493,8 +491,6 @@ def guides_validate(path):
             f"{guide.effective_from} to {guide.effective_until or 'open end'}, "
             f"{len(guide.factors)} rows, {guide.interpolation})"
         )
-
-
 
 
 # The fields ``guides show`` shows over several lines (the further ones indented) when they
@@ -670,8 +666,7 @@ def _mortality(spec, improvement, base_year, close_at, female_weight):
         hint = ["--mortality"] + [
             option
             for field, option in _BASIS_OPTIONS.items()
-            if values[field] is not None
-            and (field == "improvement" or f"'{field}'" in str(error))
+            if values[field] is not None and (field == "improvement" or f"'{field}'" in str(error))
         ]
         raise click.BadParameter(str(error), param_hint=hint) from error
 
@@ -934,8 +929,7 @@ def guides_fit(guide, mortality, cohort, m, method, top):
         _fail(error)
     born = f"; born {cohort}" if mortality.generational else ""
     _echo(
-        f"guide: {found.id}; {mortality.describe()}{born}; payments per year: {m}; "
-        f"method {method}"
+        f"guide: {found.id}; {mortality.describe()}{born}; payments per year: {m}; method {method}"
     )
     below = f"below {format_age(nra * 12)}"  # the rows fitted: at that age the factor is 1
     for label, fit in (
@@ -1177,4 +1171,3 @@ examples_bill = _example_command(
     shipped.EXAMPLE_BILL,
     "the example amendment of the law (a hypothetical bill, TOML) for `--law`",
 )
-

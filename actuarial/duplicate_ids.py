@@ -103,11 +103,7 @@ def _as_strings(chunk, max_length: int | None = None) -> pa.StringArray:
     chunk = id_texts(chunk)
     # An id has at least as many bytes as characters: counted only when it may be too long
     # (and Arrow given no Python value unless then: see actuarial.arrow_text).
-    if (
-        max_length is not None
-        and len(chunk)
-        and arrow_text.byte_lengths(chunk).max() > max_length
-    ):
+    if max_length is not None and len(chunk) and arrow_text.byte_lengths(chunk).max() > max_length:
         too_long = pc.fill_null(pc.greater(pc.utf8_length(chunk), max_length), False)
         if pc.any(too_long).as_py():
             chunk = pc.if_else(too_long, pa.scalar(None, pa.string()), chunk)

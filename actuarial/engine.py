@@ -213,7 +213,7 @@ _DAY_HEAD = len("YYYY-MM-")  # a date's first 8 bytes, one 8-byte item; the day,
 
 @functools.cache
 def _day_items() -> tuple[np.ndarray, np.ndarray]:
-    """"YYYY-MM-DD" of every day of :data:`_DAY_TEXTS_SPAN`, formatted once, as items for
+    """The "YYYY-MM-DD" texts of every day of :data:`_DAY_TEXTS_SPAN`, formatted once, as items for
     :func:`_put`: "YYYY-MM-" (uint64) and "DD" (uint16) of each day."""
     days = _formatted_days(np.arange(*_DAY_TEXTS_SPAN))
     return tuple(
@@ -223,7 +223,7 @@ def _day_items() -> tuple[np.ndarray, np.ndarray]:
 
 
 def _formatted_days(days: np.ndarray) -> np.ndarray:
-    """"YYYY-MM-DD" of each day (years 0-9999) as a (days, 10) byte matrix, by Arrow."""
+    """The "YYYY-MM-DD" text of each day (years 0-9999) as a (days, 10) byte matrix, by Arrow."""
     texts = pc.cast(pa.array(days, type=pa.date32()), pa.string())
     texts = pa.array(texts, type=pa.string())  # offsets from 0: every text 10 bytes
     data = np.frombuffer(texts.buffers()[2], np.uint8, _DATE_WIDTH * len(days))
@@ -239,7 +239,7 @@ def _put(matrix: np.ndarray, column: int, items: np.ndarray) -> None:
 
 
 def _put_dates(matrix: np.ndarray, column: int, dates: np.ndarray) -> None:
-    """"YYYY-MM-DD" of each date (no NaT) into ``matrix[:, column:]``: looked up in
+    """The "YYYY-MM-DD" text of each date (no NaT) into ``matrix[:, column:]``: looked up in
     :func:`_day_items`, formatted by Arrow only for a date outside its span."""
     first, end = _DAY_TEXTS_SPAN
     if len(dates) and (dates.min() < first or dates.max() >= end):
@@ -915,7 +915,8 @@ def evaluate_members(
     # (invalid, not covered) are blanked.
     law_on = LawOn(law, law_dates(members.separation_date, law))
     coverage = np.where(
-        valid, coverage_codes(members.entry_date, members.separation_date, law_on, readings),
+        valid,
+        coverage_codes(members.entry_date, members.separation_date, law_on, readings),
         COVERED,
     )
     covered = valid & (coverage == COVERED)

@@ -510,8 +510,7 @@ def _age_months(age_months, *others, names=()) -> tuple[np.ndarray, ...]:
     if months.ndim != 1 or not np.array_equal(months, np.round(months)):
         raise EquivalenceError("'age_months' must be a 1-D array of whole months (e.g. 663)")
     arrays = [
-        real_array(name, other, EquivalenceError)
-        for name, other in zip(names, others, strict=True)
+        real_array(name, other, EquivalenceError) for name, other in zip(names, others, strict=True)
     ]
     for name, array in zip(names, arrays, strict=True):
         if array.shape != months.shape:

@@ -261,8 +261,7 @@ class Mortality:
             or not DATE_YEARS[0] <= year <= DATE_YEARS[1]
         ):
             raise MortalityError(
-                f"'base_year' must be a year from {DATE_YEARS[0]} to {DATE_YEARS[1]} "
-                f"(got {year!r})"
+                f"'base_year' must be a year from {DATE_YEARS[0]} to {DATE_YEARS[1]} (got {year!r})"
             )
         sides = _sides(self.spec)
         # An option that would change nothing is refused, never silently dropped.
@@ -440,4 +439,3 @@ def _sides(spec: str) -> tuple[str, ...]:
             f"'soa:3399/soa:3400' (got {spec!r})"
         )
     return sides
-

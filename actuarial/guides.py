@@ -695,8 +695,10 @@ def _metadata_problems(meta: dict, folder_name: str | None = None) -> list[tuple
     if isinstance(meta.get("id"), str) and not meta["id"].isprintable():  # a line break, ...
         shown = quoted(meta["id"])
         report("id", f"'id' must be printable text, without control characters (got {shown})")
-    elif isinstance(meta.get("id"), str) and meta["id"].strip() and (
-        meta["id"] != meta["id"].strip() or meta["id"].startswith(".")
+    elif (
+        isinstance(meta.get("id"), str)
+        and meta["id"].strip()
+        and (meta["id"] != meta["id"].strip() or meta["id"].startswith("."))
     ):  # a guide's folder: hidden folders are not read as guides
         report(
             "id",
@@ -825,9 +827,7 @@ def _check_rows(where: str, text: str, interpolation, span: AgeSpan, problems: l
             )
             continue
         if not 0 <= months <= 11:
-            problems.append(
-                Problem(where, line, f"'age_months' must be in [0, 11] (got {months})")
-            )
+            problems.append(Problem(where, line, f"'age_months' must be in [0, 11] (got {months})"))
             continue
         age = years * 12 + months
         factor, problem = _row_problem(age, record[2], span)

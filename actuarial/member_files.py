@@ -254,9 +254,7 @@ def reading(path: Path, chunks: Iterator) -> Iterator:
 @takes_paths("path")
 def duplicated_in_file(path: Path, fmt: str, stop: threading.Event | None = None) -> DuplicateIds:
     """The first pass: rows whose member_id occurs more than once in the whole file."""
-    return find_duplicates(
-        lambda: reading(path, _id_chunks(path, fmt, stop)), MEMBER_ID_MAX_LENGTH
-    )
+    return find_duplicates(lambda: reading(path, _id_chunks(path, fmt, stop)), MEMBER_ID_MAX_LENGTH)
 
 
 class FirstPass:

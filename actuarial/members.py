@@ -308,7 +308,11 @@ def _undecodable(value) -> bool:
 # dates; an int too large for int64), or of a kind it has no text for (periods, intervals,
 # lists, a nested Arrow type).
 _NOT_ARROW_TEXT = (
-    pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError, TypeError, OverflowError
+    pa.ArrowInvalid,
+    pa.ArrowTypeError,
+    pa.ArrowNotImplementedError,
+    TypeError,
+    OverflowError,
 )
 
 
@@ -619,6 +623,7 @@ def _as_float(value):
     except OverflowError:
         return math.inf if value > 0 else -math.inf
 
+
 # The text Arrow casts to float64 (fast_float's grammar), in two kinds: decimal numbers,
 # cast at once (the numbers of every file: text_files.DECIMAL_NUMBER), and named values
 # (infinity, NaN), each distinct text cast alone.
@@ -769,9 +774,7 @@ def _arrow_backed_text(series: pd.Series) -> bool:
     return isinstance(series.dtype, pd.StringDtype) and series.dtype.storage == "pyarrow"
 
 
-def _map_unique_blank(
-    series: pd.Series, mapping, longest: int
-) -> tuple[np.ndarray, np.ndarray]:
+def _map_unique_blank(series: pd.Series, mapping, longest: int) -> tuple[np.ndarray, np.ndarray]:
     """``mapping`` of each value and :func:`blank_mask`, both on each distinct value once.
 
     ``longest``: the most characters of a text ``mapping`` accepts once stripped (-1 for any
@@ -1221,10 +1224,20 @@ def _validated(fields: _Fields, source: str, first_row: int) -> MemberArrays:
         too_long[too_long] = characters > MEMBER_ID_MAX_LENGTH
     flag(too_long, "member_id", _ID_TOO_LONG, _Length(arrow_ids))
     flag(fields.beyond_str, "member_id", _ID_TOO_LONG, _GIVEN)  # its digits are not written
-    flag(trimmed_length != length, "member_id", _ID_SPACED, arrow_ids,
-         unless=lambda: id_blank() | too_long)
-    flag(_has_control(arrow_ids), "member_id", _ID_CONTROL_CHARACTERS, arrow_ids,
-         unless=lambda: too_long)
+    flag(
+        trimmed_length != length,
+        "member_id",
+        _ID_SPACED,
+        arrow_ids,
+        unless=lambda: id_blank() | too_long,
+    )
+    flag(
+        _has_control(arrow_ids),
+        "member_id",
+        _ID_CONTROL_CHARACTERS,
+        arrow_ids,
+        unless=lambda: too_long,
+    )
     # A blank id is "required"; several blank ids are not also "not unique".
     flag(fields.duplicated, "member_id", _ID_NOT_UNIQUE, fields.other_rows, unless=id_blank)
 
@@ -1234,15 +1247,26 @@ def _validated(fields: _Fields, source: str, first_row: int) -> MemberArrays:
         timestamps = fields.timestamps[name]
         for mask, rule in timestamps:
             flag(mask, name, rule, _GIVEN, unless=lambda blank=blank: blank)
-        flag(np.isnat(dates), name, _NOT_A_DATE, _GIVEN,  # a timestamp says why instead
-             unless=lambda blank=blank, timestamps=timestamps: np.logical_or.reduce(
-                 [blank, *(mask for mask, _ in timestamps)]))
+        flag(
+            np.isnat(dates),
+            name,
+            _NOT_A_DATE,
+            _GIVEN,  # a timestamp says why instead
+            unless=lambda blank=blank, timestamps=timestamps: np.logical_or.reduce(
+                [blank, *(mask for mask, _ in timestamps)]
+            ),
+        )
         flag((dates < _DATE_BOUNDS[0]) | (dates > _DATE_BOUNDS[1]), name, _DATE_OUTSIDE, dates)
     for name in NUMBER_FIELDS:
         blank = fields.blank[name]
         flag(blank, name, _REQUIRED)
-        flag(np.isnan(fields.values[name]), name, _NOT_A_NUMBER, _GIVEN,
-             unless=lambda blank=blank: blank)
+        flag(
+            np.isnan(fields.values[name]),
+            name,
+            _NOT_A_NUMBER,
+            _GIVEN,
+            unless=lambda blank=blank: blank,
+        )
     service = fields.values["credited_service"]
     compensation = fields.values["average_compensation"]
     # An infinite value, as given: 1e400 in a file, or an int too large for a float, is
@@ -1250,24 +1274,38 @@ def _validated(fields: _Fields, source: str, first_row: int) -> MemberArrays:
     service_infinite, compensation_infinite = np.isinf(service), np.isinf(compensation)
     flag(service_infinite, "credited_service", _NOT_FINITE, _GIVEN)
     flag(service < 0, "credited_service", _NEGATIVE, service, unless=lambda: service_infinite)
-    flag(compensation <= 0, "average_compensation", _NOT_POSITIVE, compensation,
-         unless=lambda: compensation_infinite)  # NaN: not a number
+    flag(
+        compensation <= 0,
+        "average_compensation",
+        _NOT_POSITIVE,
+        compensation,
+        unless=lambda: compensation_infinite,
+    )  # NaN: not a number
     flag(compensation_infinite, "average_compensation", _NOT_FINITE, _GIVEN)
-    flag(compensation > PLAUSIBLE.compensation_max, "average_compensation", _IMPLAUSIBLE,
-         compensation, unless=lambda: compensation_infinite)
+    flag(
+        compensation > PLAUSIBLE.compensation_max,
+        "average_compensation",
+        _IMPLAUSIBLE,
+        compensation,
+        unless=lambda: compensation_infinite,
+    )
 
     birth, entry, separation = (fields.values[name] for name in DATE_FIELDS)
     flag(birth > entry, "birth_date", _AFTER_ENTRY, _Pair(birth, entry))
     flag(entry > separation, "entry_date", _AFTER_SEPARATION, _Pair(entry, separation))
     life_years = (separation - birth).astype("timedelta64[D]").astype(float) / _DAYS_PER_YEAR
-    flag(service > life_years, "credited_service", _LONGER_THAN_LIFE, service,
-         unless=lambda: ~np.isfinite(service) | np.isnat(separation) | np.isnat(birth))
+    flag(
+        service > life_years,
+        "credited_service",
+        _LONGER_THAN_LIFE,
+        service,
+        unless=lambda: ~np.isfinite(service) | np.isnat(separation) | np.isnat(birth),
+    )
 
     group, refunded = fields.values["group"], fields.values["refunded"]
     flag(group < 0, "group", _GROUP_UNKNOWN, _GIVEN, unless=lambda: fields.blank["group"])
     flag(fields.blank["group"], "group", _REQUIRED)
-    flag(refunded < 0, "refunded", _REFUND_UNKNOWN, _GIVEN,
-         unless=lambda: fields.blank["refunded"])
+    flag(refunded < 0, "refunded", _REFUND_UNKNOWN, _GIVEN, unless=lambda: fields.blank["refunded"])
     flag(fields.blank["refunded"], "refunded", _REQUIRED)
 
     bad = _any_row(problem[0] for problem in problems)
@@ -1534,35 +1572,46 @@ def warnings_and_where(
     entry_age = np.full(len(members), -1, dtype=np.int64)
     if len(young):
         entry_age[young] = age_in_months(members.birth_date[young], members.entry_date[young])
-    elapsed_years = (
-        (members.separation_date - members.entry_date).astype("timedelta64[D]").astype(float)
-        / _DAYS_PER_YEAR
-    )
+    elapsed_years = (members.separation_date - members.entry_date).astype("timedelta64[D]").astype(
+        float
+    ) / _DAYS_PER_YEAR
     compensation = members.average_compensation
     entry, service, below, above, late = WARNING_RULES
     found: list[tuple[WarningRule, np.ndarray, callable]] = [
         (
             entry,
             (entry_age >= 0) & (entry_age < 12 * PLAUSIBLE.entry_age_warn_below),
-            lambda i: f"(got {members.entry_date[i]}, at age {entry_age[i] // 12}y"
-            f"{entry_age[i] % 12}m)",
+            lambda i: (
+                f"(got {members.entry_date[i]}, at age {entry_age[i] // 12}y{entry_age[i] % 12}m)"
+            ),
         ),
         (
             service,
             members.credited_service > elapsed_years + PLAUSIBLE.service_excess_warn_years,
-            lambda i: f"(got {members.credited_service[i]:.2f} against {elapsed_years[i]:.2f} "
-            "years, purchased service?)",
+            lambda i: (
+                f"(got {members.credited_service[i]:.2f} against {elapsed_years[i]:.2f} "
+                "years, purchased service?)"
+            ),
         ),
-        (below, compensation < PLAUSIBLE.compensation_warn_below,
-         lambda i: f"(got {Exact(compensation[i]):,.2f})"),  # as the explanation shows it
-        (above, compensation > PLAUSIBLE.compensation_warn_above,
-         lambda i: f"(got {Exact(compensation[i]):,.2f})"),
+        (
+            below,
+            compensation < PLAUSIBLE.compensation_warn_below,
+            lambda i: f"(got {Exact(compensation[i]):,.2f})",
+        ),  # as the explanation shows it
+        (
+            above,
+            compensation > PLAUSIBLE.compensation_warn_above,
+            lambda i: f"(got {Exact(compensation[i]):,.2f})",
+        ),
     ]
     if payment_date is not None:
         payment = np.datetime64(payment_date, "D")
         found.append(
-            (late, members.separation_date > payment,
-             lambda i: f"{payment} (got {members.separation_date[i]})")
+            (
+                late,
+                members.separation_date > payment,
+                lambda i: f"{payment} (got {members.separation_date[i]})",
+            )
         )
     any_warning = np.zeros(len(members), dtype=bool)
     for _, mask, _ in found:

@@ -267,8 +267,12 @@ def table(
     frame = frame.copy()
     frame.columns = [str(name) for name in frame.columns]
     kinds = dict.fromkeys(frame.columns, "")
-    for kind, names in (("money", money), ("factor", factors), ("percent", percent),
-                        ("date", dates)):
+    for kind, names in (
+        ("money", money),
+        ("factor", factors),
+        ("percent", percent),
+        ("date", dates),
+    ):
         for name in names:
             if name not in kinds:
                 raise KeyError(f"'{kind}' column {name!r} is not in the table: {list(kinds)}")

@@ -384,8 +384,7 @@ def provenance(
         for number, item in enumerate(law.provenance())
     )
     shown_names = {
-        item["file"]: name
-        for item, (name, _) in zip(law.provenance(), law_files, strict=True)
+        item["file"]: name for item, (name, _) in zip(law.provenance(), law_files, strict=True)
     }
     made_at = made_at or dt.datetime.now(dt.UTC)
     return Provenance(
@@ -522,14 +521,9 @@ def _index(entries: Iterable[PageEntry], inputs: str, summary: str, footer: str)
         "</style>\n</head>\n<body>\n"
         f"<h1>{html.escape(REPORT_TITLE)}</h1>\n"
         "<p>Ley 447-1951, art. 2-103 (3 L.P.R.A. &sect; 766d), as amended. Each page was run "
-        "on the inputs below.</p>\n"
-        + inputs
-        + "<h2>Pages</h2>\n"
+        "on the inputs below.</p>\n" + inputs + "<h2>Pages</h2>\n"
         '<table class="summary"><thead><tr><th>page</th><th>status</th></tr></thead>'
-        f"<tbody>\n{rows}</tbody></table>\n"
-        + summary
-        + footer
-        + "</body>\n</html>\n"
+        f"<tbody>\n{rows}</tbody></table>\n" + summary + footer + "</body>\n</html>\n"
     )
 
 
@@ -593,8 +587,9 @@ def _markdown_to_html(source: str, renderer) -> str:
     from nbconvert.filters.markdown_mistune import MarkdownWithMath, MathInlineParser
 
     class Inline(MathInlineParser):
-        DEFAULT_RULES = tuple(rule for rule in MathInlineParser.DEFAULT_RULES
-                              if rule != "inline_math_tex")
+        DEFAULT_RULES = tuple(
+            rule for rule in MathInlineParser.DEFAULT_RULES if rule != "inline_math_tex"
+        )
 
     return MarkdownWithMath(renderer=renderer, inline=Inline(hard_wrap=False)).render(source)
 
@@ -722,7 +717,8 @@ def _readers_view(notebook):
             ]
             if written:
                 notebook.cells[index] = nbformat.v4.new_markdown_cell(
-                    "\n\n".join(written), id=cell.id  # normalized: the same on every run
+                    "\n\n".join(written),
+                    id=cell.id,  # normalized: the same on every run
                 )
             else:  # the cell failed: its code stays to be seen with the error
                 cell.metadata["transient"] = {"remove_source": False}
@@ -844,8 +840,12 @@ def _key_figures(guides, members_path: Path, readings: Readings, as_of, law) -> 
     from actuarial.review import clause_summary, membership_counts
 
     results = evaluate_frame(
-        read_members(members_path), guides, as_of=as_of, readings=readings,
-        source=members_path.name, law=law,
+        read_members(members_path),
+        guides,
+        as_of=as_of,
+        readings=readings,
+        source=members_path.name,
+        law=law,
     )
     return {
         "counts": membership_counts(results).to_dict(),

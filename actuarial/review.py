@@ -139,7 +139,9 @@ def law_numbers(law=None, date=None) -> dict[str, str]:
 
     minimum = values["minimum_monthly_pension"]
     numbers = {
-        "minimum": f"${minimum:,.0f}" if minimum == int(minimum) else shown_value(
+        "minimum": f"${minimum:,.0f}"
+        if minimum == int(minimum)
+        else shown_value(
             "USD a month", minimum
         ),  # whole dollars without cents, as the statute writes them
         "minimum_cents": shown_value("USD a month", minimum),
@@ -147,16 +149,23 @@ def law_numbers(law=None, date=None) -> dict[str, str]:
         "coverage_from": str(values["coverage.first_entry_on_or_after"]),
         "coverage_until": str(values["coverage.first_entry_before"]),
     }
-    for clause, prefix in (("a", "service_annuity"), ("b", "high_risk"),
-                           ("c", "early_retirement"), ("d", "deferred")):
+    for clause, prefix in (
+        ("a", "service_annuity"),
+        ("b", "high_risk"),
+        ("c", "early_retirement"),
+        ("d", "deferred"),
+    ):
         age = int(values[f"{prefix}.age"])
         numbers[f"age_{clause}"] = str(age)
         numbers[f"age_{clause}_ym"] = f"{age}y0m"
         numbers[f"age_{clause}_before"] = f"{age - 1}y11m"
         if f"{prefix}.minimum_service" in values:
             numbers[f"service_{clause}"] = years(values[f"{prefix}.minimum_service"])
-    for name, key in (("rate_a", "service_annuity.rate"), ("rate_b_at", "high_risk.rate_at_age"),
-                      ("rate_b_before", "high_risk.rate_before_age")):
+    for name, key in (
+        ("rate_a", "service_annuity.rate"),
+        ("rate_b_at", "high_risk.rate_at_age"),
+        ("rate_b_before", "high_risk.rate_before_age"),
+    ):
         numbers[name] = percent(values[key])
         numbers[f"{name}_tex"] = numbers[name].replace("%", "\\%")
     return numbers
@@ -411,8 +420,11 @@ def warnings_by_rule(results: pd.DataFrame) -> pd.DataFrame:
     texts = flagged["warnings"].astype(str)
     warned = texts.loc[texts != ""].str.split(WARNING_SEPARATOR)
     members = [
-        int(warned.map(lambda found, rule=rule: any(
-            text.startswith(rule.opening + " ") for text in found)).sum())
+        int(
+            warned.map(
+                lambda found, rule=rule: any(text.startswith(rule.opening + " ") for text in found)
+            ).sum()
+        )
         for rule in WARNING_RULES
     ]
     return pd.DataFrame(
@@ -439,7 +451,13 @@ def benefits_by_clause(results: pd.DataFrame) -> pd.DataFrame:
 
 # --------------------------------------------------------------------- amendments
 AMENDMENT_COLUMNS = (
-    "parameter", "effective_from", "value", "unit", "read on", "shipped value", "takes effect",
+    "parameter",
+    "effective_from",
+    "value",
+    "unit",
+    "read on",
+    "shipped value",
+    "takes effect",
     "file",
 )
 
@@ -483,9 +501,7 @@ def amendment_entries(law) -> pd.DataFrame:
         if entry.file not in shipped_files
     ]
     table = pd.DataFrame(rows, columns=[*AMENDMENT_COLUMNS, "order"])
-    return table.sort_values("order", kind="stable")[list(AMENDMENT_COLUMNS)].reset_index(
-        drop=True
-    )
+    return table.sort_values("order", kind="stable")[list(AMENDMENT_COLUMNS)].reset_index(drop=True)
 
 
 def law_comparison(before: pd.DataFrame, after: pd.DataFrame) -> pd.DataFrame:

@@ -432,8 +432,10 @@ def _note_no_one_alive(found, grid: _Grid) -> None:
         for end_age in np.unique(end_ages).tolist():
             here = end_ages == end_age
             names = sorted({grid.names[table] for table in np.unique(tables[here]).tolist()})
-            named = f"table '{names[0]}' has" if len(names) == 1 else (
-                f"{len(names)} tables ('{names[0]}', ...) have"
+            named = (
+                f"table '{names[0]}' has"
+                if len(names) == 1
+                else (f"{len(names)} tables ('{names[0]}', ...) have")
             )
             low, high = format_age(months[here].min()), format_age(months[here].max())
             starts = low if low == high else f"{low} to {high}"

@@ -326,8 +326,11 @@ def run(members_count: int = 1_000_000, guide_days: int = 2_000, guide_members: 
                 *[
                     [
                         f"batch, 500 MB of text: a distinct 50,000-character group each ({fmt})",
-                        "10,000", "10,000", "10,000",
-                        seconds(wide[suffix]["wall"]), gigabytes(wide[suffix]["peak_rss"]),
+                        "10,000",
+                        "10,000",
+                        "10,000",
+                        seconds(wide[suffix]["wall"]),
+                        gigabytes(wide[suffix]["peak_rss"]),
                     ]
                     for suffix, fmt in ((".csv", "CSV"), (".parquet", "Parquet, one row group"))
                 ],
@@ -374,8 +377,7 @@ def run(members_count: int = 1_000_000, guide_days: int = 2_000, guide_members: 
             ", ".join(
                 gigabytes(run["peak_rss"]) for run in (long_text, wide[".csv"], wide[".parquet"])
             ),
-            max(run["peak_rss"] for run in (long_text, wide[".csv"], wide[".parquet"]))
-            < GIGABYTE,
+            max(run["peak_rss"] for run in (long_text, wide[".csv"], wide[".parquet"])) < GIGABYTE,
         ),
         Target(
             "2,000 one-day guides, 20,000 members: under 1 minute and 1 GB",

@@ -222,8 +222,8 @@ def main() -> None:
         "evaluate_members": lambda state: evaluate_members(
             state["parse_member (plain Python, no frame)"], guides, AS_OF
         ),
-        "member_clauses (a ClauseResult's values, from the arrays)": lambda state: (
-            member_clauses(state["evaluate_members"], 0)
+        "member_clauses (a ClauseResult's values, from the arrays)": lambda state: member_clauses(
+            state["evaluate_members"], 0
         ),
         "explain": lambda state: explain(
             state["evaluate_members"],
@@ -233,8 +233,8 @@ def main() -> None:
         ),
     }
     compared = {
-        "for comparison: member_frame + parse_members (one-row frame)": lambda state: (
-            parse_members(member_frame(state["member"]), source="member")
+        "for comparison: member_frame + parse_members (one-row frame)": lambda state: parse_members(
+            member_frame(state["member"]), source="member"
         ),
     }
     stage_seconds = dict.fromkeys([*stages, *compared], 0.0)

@@ -106,9 +106,11 @@ def load(context, path: Path, screenshot: Path | None = None) -> RenderedPage:
     )
     page.on(
         "request",
-        lambda request: network.append(request.url)
-        if request.url.startswith(("http:", "https:", "ws:", "wss:"))
-        else None,
+        lambda request: (
+            network.append(request.url)
+            if request.url.startswith(("http:", "https:", "ws:", "wss:"))
+            else None
+        ),
     )
     page.goto(path.resolve().as_uri(), wait_until="load")
     page.wait_for_function("document.readyState === 'complete'")

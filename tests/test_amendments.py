@@ -133,7 +133,6 @@ def test_reasons_and_explanations_state_the_amended_values_and_none_of_the_old(
     assert f"bill.toml (sha256 {load_law(bill).files[1].sha256})" in english
 
 
-
 def test_a_member_not_covered_is_told_the_window_in_force_on_the_separation_date(
     half_percent_guides, tmp_path
 ):
@@ -142,7 +141,7 @@ def test_a_member_not_covered_is_told_the_window_in_force_on_the_separation_date
     window of the law's first date."""
     window = tmp_path / "window.toml"
     window.write_text(
-        '[[coverage.first_entry_before]]\neffective_from = 2005-01-01\nvalue = 1998-01-01\n'
+        "[[coverage.first_entry_before]]\neffective_from = 2005-01-01\nvalue = 1998-01-01\n"
         'unit = "date"\nsource = "Test bill"\n',
         encoding="utf-8",
     )
@@ -164,6 +163,7 @@ def test_a_member_not_covered_is_told_the_window_in_force_on_the_separation_date
     # Separated before the amendment: the window of the time, which covers a 1999 entry.
     earlier = {**later, "separation_date": "2004-06-30"}
     assert evaluate(earlier, half_percent_guides, as_of=AS_OF, law=window).covered
+
 
 # Separates in 2016 at 45 with 12 years at $14,000: (d) from 2035, 1.5% x 14,000 x 12 / 12
 # = 210 a month, lifted to the minimum of its payment date.
@@ -213,6 +213,7 @@ def test_the_minimum_reading_states_each_later_minimum_a_later_payment_may_get(
         assert (deferred.monthly_amount, deferred.minimum_topup) == (600.00, 390.00)
     shipped = _i4_line(evaluate(DEFERRED, half_percent_guides, as_of=as_of))
     assert "on the payment date ($500.00) on every" in shipped
+
 
 def test_a_minimum_restated_at_its_amount_is_no_later_minimum(half_percent_guides, amendment):
     # The I-4 reading listed "$500.00 from 2020-01-01" as a minimum a later payment may get,
@@ -694,10 +695,14 @@ def test_an_amendment_whose_every_entry_a_later_one_replaces_is_noted(tmp_path):
     second.write_text(_entry("minimum_monthly_pension", "2027-01-01", 700, USD), encoding="utf-8")
     with pytest.warns(LawNote) as caught:
         law = load_law(first, second)
-    assert [str(w.message) for w in caught] == list(law_notes(law)) == [
-        f"{first}: none of its entries is in the law in force (it holds none, or later files "
-        "replace each): it changes nothing"
-    ]
+    assert (
+        [str(w.message) for w in caught]
+        == list(law_notes(law))
+        == [
+            f"{first}: none of its entries is in the law in force (it holds none, or later files "
+            "replace each): it changes nothing"
+        ]
+    )
 
 
 def test_a_note_of_the_law_amended_is_not_warned_again_by_a_later_amendment(tmp_path):

@@ -74,9 +74,7 @@ def test_evaluate_explains_every_clause_in_english():
         "  reduction factor 0.545000: guide 'illustrative-half-percent-per-month', linear by "
         "month between 57y0m (0.520000) and 58y0m (0.580000)"
     ) in lines
-    assert (
-        "  annual $8,502.00; monthly $708.50 from 2017-11-15, paid on 2026-06-01" in lines
-    )
+    assert "  annual $8,502.00; monthly $708.50 from 2017-11-15, paid on 2026-06-01" in lines
     assert "Payment date: the later of 2026-06-01 (as of) and each annuity's start date." in lines
     assert "Readings used:" in lines
 
@@ -118,7 +116,7 @@ def test_evaluate_json_escapes_what_a_terminal_would_act_on_and_keeps_the_data(t
     replaces them: the JSON reads back to the same values."""
     law = tmp_path / "bill\u202eevil\x9b.toml"
     law.write_text(
-        '[[minimum_monthly_pension]]\neffective_from = 2027-01-01\nvalue = 600\n'
+        "[[minimum_monthly_pension]]\neffective_from = 2027-01-01\nvalue = 600\n"
         'unit = "USD a month"\nsource = "Test bill"\n',
         encoding="utf-8",
     )
@@ -211,9 +209,9 @@ def test_evaluate_as_of_applies_the_minimum_to_later_payments():
         service="10",
         compensation="12000",
     )
-    before = json.loads(
-        invoke("evaluate", *small, "--as-of", "2013-06-30", "--json").stdout
-    )["clauses"][0]
+    before = json.loads(invoke("evaluate", *small, "--as-of", "2013-06-30", "--json").stdout)[
+        "clauses"
+    ][0]
     after = json.loads(invoke("evaluate", *small, "--as-of", "2013-07-01", "--json").stdout)
     # 1.5% x 12,000 x 10 / 12 = 150 a month; from 2013-07-01 paid 500.
     assert before["monthly_amount"] == 150.0
@@ -440,9 +438,7 @@ def test_report_names_an_output_it_cannot_write_with_the_reason(tmp_path, monkey
     out = tmp_path.resolve() / "out"
     result = invoke("report", "--out", out, "--no-progress")
     assert result.exit_code == 1
-    assert result.stderr == (
-        f"error: {out / 'mathjax'}: cannot write (No space left on device)\n"
-    )
+    assert result.stderr == (f"error: {out / 'mathjax'}: cannot write (No space left on device)\n")
 
 
 def test_batch_fails_with_exit_1_on_a_missing_file(tmp_path):
@@ -489,9 +485,7 @@ def test_batch_refuses_its_input_as_output_before_reading_it(tmp_path):
     assert members.read_bytes() == before
 
 
-def test_batch_never_overwrites_a_guide_of_another_series_read_beside_its_own(
-    make_guide, tmp_path
-):
+def test_batch_never_overwrites_a_guide_of_another_series_read_beside_its_own(make_guide, tmp_path):
     make_guide("used")
     other = make_guide("other") / "reduction.csv"  # read and validated, not used
     before = other.read_bytes()
@@ -585,11 +579,14 @@ def test_guides_validate_states_every_overlap_beside_every_other_problem(make_gu
     assert f"{second}: series 'p': period of 'p2' (from 2010-01-01) overlaps 'p1' " in (
         "\n".join(problems)
     )
-    assert f"{third}: series 'q': period of 'q2' (from 2000-01-01) overlaps 'q1' (1990-04-01 to " \
+    assert (
+        f"{third}: series 'q': period of 'q2' (from 2000-01-01) overlaps 'q1' (1990-04-01 to "
         "open end)" in problems
+    )
     assert any("'factor' must be in (0, 1] (got 1.2)" in line for line in problems)
     assert any("'title' must be a non-empty string (got 5)" in line for line in problems)
     assert problems[0] == f"error: {len(problems) - 1} problem(s) in the Actuarial Guides:"
+
 
 @pytest.mark.parametrize(
     "command",
@@ -609,6 +606,7 @@ def test_a_folder_of_guides_given_for_one_guide_is_named_as_such(tmp_path, comma
         f"give one of them, such as {folder / 'jcs-1990'}"
     )
     assert result.stderr.splitlines()[-1].startswith(said)
+
 
 def test_guides_list_marks_the_default_series_among_the_shipped_guides_only(tmp_path):
     shipped = invoke("guides", "list")
@@ -763,6 +761,7 @@ def test_guides_derive_refuses_an_id_the_guides_folder_would_hide_or_pad(tmp_pat
     )
     assert not out.exists() or list(out.iterdir()) == []
 
+
 def test_guides_derive_refuses_a_link_to_a_folder_of_another_name(tmp_path):
     # --out guides/current (a link to guides/jcs-2027) wrote id = "current" into jcs-2027:
     # a guide its folder's name contradicts, which made every run on guides/ fail.
@@ -865,9 +864,7 @@ def test_guides_derive_writes_a_guide_that_loads_and_fits_back_to_its_interest(t
 
 
 @pytest.mark.parametrize(("interest", "shown"), [("0.0123456789", "1.23456789"), ("-0.0", "0")])
-def test_guides_derive_titles_the_guide_with_every_digit_of_its_interest(
-    tmp_path, interest, shown
-):
+def test_guides_derive_titles_the_guide_with_every_digit_of_its_interest(tmp_path, interest, shown):
     out = tmp_path / "g"
     result = invoke(
         "guides", "derive", "--mortality", "sult", f"--interest={interest}", "--out", out
@@ -1234,9 +1231,7 @@ def test_a_cohort_or_base_year_is_a_year_from_1900_to_2100_before_anything_runs(
         "fit": ["guides", "fit", HALF_PERCENT_SERIES],
         "subsidy": ["guides", "subsidy", HALF_PERCENT_SERIES, "--interest", "0.05"],
     }[command]
-    result = invoke(
-        *arguments, "--mortality", "soa:3399", "--improvement", "mp-2020", option, year
-    )
+    result = invoke(*arguments, "--mortality", "soa:3399", "--improvement", "mp-2020", option, year)
     assert result.exit_code == 2, result.output
     assert result.output.endswith(
         f"Error: Invalid value for '{option}': {year} is not in the range 1900<=x<=2100.\n"
@@ -1495,9 +1490,7 @@ def test_batch_summary_counts_members_with_warnings(tmp_path):
 @pytest.mark.parametrize(
     "hostile", ["\x1b[2J\x1b[31m", "\x07", "\x9b31m", "\u202eevil", "a\rb", "\x00"]
 )
-def test_text_from_guide_files_reaches_the_terminal_without_control_characters(
-    make_guide, hostile
-):
+def test_text_from_guide_files_reaches_the_terminal_without_control_characters(make_guide, hostile):
     escaped = json.dumps(hostile)[1:-1]  # a TOML basic string holds it escaped
     folder = make_guide(toml=lambda t: t.replace('title = "', f'title = "{escaped}', 1))
     result = invoke("guides", "show", folder.name, "--guides", folder.parent)
@@ -1527,9 +1520,7 @@ def test_guides_derive_refuses_to_replace_the_life_table_it_reads(tmp_path):
     folder.mkdir()
     table = folder / "reduction.csv"  # the life table, where the guide would write its table
     ages = range(20, 121)
-    pd.DataFrame({"age": ages, "qx": [float(sult().q(a)) for a in ages]}).to_csv(
-        table, index=False
-    )
+    pd.DataFrame({"age": ages, "qx": [float(sult().q(a)) for a in ages]}).to_csv(table, index=False)
     before = table.read_bytes()
     result = invoke(
         "guides", "derive", "--mortality", f"csv:{table}", "--interest", "0.05", "--out", folder
@@ -1709,8 +1700,10 @@ def test_an_empty_path_is_refused_not_read_as_the_current_folder(
     given = [""] if isinstance(parameter, click.Argument) else [parameter.opts[0], ""]
     result = invoke(*command, *given)
     assert result.exit_code == 2, result.output
-    shown = parameter.human_readable_name if isinstance(parameter, click.Argument) else (
-        parameter.opts[0]
+    shown = (
+        parameter.human_readable_name
+        if isinstance(parameter, click.Argument)
+        else (parameter.opts[0])
     )
     assert result.output.endswith(
         f"Error: Invalid value for '{shown}': an empty path: give a file or folder ('.' for "
@@ -1872,9 +1865,7 @@ def test_a_law_table_or_scale_that_is_no_file_is_refused_without_waiting_on_it(
 
 
 @pytest.mark.parametrize("command", [["batch", SAMPLE], ["guides", "show", DEFAULT_SERIES]])
-def test_a_reader_that_stops_reading_ends_the_command_quietly_its_files_written(
-    tmp_path, command
-):
+def test_a_reader_that_stops_reading_ends_the_command_quietly_its_files_written(tmp_path, command):
     """`actuarial batch ... | head -1` said "error: file system: cannot write (Broken pipe)"
     once its results were written; every command now ends as click ends the others."""
     import subprocess

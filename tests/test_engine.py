@@ -612,7 +612,7 @@ def test_mapped_is_set_when_the_columns_cannot_be_allocated():
 
 # A law with two periods of the separation-date parameters: (c) asks 20 years from 2010.
 TWO_PERIODS = (
-    '[[early_retirement.minimum_service]]\neffective_from = 2010-01-01\nvalue = 20\n'
+    "[[early_retirement.minimum_service]]\neffective_from = 2010-01-01\nvalue = 20\n"
     'unit = "years"\nsource = "Test"\n'
 )
 READINGS = [

@@ -163,7 +163,8 @@ def test_guides_that_are_not_loaded_guides_are_refused_naming_what_was_given(mem
 
 
 @pytest.mark.parametrize(
-    "members", [[{"member_id": "A-1"}], {"member_id": ["A-1"]}, pd.Series({"member_id": "A-1"})],
+    "members",
+    [[{"member_id": "A-1"}], {"member_id": ["A-1"]}, pd.Series({"member_id": "A-1"})],
     ids=["list", "dict", "series"],
 )
 def test_members_that_are_not_a_frame_are_refused_naming_what_was_given(member, members):
@@ -270,7 +271,6 @@ def test_a_number_is_shown_as_asked_where_that_reads_back_exactly_else_unrounded
         assert text == asked
 
 
-
 @settings(max_examples=500, deadline=None)
 @given(
     st.floats(allow_nan=False, allow_infinity=False)
@@ -302,7 +302,6 @@ def test_a_number_is_padded_and_signed_as_asked_whether_or_not_it_is_rounded(
         assert {"<": text.startswith, "^": text.__contains__}.get(align[-1:], text.endswith)(
             signed + bare
         )
-
 
 
 AMOUNT_LINE = re.compile(r"monthly \$([\d,]+\.\d\d) from (\S+), paid on (\S+)")

@@ -197,9 +197,7 @@ def test_a_fit_inside_its_bounds_does_not_say_the_best_rate_lies_beyond_them():
         (0.0001, "above", 0.2),
     ],
 )
-def test_a_fit_whose_best_rate_lies_beyond_its_bounds_says_which_bound(
-    factor_at_55, beyond, bound
-):
+def test_a_fit_whose_best_rate_lies_beyond_its_bounds_says_which_bound(factor_at_55, beyond, bound):
     fit = fit_interest(SULT, [660, 780], [factor_at_55, 1.0])
     assert fit.beyond == beyond
     assert fit.interest == pytest.approx(bound, abs=1e-6)

@@ -223,9 +223,7 @@ def test_a_factor_is_read_at_whole_months_and_a_fraction_of_a_month_is_refused(
     # 57.4 years is 688.8 months: read as 688 (57y4m, 0.54) without a word.
     guide = half_percent_guides.guides[0]
     assert guide.factor([660.0, 720.0]).tolist() == pytest.approx([0.4, 0.7], abs=1e-12)
-    message = (
-        f"{guide.id}: 'age_months' must be whole months, e.g. 689 for 57y5m (got 688.8)"
-    )
+    message = f"{guide.id}: 'age_months' must be whole months, e.g. 689 for 57y5m (got 688.8)"
     with pytest.raises(GuideError, match=exactly(message)):
         guide.factor(57.4 * 12)
     with pytest.raises(GuideError, match=exactly(message.replace(guide.id, guide.series, 1))):
@@ -374,8 +372,7 @@ def test_a_bad_value_of_a_quoted_or_indented_key_is_reported_with_its_line(make_
         toml=replacing('status = "illustrative"', f'{written} = "draft"'),
     )
     assert problems_of(folder) == [
-        f"{folder / 'guide.toml'}:4: 'status' must be in ['adopted', 'illustrative'] "
-        "(got 'draft')"
+        f"{folder / 'guide.toml'}:4: 'status' must be in ['adopted', 'illustrative'] (got 'draft')"
     ]
 
 
@@ -986,15 +983,11 @@ def test_every_guide_inside_a_long_period_is_reported_as_overlapping_it(make_gui
     long = make_guide("long", toml=with_keys(series='"pr"', effective_until="2010-12-31"))
     first = make_guide(
         "short-1",
-        toml=with_keys(
-            series='"pr"', effective_from="1995-01-01", effective_until="1996-12-31"
-        ),
+        toml=with_keys(series='"pr"', effective_from="1995-01-01", effective_until="1996-12-31"),
     )
     second = make_guide(
         "short-2",
-        toml=with_keys(
-            series='"pr"', effective_from="1997-01-01", effective_until="1998-12-31"
-        ),
+        toml=with_keys(series='"pr"', effective_from="1997-01-01", effective_until="1998-12-31"),
     )
     with pytest.raises(GuideError) as raised:
         load_guides(long.parent)

@@ -349,9 +349,7 @@ def test_as_of_in_text_is_an_iso_date_only(as_of):
         resolve_as_of(as_of)
 
 
-def test_as_of_given_as_pandas_missing_timestamp_is_refused_as_no_date(
-    half_percent_guides, member
-):
+def test_as_of_given_as_pandas_missing_timestamp_is_refused_as_no_date(half_percent_guides, member):
     """pd.NaT is a datetime of no date: it raised ValueError ('NaTType does not support
     time') from the timestamp rule, not the LawError of every other value that is no date."""
     message = exactly("'as_of' must be a date YYYY-MM-DD (got NaT)")
@@ -452,9 +450,7 @@ def test_as_of_with_a_time_of_day_or_a_time_zone_is_refused_as_a_members_date_is
         evaluate(member(separation_date=as_of), half_percent_guides)  # one member, in Python
 
 
-def test_a_period_of_one_day_is_that_date_as_of_as_a_members_date_is(
-    half_percent_guides, member
-):
+def test_a_period_of_one_day_is_that_date_as_of_as_a_members_date_is(half_percent_guides, member):
     """A pandas period of one day was a member's date (in evaluate and evaluate_frame) but
     was refused as as_of: one rule for both, it is that day."""
     from actuarial.law import resolve_as_of
@@ -883,8 +879,10 @@ def test_a_parameter_not_written_as_an_array_of_entries_is_named_as_written(tmp_
 
 
 # ------------------------------------------------------------- keys holding a dot in quotes
-QUOTED_AGE = '"service_annuity.age" = [{effective_from = 2020-01-01, value = 60, ' \
+QUOTED_AGE = (
+    '"service_annuity.age" = [{effective_from = 2020-01-01, value = 60, '
     'unit = "years", source = "q"}]\n'
+)
 
 
 def test_a_parameter_given_twice_through_a_quoted_key_is_refused_naming_both(amendment):

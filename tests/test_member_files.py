@@ -118,9 +118,8 @@ def test_an_empty_member_file_is_said_to_be_empty(text, tmp_path, half_percent_g
     # A 0-byte file was "missing required column(s) [all eight] ... given: []".
     path = tmp_path / "members.csv"
     path.write_bytes(text)
-    message = (
-        f"{path}: the file is empty: a member file starts with its header, "
-        + ",".join(MEMBER_FIELDS)
+    message = f"{path}: the file is empty: a member file starts with its header, " + ",".join(
+        MEMBER_FIELDS
     )
     with pytest.raises(MemberFileError) as raised:
         run_batch(path, half_percent_guides, tmp_path / "out.csv", progress=False)

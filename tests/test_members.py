@@ -501,8 +501,9 @@ def test_a_narrow_float_is_read_as_the_decimal_it_shows_not_its_binary_widened(m
         narrow = [kind(amount) for amount in NARROW_AMOUNTS]
     frame = pd.DataFrame([member(member_id=f"M-{k}") for k in range(len(narrow))])
     frame["average_compensation"] = pd.Series(narrow, dtype=None if dtype == "object" else dtype)
-    frame["credited_service"] = pd.Series([kind(25.3)] * len(narrow), dtype=frame[
-        "average_compensation"].dtype)
+    frame["credited_service"] = pd.Series(
+        [kind(25.3)] * len(narrow), dtype=frame["average_compensation"].dtype
+    )
     parsed = parse_members(frame)
     shown = [float(str(value)) for value in narrow]
     assert parsed.average_compensation.tolist() == shown
@@ -568,9 +569,7 @@ EXOTIC_COLUMNS = {
 
 @pytest.mark.parametrize("kind", EXOTIC_COLUMNS)
 @pytest.mark.parametrize("field", MEMBER_FIELDS)
-def test_a_column_of_values_no_field_holds_is_read_as_errors_naming_the_field(
-    member, field, kind
-):
+def test_a_column_of_values_no_field_holds_is_read_as_errors_naming_the_field(member, field, kind):
     frame = pd.DataFrame([member(member_id="A"), member(member_id="B")])
     frame[field] = EXOTIC_COLUMNS[kind](len(frame)).array
     parsed = parse_members(frame)  # never an exception
@@ -998,7 +997,6 @@ def test_trimmed_lengths_are_arrows_whatever_is_trimmed_first(texts):
     assert _trimmed_byte_lengths(array, lengths).tolist() == expected.tolist()
 
 
-
 @settings(max_examples=300, deadline=None)
 @given(st.none() | st.text(st.characters(exclude_categories=["Cs"]), max_size=40))
 def test_one_text_is_the_array_arrow_makes_of_it(text):
@@ -1011,9 +1009,10 @@ def test_one_text_is_the_array_arrow_makes_of_it(text):
     assert arrow_text.byte_lengths(made).tolist() == arrow_text.byte_lengths(expected).tolist()
     assert arrow_text.present(made).tolist() == arrow_text.present(expected).tolist()
     lengths = arrow_text.byte_lengths(made)
-    assert _trimmed_byte_lengths(made, lengths).tolist() == _trimmed_byte_lengths(
-        expected, lengths
-    ).tolist()
+    assert (
+        _trimmed_byte_lengths(made, lengths).tolist()
+        == _trimmed_byte_lengths(expected, lengths).tolist()
+    )
     assert _has_control(made).tolist() == _has_control(expected).tolist()
 
 
@@ -1069,6 +1068,7 @@ def test_each_number_breaks_the_rules_it_states_and_no_other_in_a_frame_and_alon
             assert stated == (expected or {""}), (s, c, error)
             assert parsed.valid[at] == (not expected)
 
+
 WHITE = st.sampled_from([" ", "\t", "\n", "\x1c", "\x1f", "\x85", "\xa0", "\u3000", "\u2028"])
 PADDING = st.builds(lambda space, times: space * times, WHITE, st.integers(0, 60))
 ANSWERS = st.sampled_from(["general", "Police", " FIREFIGHTER", "yes", "No", "TRUE", "0", "1", ""])
@@ -1104,7 +1104,8 @@ def test_a_long_group_is_an_unknown_group_quoted_short(member):
     for kind in (object, "str"):
         parsed = parse_members(frame.astype({"group": kind}))
         assert parsed.error.tolist() == [
-            f"members row 1 (member 'A-1'): {GROUP_RULE} (got '{'w' * 80}…')", ""
+            f"members row 1 (member 'A-1'): {GROUP_RULE} (got '{'w' * 80}…')",
+            "",
         ]
 
 
@@ -1209,7 +1210,8 @@ NOT_TEXT_ID_COLUMNS = [
         id="periods",
     ),
     pytest.param(
-        pd.Series([["P-1"], {"id": "P-1"}], dtype=object), ["['P-1']", "{'id': 'P-1'}"],
+        pd.Series([["P-1"], {"id": "P-1"}], dtype=object),
+        ["['P-1']", "{'id': 'P-1'}"],
         id="list-and-dict",
     ),
 ]
@@ -1287,6 +1289,5 @@ def test_a_numpy_datetime64_of_a_month_a_year_or_a_week_is_not_a_date(
     frame = pd.DataFrame([member(member_id="A-1"), member(member_id="A-2", separation_date=value)])
     table = evaluate_frame(frame, half_percent_guides)
     assert table["error"].tolist()[-1] == (
-        "members row 2 (member 'A-2'): 'separation_date' must be a date YYYY-MM-DD "
-        f"(got {value})"
+        f"members row 2 (member 'A-2'): 'separation_date' must be a date YYYY-MM-DD (got {value})"
     )

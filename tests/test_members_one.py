@@ -158,8 +158,9 @@ def padded(strategy):
 dates = st.dates(dt.date(1, 1, 1), dt.date(9999, 12, 31))
 iso_texts = st.one_of(
     dates.map(dt.date.isoformat),
-    st.builds("{:04d}-{:02d}-{:02d}".format, st.integers(0, 9999), st.integers(0, 13),
-              st.integers(0, 32)),  # fmt: skip
+    st.builds(
+        "{:04d}-{:02d}-{:02d}".format, st.integers(0, 9999), st.integers(0, 13), st.integers(0, 32)
+    ),  # fmt: skip
     texts("0123456789-/T: ", 12),
 )
 date_values = st.one_of(
@@ -401,15 +402,12 @@ NOT_TEXT_IDS = [
 
 
 @pytest.mark.parametrize(("member_id", "shown", "native"), NOT_TEXT_IDS, ids=repr)
-def test_an_id_that_is_a_date_a_time_or_a_list_is_the_frame_parsers_error(
-    member_id, shown, native
-):
+def test_an_id_that_is_a_date_a_time_or_a_list_is_the_frame_parsers_error(member_id, shown, native):
     member = {**VALID_MEMBER, "member_id": member_id}
     assert assert_parsed_alike(member) == native
     problem = f"'member_id' must be text or a whole number (got {shown})"
     assert parse_member(member).error.tolist() == [f"member row 1 (member {shown}): {problem}"]
     assert parse_member(member).member_id.to_pylist() == [""]
-
 
 
 @pytest.mark.parametrize(

@@ -23,8 +23,7 @@ def test_show_error_prints_the_message_the_user_gets(capsys):
     shown = pages.show_error(MemberDataError, r"must be >= 0 \(got -2\.5\)", negative_service)
     assert shown is None  # nothing more for the notebook cell to display
     assert capsys.readouterr().out == (
-        "MemberDataError: member row 1 (member 'A-7'): 'credited_service' must be >= 0 "
-        "(got -2.5)\n"
+        "MemberDataError: member row 1 (member 'A-7'): 'credited_service' must be >= 0 (got -2.5)\n"
     )
 
 
@@ -127,8 +126,9 @@ def test_the_index_is_shown_when_asked_and_unknown_columns_are_refused():
 
 
 def test_prose_fills_the_numbers_and_leaves_tex_braces_alone():
-    written = pages.prose(r"\\(S \ge [[service_a]]\\), \text{at least} [[minimum]]", service_a=10,
-                          minimum="$500")
+    written = pages.prose(
+        r"\\(S \ge [[service_a]]\\), \text{at least} [[minimum]]", service_a=10, minimum="$500"
+    )
     assert written.data == r"\\(S \ge 10\\), \text{at least} $500"
     with pytest.raises(KeyError, match=r"no value for \[\[age_z\]\]"):
         pages.prose("[[age_z]]", age_a="65")

@@ -144,9 +144,7 @@ def test_notebook_title_is_the_first_heading_without_markdown_escapes():
     assert notebook_title(new_notebook(cells=[new_code_cell("# a comment")])) == ""
 
 
-def test_execute_in_place_runs_normalizes_and_then_leaves_the_file_alone(
-    notebooks, monkeypatch
-):
+def test_execute_in_place_runs_normalizes_and_then_leaves_the_file_alone(notebooks, monkeypatch):
     # As `make notebooks` on the shipped notebooks: the package's own files, which no
     # command writes, are rewritten here.
     monkeypatch.setattr(output_files, "PACKAGE", notebooks)
@@ -182,9 +180,7 @@ def fail_writing_midway(monkeypatch, name: str) -> None:
     monkeypatch.setattr(Path, "write_text", half_then_full)
 
 
-def test_a_notebook_rewrite_that_fails_midway_leaves_the_notebook_as_it_was(
-    notebooks, monkeypatch
-):
+def test_a_notebook_rewrite_that_fails_midway_leaves_the_notebook_as_it_was(notebooks, monkeypatch):
     path = notebooks / "01_second.ipynb"
     before = path.read_bytes()
     fail_writing_midway(monkeypatch, path.name)
@@ -193,7 +189,9 @@ def test_a_notebook_rewrite_that_fails_midway_leaves_the_notebook_as_it_was(
         execute_in_place(path)
     assert path.read_bytes() == before
     assert sorted(p.name for p in notebooks.iterdir()) == [
-        "00_first.ipynb", "01_second.ipynb", "notes.ipynb"
+        "00_first.ipynb",
+        "01_second.ipynb",
+        "notes.ipynb",
     ]  # no temporary file left beside it
 
 
@@ -347,7 +345,7 @@ def test_report_writes_an_index_and_one_page_per_notebook_with_provenance(
     index = (out / "index.html").read_text()
     assert '<a href="00_first.html">First $500 page</a></td><td>ok</td>' in index
     assert '<a href="01_second.html">Second page</a></td><td>ok</td>' in index
-    assert "<th>members read</th><td class=\"number\">313</td>" in index  # key figures
+    assert '<th>members read</th><td class="number">313</td>' in index  # key figures
     first = (out / "00_first.html").read_text()
     assert f"staff.csv {DEFAULT_SERIES} 1" in first  # ran with the inputs
     assert "guides_path =" not in first  # the parameter cells are hidden: the inputs box says
@@ -484,19 +482,28 @@ def test_out_may_be_missing_empty_or_a_previous_report(tmp_path):
 
 
 def test_out_is_refused_when_it_holds_anything_else(tmp_path):
-    with pytest.raises(ReportError, match=r"guides: not a report folder \(it holds "
-                       r"illustrative-half-percent-per-month, .*choose another --out"):
+    with pytest.raises(
+        ReportError,
+        match=r"guides: not a report folder \(it holds "
+        r"illustrative-half-percent-per-month, .*choose another --out",
+    ):
         report.check_out_dir(SHIPPED_GUIDES)
     (tmp_path / "index.html").write_text("a page of someone else")
     (tmp_path / "members.csv").write_text("member_id\n")
     with pytest.raises(ReportError, match=r"not a report folder \(it holds members.csv\)"):
         report.check_out_dir(tmp_path)
-    with pytest.raises(ReportError, match=r"members.csv: --out must be a folder for the "
-                       r"report \(it is a file\)$"):
+    with pytest.raises(
+        ReportError,
+        match=r"members.csv: --out must be a folder for the "
+        r"report \(it is a file\)$",
+    ):
         report.check_out_dir(tmp_path / "members.csv")
     os.mkfifo(tmp_path / "pipe")
-    with pytest.raises(ReportError, match=r"pipe: --out must be a folder for the report \(it is "
-                       r"a named pipe\)$"):
+    with pytest.raises(
+        ReportError,
+        match=r"pipe: --out must be a folder for the report \(it is "
+        r"a named pipe\)$",
+    ):
         report.check_out_dir(tmp_path / "pipe")
 
 
@@ -743,7 +750,7 @@ def test_dollar_amounts_stay_text_and_formulas_get_mathjax_delimiters():
 
 def test_a_prose_cell_becomes_the_markdown_it_wrote():
     written = r"A minimum of $500 a month, \\(S \ge 10\\)."  # as pages.prose writes it
-    cell = new_code_cell('pages.prose(template, **numbers)')
+    cell = new_code_cell("pages.prose(template, **numbers)")
     cell.metadata["tags"] = ["prose"]
     cell.outputs = [
         new_output("display_data", {"text/markdown": written, "text/plain": "<Markdown>"})
@@ -831,14 +838,18 @@ def test_the_amendments_page_costs_the_reports_own_law_files(tmp_path):
     bill = tmp_path / "lower.toml"
     bill.write_text(law_entry("minimum_monthly_pension", "2020-01-01", 400, "USD a month"))
     build_report(
-        tmp_path / "out", law_files=[bill], as_of="2026-06-01", notebooks_dir=notebooks,
+        tmp_path / "out",
+        law_files=[bill],
+        as_of="2026-06-01",
+        notebooks_dir=notebooks,
         progress=False,
     )
     page = (tmp_path / "out" / "09_amendments.html").read_text(encoding="utf-8")
     # By hand: each row the $500 minimum lifts on the shipped inputs loses its top-up, down
     # to $400 at most.
     shipped = evaluate_frame(
-        read_members(EXAMPLE_MEMBERS), load_guides(SHIPPED_GUIDES, DEFAULT_SERIES),
+        read_members(EXAMPLE_MEMBERS),
+        load_guides(SHIPPED_GUIDES, DEFAULT_SERIES),
         as_of=dt.date(2026, 6, 1),
     )
     lifted = shipped.loc[shipped["minimum_topup"] > 0]

@@ -128,9 +128,20 @@ def own_guides(chromium, tmp_path_factory):
         result = CliRunner().invoke(
             cli,
             [
-                "report", "--guides", "my-guides", "--series", "jcs",
-                "--members", "members.csv", "--law", "bill.toml", "--as-of", "2027-06-01",
-                "--out", "build/jcs", "--no-progress",
+                "report",
+                "--guides",
+                "my-guides",
+                "--series",
+                "jcs",
+                "--members",
+                "members.csv",
+                "--law",
+                "bill.toml",
+                "--as-of",
+                "2027-06-01",
+                "--out",
+                "build/jcs",
+                "--no-progress",
             ],
         )
     finally:

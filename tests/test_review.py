@@ -392,7 +392,9 @@ def test_a_bills_numbers_are_shown_as_written_never_rounded(tmp_path):
     assert (numbers["rate_a"], numbers["service_c"]) == ("1.23456789%", "20.1234567")
     shipped = review.law_numbers(None, "2013-07-01")
     assert (shipped["minimum"], shipped["minimum_cents"], shipped["rate_a"]) == (
-        "$500", "$500.00", "1.5%"
+        "$500",
+        "$500.00",
+        "1.5%",
     )
 
 

@@ -144,6 +144,7 @@ def test_examples_are_written_only_under_a_name_of_their_own_format(tmp_path, co
     upper = tmp_path / f"EX{suffix.upper()}"
     assert invoke("examples", command, "--out", upper).exit_code == 0
 
+
 def test_examples_members_refuses_to_overwrite_a_file_unless_forced(tmp_path):
     out = tmp_path / "members.csv"
     out.write_text("mine\n", encoding="utf-8")
@@ -266,4 +267,3 @@ def test_the_notebooks_copy_reads_the_shipped_folders_as_in_the_repository(tmp_p
     assert _run_path(EXAMPLE_MEMBERS, NOTEBOOKS) == "../examples/members.csv"
     assert _run_path(tmp_path / "staff.csv", NOTEBOOKS) == str(tmp_path / "staff.csv")
     assert _run_path(NOTEBOOKS.parent / "build" / "x.csv", NOTEBOOKS).startswith("/")
-

@@ -39,8 +39,17 @@ def test_a_number_in_a_file_is_a_plain_decimal_number(text, number):
 
 @pytest.mark.parametrize(
     ("text", "number"),
-    [("55", 55), (" 55 ", 55), ("+7", 7), ("-1", -1), ("5_5", None), ("٥٥", None),
-     ("55.0", None), ("", None), ("9" * 5_000, None)],  # fmt: skip
+    [
+        ("55", 55),
+        (" 55 ", 55),
+        ("+7", 7),
+        ("-1", -1),
+        ("5_5", None),
+        ("٥٥", None),
+        ("55.0", None),
+        ("", None),
+        ("9" * 5_000, None),
+    ],  # fmt: skip
 )
 def test_a_whole_number_in_a_file_is_ascii_digits(text, number):
     assert whole_number(text) == number

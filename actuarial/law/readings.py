@@ -94,6 +94,7 @@ def values_today() -> tuple[dict, tuple]:
     law, today = shipped_law(), dt.date.today()
     return law.values_in_force(today), later_minimums(law, max(today, law.first_date()))
 
+
 INTERPRETATIONS = (
     Interpretation(
         "I-1",
