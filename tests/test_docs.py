@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 import unicodedata
 from pathlib import Path
@@ -153,6 +154,51 @@ def test_english_translation_has_every_clause_and_defers_to_the_spanish():
     assert "working translation" in text and "Spanish governs" in text
     headings = re.findall(r"^## \(([a-d])\)", text, flags=re.MULTILINE)
     assert headings == ["a", "b", "c", "d"]
+
+
+def _statute_page(name: str) -> str:
+    """A page of the statute as plain text: no blockquote marks, no bold, whitespace single."""
+    text = (DOCS / name).read_text(encoding="utf-8")
+    return normalized(re.sub(r"^> ?", "", text, flags=re.MULTILINE).replace("**", ""))
+
+
+def _notebook_quotations():
+    """(notebook, quotation) of every blockquote of the notebooks' Markdown: the statute, in
+    Spanish or in English, each clause of a block apart, its parts between '...' elisions."""
+    for path in sorted((ROOT / "notebooks").glob("*.ipynb")):
+        for cell in json.loads(path.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] != "markdown":
+                continue
+            quoted = [
+                line[1:].strip() if line.startswith(">") else ""  # a line of its own ends one
+                for line in "".join(cell["source"]).splitlines()
+            ]
+            for block in re.split(r"\n\n+", "\n".join(quoted)):
+                text = normalized(block.replace("**", "").replace("\\$", "$"))
+                for part in re.split(r"\.\.\.|…", text):
+                    if part.strip(" .,"):
+                        yield path.name, part.strip(" .,")
+
+
+ENGLISH_LABEL = re.compile(r"^\(([a-d])\) ([^.—]+)\. ")  # "(a) Annuity for years of service. "
+
+
+def test_every_statute_quotation_of_the_notebooks_is_the_shipped_text_or_translation():
+    """The pages quote the Spanish of docs/statute.es.md and the translation they name,
+    docs/statute.en.md, word for word (they once showed another English translation)."""
+    spanish, english = _statute_page("statute.es.md"), _statute_page("statute.en.md")
+    quotations = list(_notebook_quotations())
+    assert len({name for name, _ in quotations}) >= 9  # every page that quotes the law
+    wrong = []
+    for name, quotation in quotations:
+        label = ENGLISH_LABEL.match(quotation)
+        if label and f"## ({label[1]}) {label[2]}" in english:  # a heading of the translation
+            quotation = quotation[label.end() :]
+        elif re.match(r"\([a-d]\) ", quotation) and quotation[4:] in spanish:
+            quotation = quotation[4:]  # "(c) Los participantes ...": the clause, its title elided
+        if quotation not in spanish and quotation not in english:
+            wrong.append(f"{name}: {quotation[:80]}")
+    assert wrong == []
 
 
 def test_readings_page_explains_every_reading_and_names_every_switch():

@@ -58,8 +58,8 @@ MINIMUM_ES = (
     "para que su pensión sea de quinientos dólares ($500)."
 )
 MINIMUM_EN = (
-    "a minimum pension of five hundred dollars ($500) per month is fixed, effective July 1, "
-    "2013, for the participants who retired under the provisions of this Chapter 2."
+    "a minimum pension of five hundred dollars ($500) a month is set, effective July 1, 2013, "
+    "for the participants who retired under the provisions of this Chapter 2."
 )
 # Hand checks in the prose of the clause pages, dollar amounts and all.
 HAND_CHECKS = {
