@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import datetime as dt
 import errno
+import fnmatch
 import html
 import json
 import os
@@ -594,12 +595,25 @@ def _markdown_to_html(source: str, renderer) -> str:
     return MarkdownWithMath(renderer=renderer, inline=Inline(hard_wrap=False)).render(source)
 
 
+def _page_link(url: str) -> str:
+    """A link as a page of the report needs it: one to a notebook of the report
+    (``01_inciso_a.ipynb``, ``05_actuarial_guides.ipynb#section``) leads to its page
+    (``01_inciso_a.html``), the report holding the pages and not the notebooks."""
+    target, hash_mark, fragment = url.partition("#")
+    if "/" not in target and fnmatch.fnmatchcase(target, NOTEBOOK_PATTERN):
+        return Path(target).with_suffix(".html").name + hash_mark + fragment
+    return url
+
+
 def _exporter():
     from jinja2 import DictLoader, pass_context
     from nbconvert import HTMLExporter
     from nbconvert.filters.markdown_mistune import IPythonRenderer
 
     class Renderer(IPythonRenderer):
+        def link(self, text: str, url: str, title: str | None = None) -> str:
+            return super().link(text, _page_link(url), title)
+
         def inline_math(self, body: str) -> str:
             return rf"\({self.escape_html(body)}\)"
 

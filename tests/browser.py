@@ -18,6 +18,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
+from urllib.request import url2pathname
 
 CHROMIUM_NAMES = ("chromium", "chromium-browser", "google-chrome", "chrome")
 CHROMIUM_FLAGS = [
@@ -43,6 +45,14 @@ IMAGES = """() => Array.from(document.images).map(image => ({
     loaded: image.complete && image.naturalWidth > 0,
 }))"""
 
+LINKS = "() => Array.from(document.links).map(link => link.href)"
+
+
+def _missing_file(url: str) -> bool:
+    """A link to a local file (its fragment and query aside) that does not exist."""
+    parts = urlsplit(url)
+    return parts.scheme == "file" and not Path(url2pathname(parts.path)).exists()
+
 
 def find_chromium() -> str | None:
     """The path of a Chromium on this machine (``$CHROMIUM`` first), or None."""
@@ -67,6 +77,7 @@ class RenderedPage:
     images: list[dict]  # {src, loaded}
     console_errors: list[str]
     failed_requests: list[str]  # files of the report that could not be loaded
+    broken_links: list[str]  # links to a file that is not there (a reader's click fails)
     network_requests: list[str]  # anything asked of the network (http, https)
 
 
@@ -128,6 +139,7 @@ def load(context, path: Path, screenshot: Path | None = None) -> RenderedPage:
         ),
         math_errors=page.evaluate("document.querySelectorAll('.MathJax_Error, merror').length"),
         images=page.evaluate(IMAGES),
+        broken_links=[link for link in page.evaluate(LINKS) if _missing_file(link)],
         console_errors=console_errors,
         failed_requests=failed,
         network_requests=network,
@@ -161,7 +173,8 @@ def main(argv: list[str]) -> int:
         broken = sum(not image["loaded"] for image in page.images)
         print(
             f"{argv[1]}/{Path(name).with_suffix('.png').name}: {page.math_elements} formulas, "
-            f"{len(page.images)} images ({broken} not loaded), {page.math_errors} math errors"
+            f"{len(page.images)} images ({broken} not loaded), {page.math_errors} math errors, "
+            f"{len(page.broken_links)} broken links"
         )
     return 0
 

@@ -760,6 +760,31 @@ def test_a_prose_cell_becomes_the_markdown_it_wrote():
     assert "pages.prose" not in page and "jp-OutputArea jp-Cell-outputArea" not in page
 
 
+def test_a_link_to_a_notebook_of_the_report_leads_to_its_page():
+    # The overview linked to 01_inciso_a.ipynb and others: files the report does not hold.
+    page = report._render(
+        new_notebook(
+            cells=[
+                new_markdown_cell(
+                    "# Page\n\n[a](01_inciso_a.ipynb), [guides](05_actuarial_guides.ipynb#loading),"
+                    " [readings](../docs/readings.md), [web](https://example.org/02_x.ipynb),"
+                    " [other](notes.ipynb), [folder](sub/03_x.ipynb)"
+                )
+            ]
+        ),
+        "Page",
+    )
+    hrefs = re.findall(r'<a href="([^"]*)"', page)
+    assert hrefs == [
+        "01_inciso_a.html",
+        "05_actuarial_guides.html#loading",
+        "../docs/readings.md",
+        "https://example.org/02_x.ipynb",
+        "notes.ipynb",
+        "sub/03_x.ipynb",
+    ]
+
+
 def test_every_notebook_declares_its_inputs_and_needs_no_pytest():
     """The report runs the notebooks where only the runtime dependencies are installed: no
     notebook imports pytest (assertions use math and numpy, errors ``pages.show_error``), and

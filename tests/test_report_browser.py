@@ -157,7 +157,7 @@ def test_every_page_is_rendered_on_the_shipped_inputs(shipped):
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_no_page_shows_a_math_error_a_traceback_or_a_broken_image(shipped, own_guides, page):
+def test_no_page_shows_a_math_error_a_traceback_a_broken_image_or_link(shipped, own_guides, page):
     for report in (shipped[1], own_guides[1]):
         rendered = report[page]
         assert "Math Processing Error" not in rendered.text
@@ -165,6 +165,7 @@ def test_no_page_shows_a_math_error_a_traceback_or_a_broken_image(shipped, own_g
         assert "Traceback" not in rendered.text and "FAILED" not in rendered.text
         assert all(image["loaded"] for image in rendered.images), rendered.images
         assert rendered.failed_requests == [] and rendered.network_requests == []
+        assert rendered.broken_links == []  # a link between notebooks is one between pages
 
 
 @pytest.mark.parametrize("page", ["00_overview.html", "01_inciso_a.html"])
