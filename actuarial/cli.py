@@ -1000,7 +1000,8 @@ def guides_subsidy(guide, mortality, cohort, interest, m, method):
     "members_path",
     type=_Path(path_type=Path),
     default=None,
-    help="Member file, CSV or Parquet (default: examples/members.csv).",
+    help="Member file, CSV or Parquet (default: the sample shipped in the package, which "
+    "`actuarial examples members` writes out).",
 )
 @click.option(
     "--out",

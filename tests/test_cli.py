@@ -1370,6 +1370,17 @@ def test_an_option_of_any_decimal_number_states_no_range_in_its_help():
     ) in " ".join(result.stdout.split())
 
 
+def test_the_report_help_names_the_member_file_it_reads_by_default():
+    """It said 'default: examples/members.csv', a file of the working folder, which the
+    report never reads: without --members it reads the sample shipped in the package."""
+    result = invoke("report", "--help")
+    assert result.exit_code == 0, result.output
+    assert (
+        "Member file, CSV or Parquet (default: the sample shipped in the package, which "
+        "`actuarial examples members` writes out)."
+    ) in " ".join(result.stdout.split())
+
+
 @pytest.mark.parametrize("weight", ["0.5_0", "\u0660.\u0665", "nan"])
 def test_a_mortality_weight_is_a_plain_decimal_number(weight):
     result = invoke(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
+import tomllib
 import unicodedata
 from pathlib import Path
 
@@ -199,6 +200,28 @@ def test_every_statute_quotation_of_the_notebooks_is_the_shipped_text_or_transla
         if quotation not in spanish and quotation not in english:
             wrong.append(f"{name}: {quotation[:80]}")
     assert wrong == []
+
+
+def test_the_readme_lists_every_package_of_every_extra_and_of_the_core():
+    """The README's table of extras, and its list of the core's packages, name each
+    dependency of pyproject.toml (the bench row once lacked openfisca-core)."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+    readme = (ROOT / "README.md").read_text("utf-8")
+
+    def names(requirements):
+        return {re.match(r"[\w.-]+", requirement)[0].lower() for requirement in requirements}
+
+    table = readme.split("| extra | brings | for |", 1)[1].split("\n\n", 1)[0]
+    rows = dict(re.findall(r"^\| `(\w+)` \| ([^|]+) \|", table, flags=re.MULTILINE))
+    extras = project["optional-dependencies"]
+    assert sorted(rows) == sorted(extras)
+    missing = {
+        extra: sorted(name for name in names(required) if name not in rows[extra].lower())
+        for extra, required in extras.items()
+    }
+    assert missing == dict.fromkeys(extras, [])
+    core = re.search(r"The core needs ([^.]+)\.", " ".join(readme.split()))[1].lower()
+    assert sorted(name for name in names(project["dependencies"]) if name not in core) == []
 
 
 def test_readings_page_explains_every_reading_and_names_every_switch():
