@@ -785,6 +785,19 @@ def test_a_link_to_a_notebook_of_the_report_leads_to_its_page():
     ]
 
 
+def test_every_table_of_every_page_is_a_table_for_people():
+    """Page 09 showed plain DataFrames: no caption, an index of row numbers (0, 2, 3, 10, ...)
+    and floats as pandas prints them. Each table is a pages.Table: captioned, formatted."""
+    raw = [
+        f"{path.name}: cell {number}"
+        for path in report.notebook_paths()
+        for number, cell in enumerate(nbformat.read(path, as_version=4).cells)
+        for output in cell.get("outputs", [])
+        if 'class="dataframe' in str(output.get("data", {}).get("text/html", ""))
+    ]
+    assert raw == []
+
+
 def test_every_notebook_declares_its_inputs_and_needs_no_pytest():
     """The report runs the notebooks where only the runtime dependencies are installed: no
     notebook imports pytest (assertions use math and numpy, errors ``pages.show_error``), and
