@@ -770,7 +770,7 @@ def _scrubber(replacements: dict[str, str]):
 
 # --------------------------------------------------------------------- the output folder
 MARKER = ".actuarial-report"
-REPORT_LAYOUT = re.compile(r"index\.html|[0-9][0-9]_[^/]*\.html|mathjax|\.actuarial-report")
+PAGE_NAME = re.compile(r"index\.html|[0-9][0-9]_[^/]*\.html")  # the pages a report writes
 
 
 @takes_paths("out_dir")
@@ -778,10 +778,13 @@ def check_out_dir(out_dir) -> None:
     """Refuse an ``--out`` folder that a report must not overwrite.
 
     A missing or empty folder is used; a folder holding a previous report and nothing else
-    is replaced: what our marker file lists as written by the report (a marker of a report
-    before the list, or no marker: only what a report writes, ``index.html``, ``NN_*.html``,
-    ``mathjax/``). Anything else (a guides folder, a folder of other files, a report folder
-    someone has since put a file into) raises :class:`ReportError`: it would be lost.
+    is replaced. What the report wrote is what our marker file lists, every file and folder
+    at every depth. A report whose marker lists less (one written before the full list, or
+    before the marker) is recognized by what it holds: ``index.html`` and ``NN_*.html``
+    pages, each with the report's provenance footer, and under ``mathjax/`` only files of
+    the MathJax the report copies. Anything else (a guides folder, a user's ``index.html``,
+    a file put into a report folder since, even inside ``mathjax/``) raises
+    :class:`ReportError`: it would be lost.
     """
     out_dir = Path(out_dir)
     try:
@@ -794,52 +797,117 @@ def check_out_dir(out_dir) -> None:
     if loop or not out_dir.is_dir():
         kind = "a loop of symbolic links" if loop else special_kind(out_dir) or "a file"
         raise ReportError(f"{out_dir}: --out must be a folder for the report (it is {kind})")
-    entries = sorted(child.name for child in out_dir.iterdir())
-    if not entries:
+    held = _held(out_dir)
+    if not held:
         return
-    written = _written_by_report(out_dir) if MARKER in entries else None
-    if written is None:
-        others = [name for name in entries if not REPORT_LAYOUT.fullmatch(name)]
-        if not others and "index.html" in entries:
-            return
+    written = _written_by_report(out_dir)
+    if written is not None:
+        others = [path for path in held if path not in written]
     else:
-        others = [name for name in entries if name not in written and name != MARKER]
-        if not others:
-            return
-        shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
+        others = _not_of_a_report(out_dir, held)
+    if not others:
+        return
+    others = _topmost(others)
+    shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
+    if written is not None or (MARKER in held and "index.html" in held):
         raise ReportError(
             f"{out_dir}: a previous report, but it also holds {shown}, which the report did "
             "not write and would delete: move it, or choose another --out"
         )
-    shown = ", ".join(others[:5] or entries[:5]) + (", ..." if len(others) > 5 else "")
     raise ReportError(
         f"{out_dir}: not a report folder (it holds {shown}); the report is written only to a "
         "new or empty folder, or over a previous report: choose another --out"
     )
 
 
+def _topmost(paths: list[str]) -> list[str]:
+    """The paths (in order) but those inside a folder among them: the folder names them."""
+    kept: list[str] = []
+    for path in paths:  # in order, a folder comes just before what it holds
+        if not (kept and kept[-1].endswith("/") and path.startswith(kept[-1])):
+            kept.append(path)
+    return kept
+
+
+def _held(folder: Path) -> list[str]:
+    """Every file and folder in ``folder``, at every depth, as relative paths (a folder's
+    ending in ``/``; a link is an entry, never followed), in order."""
+    held = []
+    for parent, folders, files in os.walk(folder):
+        relative = Path(parent).relative_to(folder)
+        held += [(relative / name).as_posix() + "/" for name in folders]
+        held += [(relative / name).as_posix() for name in files]
+    return sorted(held)
+
+
+_PROVENANCE = b'<footer class="provenance">'
+
+
+def _not_of_a_report(folder: Path, held: list[str]) -> list[str]:
+    """What ``folder`` holds that no report writes (for a report whose marker does not list
+    everything it wrote): a name outside the layout, a page without the report's footer, a
+    file under ``mathjax/`` that the copied MathJax does not hold. A folder without
+    ``index.html`` is no report at all."""
+    mathjax = _mathjax_files()
+    others = []
+    for path in held:
+        if path in (MARKER, f"{MATHJAX_FOLDER}/"):
+            continue
+        if path.startswith(f"{MATHJAX_FOLDER}/"):
+            ours = path.removeprefix(f"{MATHJAX_FOLDER}/") in mathjax
+        else:  # a page at the top, with the report's footer
+            ours = bool(PAGE_NAME.fullmatch(path)) and _has_provenance(folder / path)
+        if not ours:
+            others.append(path)
+    if "index.html" not in held:
+        return others or [path for path in held if path != MARKER]
+    return others
+
+
+def _has_provenance(page: Path) -> bool:
+    """Whether ``page`` is a file ending with the report's provenance footer."""
+    try:
+        with page.open("rb") as file:
+            return _PROVENANCE in file.read()
+    except OSError:
+        return False
+
+
+def _mathjax_files() -> frozenset[str]:
+    """The files and folders of the MathJax a report copies (:func:`_copy_mathjax`), as
+    relative paths: those of the ``jupyter_server_mathjax`` installed, none without it."""
+    from importlib import resources
+
+    try:
+        static = resources.files("jupyter_server_mathjax") / "static"
+    except ModuleNotFoundError:
+        return frozenset()
+    with resources.as_file(static) as source:
+        return frozenset(_held(source))
+
+
 _MARKER_TEXT = (
     "Written by `actuarial report`: this folder is replaced by the next report written to "
-    "it, unless it then holds anything else. The report wrote:\n"
+    "it, unless it then holds anything else. The report wrote these files and folders:\n"
 )
 
 
 def _written_by_report(folder: Path) -> frozenset[str] | None:
-    """The names the marker lists as written by the report; None for a marker without the
-    list (a report before it) or one that cannot be read."""
+    """The paths the marker lists as written by the report; None for a marker without the
+    full list (a report before it) or one that cannot be read, or no marker."""
     try:
         text = (folder / MARKER).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
     if not text.startswith(_MARKER_TEXT):
         return None
-    return frozenset(line for line in text[len(_MARKER_TEXT) :].splitlines() if line)
+    return frozenset([MARKER, *(line for line in text[len(_MARKER_TEXT) :].splitlines() if line)])
 
 
 def _mark_as_report(folder: Path) -> None:
     """The marker that makes ``folder`` a report folder (:func:`check_out_dir`), listing
-    what is in it (written last, then)."""
-    names = sorted(child.name for child in folder.iterdir() if child.name != MARKER)
+    every file and folder in it (written last, then)."""
+    names = [path for path in _held(folder) if path != MARKER]
     (folder / MARKER).write_text(
         _MARKER_TEXT + "".join(f"{name}\n" for name in names), encoding="utf-8"
     )

@@ -198,8 +198,9 @@ def test_a_notebook_rewrite_that_fails_midway_leaves_the_notebook_as_it_was(note
 def previous_report(out: Path) -> dict:
     """A previous report in ``out`` (its marker and pages, without running a notebook), and
     its files with their text."""
-    write_files(out, {report.MARKER: "", "index.html": "old index", "00_first.html": "old page",
-                      "mathjax/tex-chtml.js": "js"})  # fmt: skip
+    write_files(out, {"index.html": "old index", "00_first.html": "old page",
+                      "mathjax/MathJax.js": "js"})  # fmt: skip
+    report._mark_as_report(out)
     return folder_files(out)
 
 
@@ -462,35 +463,69 @@ def test_the_valuation_page_runs_to_the_end_without_a_valid_member(tmp_path):
     assert "invalid.csv: no member to show by age" in page
 
 
+FOOTER = '<footer class="provenance">made by actuarial report</footer></body></html>'
+
+
 def test_out_may_be_missing_empty_or_a_previous_report(tmp_path):
     report.check_out_dir(tmp_path / "missing")
     (tmp_path / "empty").mkdir()
     report.check_out_dir(tmp_path / "empty")
-    marked = tmp_path / "marked"  # by a report before the marker listed what it wrote
-    marked.mkdir()
-    (marked / report.MARKER).write_text("")
-    (marked / "index.html").write_text("<html></html>")
-    report.check_out_dir(marked)
-    (marked / "notes.txt").write_text("left by a reader in a report folder")
-    with pytest.raises(ReportError, match=r"not a report folder \(it holds notes.txt\)"):
-        report.check_out_dir(marked)
-    layout = tmp_path / "layout"  # a report written before the marker existed
-    (layout / "mathjax").mkdir(parents=True)
-    for name in ("index.html", "00_overview.html", "07_membership_report.html"):
-        (layout / name).write_text("<html></html>")
-    report.check_out_dir(layout)
+    listed = tmp_path / "listed"  # its marker lists every file and folder it wrote
+    write_files(listed, {"index.html": "<html></html>", "mathjax/any/file.js": "js"})
+    report._mark_as_report(listed)
+    report.check_out_dir(listed)
+    # Reports whose marker lists less (or that have none) are known by their pages' footer
+    # and by holding no file but MathJax's under mathjax/.
+    for marker in [None, "", "Written by `actuarial report` ... The report wrote:\nindex.html\n"]:
+        legacy = tmp_path / f"legacy-{marker is None}-{len(marker or '')}"
+        write_files(
+            legacy,
+            {"index.html": FOOTER, "00_overview.html": FOOTER, "mathjax/MathJax.js": "js",
+             "mathjax/config/TeX-AMS-MML_HTMLorMML-full.js": "js"},
+        )  # fmt: skip
+        if marker is not None:
+            (legacy / report.MARKER).write_text(marker)
+        report.check_out_dir(legacy)
+
+
+@pytest.mark.parametrize(
+    ("files", "holds"),
+    [
+        ({"index.html": "<h1>my site</h1>"}, "index.html"),  # no footer: someone else's page
+        ({"index.html": FOOTER, "01_notes.html": "mine"}, "01_notes.html"),
+        ({"index.html": FOOTER, "mathjax/data.txt": "mine"}, "mathjax/data.txt"),
+        ({"index.html": FOOTER, "notes/a.txt": "mine"}, "notes/"),
+        ({"00_overview.html": FOOTER}, "00_overview.html"),  # no index: no report
+    ],
+)
+@pytest.mark.parametrize("marker", [None, ""])
+def test_a_folder_not_listed_whole_by_a_marker_is_refused_unless_all_of_it_is_a_reports(
+    tmp_path, files, holds, marker
+):
+    # A user's www/ holding only index.html was taken for a report and replaced: the page
+    # was lost. So were files put into a previous report's mathjax/.
+    write_files(tmp_path / "out", files)
+    if marker is not None:
+        (tmp_path / "out" / report.MARKER).write_text(marker)
+    before = folder_files(tmp_path / "out")
+    with pytest.raises(ReportError, match=rf"it (also )?holds {re.escape(holds)}[,;)]"):
+        report.check_out_dir(tmp_path / "out")
+    assert folder_files(tmp_path / "out") == before
 
 
 def test_out_is_refused_when_it_holds_anything_else(tmp_path):
     with pytest.raises(
         ReportError,
         match=r"guides: not a report folder \(it holds "
-        r"illustrative-half-percent-per-month, .*choose another --out",
+        r"illustrative-half-percent-per-month/, .*choose another --out",
     ):
         report.check_out_dir(SHIPPED_GUIDES)
     (tmp_path / "index.html").write_text("a page of someone else")
     (tmp_path / "members.csv").write_text("member_id\n")
-    with pytest.raises(ReportError, match=r"not a report folder \(it holds members.csv\)"):
+    # index.html without the report's footer: someone else's page
+    with pytest.raises(
+        ReportError, match=r"not a report folder \(it holds index.html, members.csv\)"
+    ):
         report.check_out_dir(tmp_path)
     with pytest.raises(
         ReportError,
@@ -661,7 +696,7 @@ def test_a_previous_report_is_replaced_whole(notebooks, tmp_path):
     out = tmp_path / "out"
     build_report(out, notebooks_dir=notebooks, progress=False)
     written = (out / report.MARKER).read_text(encoding="utf-8")
-    assert written.endswith("00_first.html\n01_second.html\nindex.html\nmathjax\n")
+    assert "\n00_first.html\n01_second.html\nindex.html\nmathjax/\nmathjax/LICENSE\n" in written
     # A page of a notebook since removed, as the report that wrote it listed it
     (out / "99_stale.html").write_text("from a notebook since removed")
     (out / report.MARKER).write_text(written + "99_stale.html\n", encoding="utf-8")
@@ -670,7 +705,9 @@ def test_a_previous_report_is_replaced_whole(notebooks, tmp_path):
     assert (out / report.MARKER).read_text(encoding="utf-8") == written
 
 
-@pytest.mark.parametrize("added", ["my-notes.txt", "attachments/a.pdf", "00_mine.html"])
+@pytest.mark.parametrize(
+    "added", ["my-notes.txt", "attachments/a.pdf", "00_mine.html", "mathjax/notes.txt"]
+)
 def test_a_previous_report_holding_a_file_it_did_not_write_is_refused_untouched(
     notebooks, tmp_path, monkeypatch, added
 ):
@@ -679,11 +716,12 @@ def test_a_previous_report_holding_a_file_it_did_not_write_is_refused_untouched(
     out = tmp_path / "out"
     build_report(out, notebooks_dir=notebooks, progress=False)
     write_files(out, {added: "mine"})
+    shown = "attachments/" if added.startswith("attachments") else added  # a folder, by name
     before = {path: path.read_bytes() for path in out.rglob("*") if path.is_file()}
     result = CliRunner().invoke(cli, ["report", "--out", str(out), "--no-progress"])
     assert result.exit_code == 1
     assert result.stderr == (
-        f"error: {out}: a previous report, but it also holds {added.split('/')[0]}, which the "
+        f"error: {out}: a previous report, but it also holds {shown}, which the "
         "report did not write and would delete: move it, or choose another --out\n"
     )
     assert {path: path.read_bytes() for path in out.rglob("*") if path.is_file()} == before
