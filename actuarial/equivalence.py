@@ -321,13 +321,20 @@ def write_guide(
 
 def guide_already_in(folder: Path) -> str | None:
     """Why a guide may not be written into ``folder`` without replacing one: it holds a guide
-    already (None when it does not)."""
-    toml = folder / "guide.toml"
-    if not (toml.is_file() or toml.is_symlink()):
+    already, or a file of one (a Board's ``reduction.csv`` saved before its ``guide.toml``);
+    None when it holds neither."""
+    held = [
+        folder / name
+        for name in GUIDE_FILE_LIMITS
+        if (folder / name).exists() or (folder / name).is_symlink()
+    ]
+    if not held:
         return None
+    what = "a guide" if len(held) == len(GUIDE_FILE_LIMITS) else "a guide's file"
     return (
-        f"{folder}: holds a guide already ({toml}): not replaced; use --force (in Python, "
-        "replace=True) to replace it, or write the new guide into another folder"
+        f"{folder}: holds {what} already ({', '.join(map(str, held))}): not replaced; use "
+        "--force (in Python, replace=True) to replace it, or write the new guide into another "
+        "folder"
     )
 
 

@@ -738,14 +738,35 @@ def test_guides_derive_replaces_a_guide_only_with_force(tmp_path):
     result = invoke(*derive)
     assert result.exit_code == 1, result.output
     assert result.stderr == (
-        f"error: {adopted}: holds a guide already ({toml}): not replaced; use --force (in "
-        "Python, replace=True) to replace it, or write the new guide into another folder\n"
+        f"error: {adopted}: holds a guide already ({toml}, {adopted / 'reduction.csv'}): not "
+        "replaced; use --force (in Python, replace=True) to replace it, or write the new "
+        "guide into another folder\n"
     )
     assert {path.name: path.read_bytes() for path in adopted.iterdir()} == before
     result = invoke(*derive, "--force")
     assert result.exit_code == 0, result.output
     assert load_guide(adopted).basis["interest_rate"] == 0.05
     assert (adopted / "minutes.txt").read_text(encoding="utf-8") == "adopted 1990"
+
+
+@pytest.mark.parametrize("name", ["reduction.csv", "guide.toml"])
+def test_guides_derive_replaces_no_file_of_a_guide_without_force(tmp_path, name):
+    # A folder holding the Board's reduction.csv, its guide.toml not yet written: derive
+    # wrote its own table over the Board's without a word.
+    board = tmp_path / "board"
+    board.mkdir()
+    (board / name).write_text("age_years,age_months,factor\n55,0,0.61\n65,0,1\n")
+    derive = ("guides", "derive", "--mortality", "sult", "--interest", "0.05", "--out", board)
+    result = invoke(*derive)
+    assert result.exit_code == 1, result.output
+    assert result.stderr == (
+        f"error: {board}: holds a guide's file already ({board / name}): not replaced; use "
+        "--force (in Python, replace=True) to replace it, or write the new guide into another "
+        "folder\n"
+    )
+    assert [path.name for path in board.iterdir()] == [name]
+    assert (board / name).read_text() == "age_years,age_months,factor\n55,0,0.61\n65,0,1\n"
+    assert invoke(*derive, "--force").exit_code == 0
 
 
 @pytest.mark.parametrize("name", [".hidden", " space", "space ", "..x"])
