@@ -13,8 +13,10 @@ become their digits): only an empty cell is missing, no token ("NA", "null") is;
 numbers are typed as the members' parser types text (:func:`_typed`).
 
 In CSV output a text cell that a spreadsheet would evaluate (it begins with ``=``, ``+``,
-``-``, ``@``, a tab or a carriage return) is written after an apostrophe, ``'=1+2``; the
-Parquet output keeps every value as read.
+``-``, ``@``, a tab or a carriage return) is written after an apostrophe, ``'=1+2``, and so
+is one that begins with an apostrophe (``'=1+2`` -> ``''=1+2``), so that each cell is read
+back by taking one apostrophe off a cell that begins with one: two ids never become one.
+The Parquet output keeps every value as read.
 """
 
 from __future__ import annotations
@@ -99,8 +101,10 @@ FIRST_CHUNK_ROWS = 65_536
 # chunk adds its results to the peak (four held: 0.66 GB against 0.54 GB, Parquet).
 EARLY_CHUNKS = 2
 # A text cell beginning with one of these is a formula to a spreadsheet: written after an
-# apostrophe in CSV.
+# apostrophe in CSV; so is one beginning with an apostrophe, so that the apostrophe added
+# can be told from one of the text ("=x" -> "'=x", "'=x" -> "''=x").
 SPREADSHEET_FORMULA_START = "=+-@\t\r"
+SPREADSHEET_ESCAPED_START = SPREADSHEET_FORMULA_START + "'"
 PROGRESS_FROM_ROWS = 100_000  # smaller files finish before a bar is worth drawing
 # Member fields read typed from CSV text where every cell of a chunk is a date or a number
 # (:func:`_typed`): those a Member holds as dates and as numbers.
@@ -258,13 +262,15 @@ def read_members(path) -> pd.DataFrame:
 
 
 _FORMULA_BYTE = np.zeros(256, dtype=bool)  # whether a text beginning with the byte is one
-_FORMULA_BYTE[np.frombuffer(SPREADSHEET_FORMULA_START.encode(), np.uint8)] = True
+_FORMULA_BYTE[np.frombuffer(SPREADSHEET_ESCAPED_START.encode(), np.uint8)] = True
 
 
 def _spreadsheet_safe(texts: pa.Array) -> pa.Array:
-    """Text cells a spreadsheet would evaluate, after an apostrophe (``=1+2`` -> ``'=1+2``).
+    """Text cells a spreadsheet would evaluate, after an apostrophe (``=1+2`` -> ``'=1+2``),
+    and those beginning with an apostrophe (``'a`` -> ``''a``): reversible, one apostrophe
+    off a cell beginning with one giving the text back.
 
-    Found by the first byte of each text: the characters of :data:`SPREADSHEET_FORMULA_START`
+    Found by the first byte of each text: the characters of :data:`SPREADSHEET_ESCAPED_START`
     are ASCII, and in UTF-8 no other character begins with their byte.
     """
     texts = texts.cast(pa.string()) if texts.type != pa.string() else texts

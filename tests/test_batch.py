@@ -1024,10 +1024,32 @@ def test_defused_cells_are_those_the_formula_characters_begin(texts, skip):
     import pyarrow.compute as pc
 
     array = pa.array(texts, type=pa.string()).slice(skip)  # a slice: offsets not from 0
-    start = "^[" + re.escape(batch.SPREADSHEET_FORMULA_START) + "]"
+    start = "^[" + re.escape(batch.SPREADSHEET_ESCAPED_START) + "]"
     risky = pc.fill_null(pc.match_substring_regex(array, start), False)
     expected = pc.if_else(risky, pc.binary_join_element_wise("'", array, ""), array)
     assert batch._spreadsheet_safe(array).equals(expected)
+
+
+@settings(deadline=None)
+@given(st.lists(st.text(alphabet="='+-@a\t", max_size=4), max_size=30))
+def test_defused_cells_give_their_text_back_and_no_two_become_one(texts):
+    # "=x" and "'=x", two members' ids, were both written "'=x".
+    written = batch._spreadsheet_safe(pa.array(texts, type=pa.string())).to_pylist()
+    assert [text[1:] if text.startswith("'") else text for text in written] == texts
+    assert not any(text[:1] in "=+-@\t\r" and text for text in written)  # none evaluated
+
+
+def test_ids_one_apostrophe_apart_stay_apart_in_the_csv_output(half_percent_guides, tmp_path):
+    members = tmp_path / "members.csv"
+    row = ",1960-06-15,1990-06-15,2015-06-15,25,24000,general,false\n"
+    members.write_text(
+        "member_id,birth_date,entry_date,separation_date,credited_service,"
+        "average_compensation,group,refunded\n" + "=x" + row + "'=x" + row,
+        encoding="utf-8",
+    )
+    run_batch(members, half_percent_guides, tmp_path / "out.csv", progress=False)
+    written = pd.read_csv(tmp_path / "out.csv", dtype=str)["member_id"]
+    assert list(written.drop_duplicates()) == ["'=x", "''=x"]
 
 
 # ---------------------------------------------------------------------- progress
