@@ -72,6 +72,7 @@ from actuarial.member_record import (
 from actuarial.output_files import (
     EMPTY_PATH,
     OutputExistsError,
+    OutputFailed,
     OutputFileError,
     cannot_write,
     check_output,
@@ -113,7 +114,19 @@ def _date(_context, _parameter, value):
 
 def _echo(text="", err: bool = False) -> None:
     """Print text that may come from a file: control characters replaced."""
-    click.echo(printable(text), err=err)
+    _print(printable(text), err)
+
+
+def _print(text: str, err: bool = False) -> None:
+    """Print ``text``; a failure to write it (a full disk behind ``> file``) is
+    :class:`OutputFailed`, apart from the files a command writes. A reader gone (``| head``)
+    is a BrokenPipeError, which click ends quietly."""
+    try:
+        click.echo(text, err=err)
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        raise OutputFailed("standard error" if err else "standard output", error) from error
 
 
 def _terminated(_signal, _frame):
@@ -341,7 +354,7 @@ def evaluate(guides_path, series, as_of, law_files, lang, as_json, readings, **m
         _fail(error)
     if as_json:  # standard JSON: no NaN or Infinity (allow_nan=False would raise on one)
         text = json.dumps(result.as_dict(), indent=2, ensure_ascii=False, allow_nan=False)
-        click.echo(json_printable(text))  # an id or a law file's name may hold a bidi control
+        _print(json_printable(text))  # an id or a law file's name may hold a bidi control
     else:
         _echo("\n".join(result.explanation))
         for warning in result.warnings:
@@ -1150,7 +1163,7 @@ def _example_command(name: str, source: Path, described: str, detail=lambda data
             _fail(f"{out_path} exists; use --force to replace it")
         except OutputFileError as error:
             _fail(error)
-        click.echo(f"written: {out_path}{detail(data)}")
+        _print(f"written: {out_path}{detail(data)}")
 
     return write_example
 

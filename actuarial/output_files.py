@@ -53,6 +53,7 @@ __all__ = [
     "TEMPORARY_MARK",
     "EmptyPathError",
     "OutputExistsError",
+    "OutputFailed",
     "OutputFileError",
     "cannot_write",
     "check_output",
@@ -132,6 +133,14 @@ def takes_paths(*names: str):
         return checked
 
     return decorate
+
+
+class OutputFailed(Exception):
+    """The standard output or error cannot be written (a full disk, a device error): not a
+    file a command writes, which :class:`OutputFileError` names."""
+
+    def __init__(self, stream: str, error: OSError):
+        super().__init__(f"{stream}: cannot write ({error.strerror or error})")
 
 
 class OutputFileError(ValueError):

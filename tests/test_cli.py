@@ -1915,6 +1915,66 @@ def test_a_reader_that_stops_reading_ends_the_command_quietly_its_files_written(
         assert len(pd.read_csv(out)) == 4 * 307 + 6
 
 
+EVALUATED = ["evaluate", "--birth-date", "1958-06-15", "--entry-date", "1991-01-02",
+             "--separation-date", "2016-03-01", "--service", "25", "--compensation", "24000",
+             "--as-of", "2026-06-01"]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        EVALUATED,
+        [*EVALUATED, "--json"],
+        ["guides", "list"],
+        ["--help"],
+        ["--version"],
+        ["batch", SAMPLE, "--out", "out.csv"],
+    ],  # fmt: skip
+    ids=["evaluate", "json", "guides-list", "help", "version", "batch"],
+)
+def test_output_that_cannot_be_written_is_one_error_line(tmp_path, command):
+    """`actuarial evaluate ... > /dev/full` (a full disk) ended with an OSError traceback; a
+    batch said "file system: cannot write", no path named, its file written."""
+    import subprocess
+    import sys
+
+    if command[0] == "batch":
+        command = [*command, "--out", str(tmp_path / "out.csv")]
+    with open("/dev/full", "w") as full:
+        ended = subprocess.run(
+            [sys.executable, "-m", "actuarial", *command],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    assert (ended.returncode, ended.stderr) == (
+        1,
+        "error: standard output: cannot write (No space left on device)\n",
+    )
+    if command[0] == "batch":  # written whole before its summary failed to print
+        assert len(pd.read_csv(tmp_path / "out.csv")) == 4 * 307 + 6
+
+
+@pytest.mark.parametrize("encoding", ["cp1252", "latin-1", "cp437"])  # ASCII: click writes UTF-8
+def test_output_in_an_encoding_other_than_utf8_escapes_what_it_lacks(encoding):
+    """With a cp1252 or latin-1 standard output (Windows, a redirection), `evaluate` ended
+    with a UnicodeEncodeError traceback on its check marks; --json --lang es too."""
+    import os
+    import subprocess
+    import sys
+
+    run = [sys.executable, "-m", "actuarial", *EVALUATED]
+    environment = {**os.environ, "PYTHONIOENCODING": encoding}
+    text = subprocess.run(run, capture_output=True, env=environment)
+    assert (text.returncode, text.stderr) == (0, b"")
+    assert "\\u2713 no refund of contributions" in text.stdout.decode(encoding)
+    shown = subprocess.run([*run, "--json", "--lang", "es"], capture_output=True, env=environment)
+    assert (shown.returncode, shown.stderr) == (0, b"")
+    escaped = json.loads(shown.stdout.decode(encoding))  # the escapes are JSON's own
+    utf8 = subprocess.run([*run, "--json", "--lang", "es"], capture_output=True)
+    assert escaped == json.loads(utf8.stdout.decode("utf-8"))
+
+
 def test_ctrl_c_while_the_command_line_loads_ends_as_during_a_command():
     """Ctrl-C in the fraction of a second the command line takes to import printed a
     KeyboardInterrupt traceback; it now ends as Ctrl-C during a command does."""
