@@ -100,11 +100,9 @@ def file_columns(path: Path, fmt: str) -> list[str]:
     return [name.strip() for name in _header(path)]
 
 
-def _header(path: Path) -> list[str]:
-    """A CSV file's column names, exactly as written."""
-    # The header line alone (bounded; more lines while a quoted name holds a line break),
-    # then csv.reader: header names may be quoted, lines may end in CR alone; utf-8-sig: a
-    # spreadsheet's byte order mark.
+def _header_line(path: Path) -> tuple[bytes, bool]:
+    """A CSV file's header line, as bytes (bounded; more lines while a quoted name holds a
+    line break), and whether it is the whole file, no line break after it."""
     with path.open("rb") as handle:
         header = handle.readline(HEADER_BYTES)
         while header.count(b'"') % 2 and len(header) < HEADER_BYTES:
@@ -112,6 +110,15 @@ def _header(path: Path) -> list[str]:
             if not more:
                 break
             header += more
+        alone = not header.endswith((b"\n", b"\r")) and not handle.read(1)
+    return header, alone
+
+
+def _header(path: Path) -> list[str]:
+    """A CSV file's column names, exactly as written."""
+    # csv.reader: header names may be quoted, lines may end in CR alone; utf-8-sig: a
+    # spreadsheet's byte order mark.
+    header, _ = _header_line(path)
     try:
         text = header.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -153,6 +160,8 @@ def record_batches(path: Path, fmt: str, columns) -> Iterator[pa.RecordBatch]:
     if fmt == "parquet":
         for batch in _parquet_reader(path).iter_batches(PARQUET_BATCH_ROWS, columns=columns):
             yield _as_text(batch)
+        return
+    if _header_line(path)[1]:  # a header and no line break: no row (Arrow reads no columns)
         return
     # A header name is trimmed ("member_id " is member_id, as file_columns reads it);
     # Arrow finds a column by its name as written.

@@ -125,3 +125,21 @@ def test_an_empty_member_file_is_said_to_be_empty(text, tmp_path, half_percent_g
         run_batch(path, half_percent_guides, tmp_path / "out.csv", progress=False)
     assert str(raised.value) == message
     assert not (tmp_path / "out.csv").exists()
+
+
+@pytest.mark.parametrize("bom", ["", "\ufeff"])
+@pytest.mark.parametrize("end", ["", "\n", "\r\n"])
+def test_a_file_of_a_header_alone_has_no_member_with_or_without_a_line_break(
+    half_percent_guides, tmp_path, bom, end
+):
+    # Without a line break after the header, Arrow read no columns: "cannot read the member
+    # file (CSV parse error: Empty CSV file or block: ...)"; with one, no members.
+    source = tmp_path / "members.csv"
+    source.write_text(bom + HEADER + end, encoding="utf-8")
+    assert read_members(source).empty
+    summary = run_batch(source, half_percent_guides, tmp_path / "out.csv", AS_OF, progress=False)
+    assert summary.members == 0
+    assert pd.read_csv(tmp_path / "out.csv").empty
+    if end:  # a last row without a line break is read
+        source.write_text(bom + HEADER + end + f"M-1,{FIELDS}", encoding="utf-8")
+        assert list(read_members(source)["member_id"]) == ["M-1"]
