@@ -476,8 +476,6 @@ def amendment_entries(law) -> pd.DataFrame:
     from actuarial.law.notes import never_in_force
 
     law, shipped = law_in_force(law), shipped_law()
-    files = [item["file"] for item in law.provenance()]
-    shipped_files = {item["file"] for item in shipped.provenance()}
     never = {(name, entry) for name, entry, _ in never_in_force(law)}
     replaced = f"never (replaced on or before {law.first_date()}, the law's first date)"
     rows = [
@@ -494,11 +492,11 @@ def amendment_entries(law) -> pd.DataFrame:
             ),
             "takes effect": replaced if (name, entry) in never else "yes",
             "file": Path(entry.file).name,
-            "order": files.index(entry.file),
+            "order": entry.position,
         }
         for name, entries in law.entries.items()
         for entry in entries
-        if entry.file not in shipped_files
+        if entry.position > 0  # an amendment's
     ]
     table = pd.DataFrame(rows, columns=[*AMENDMENT_COLUMNS, "order"])
     return table.sort_values("order", kind="stable")[list(AMENDMENT_COLUMNS)].reset_index(drop=True)

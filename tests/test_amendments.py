@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import FROM_START, law_entry
 
-from actuarial import shipped
+from actuarial import review, shipped
 from actuarial.batch import OUTPUT_SCHEMA, read_members, run_batch
 from actuarial.cli import cli
 from actuarial.engine import COLUMNS, RESULT_COLUMNS, ClauseResult, evaluate, evaluate_frame
@@ -702,6 +702,33 @@ def test_an_amendment_whose_every_entry_a_later_one_replaces_is_noted(tmp_path):
             f"{first}: none of its entries is in the law in force (it holds none, or later files "
             "replace each): it changes nothing"
         ]
+    )
+
+
+def test_a_file_given_twice_is_noted_as_changing_nothing_the_first_time(tmp_path):
+    # With the same file twice (--law bill.toml --law bill.toml) the note was lost: its
+    # entries were known by the file's name, which the second copy's entries also have.
+    bill = tmp_path / "bill.toml"
+    bill.write_text(_entry("minimum_monthly_pension", "2027-01-01", 600, USD), encoding="utf-8")
+    with pytest.warns(LawNote) as caught:
+        law = load_law(bill, bill, bill)
+    assert [str(w.message) for w in caught] == [
+        f"{bill} (copy {copy} of 3 given): none of its entries is in the law in force (it "
+        "holds none, or later files replace each): it changes nothing"
+        for copy in (1, 2)
+    ]
+    assert law.value_on("minimum_monthly_pension", dt.date(2027, 1, 1)) == 600
+    assert list(review.amendment_entries(law)["file"]) == ["bill.toml"]  # the copy in force
+
+
+@pytest.mark.parametrize("given", [["bill.toml"], 5, b"bill.toml", None])
+def test_load_law_names_what_is_not_a_path(given):
+    # load_law(["bill.toml"]) raised pathlib's "expected str, bytes or os.PathLike object".
+    with pytest.raises(TypeError) as error:
+        load_law(given)
+    assert str(error.value) == (
+        "an amendment file must be a path, each an argument of its own (load_law('a.toml', "
+        f"'b.toml')); got {given!r}"
     )
 
 

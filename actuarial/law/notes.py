@@ -60,13 +60,22 @@ def law_notes(law: Law) -> tuple[str, ...]:
 def _changing_nothing(law: Law) -> list[str]:
     """Amendment files none of whose entries is in force: an empty file (a wrong or a
     truncated one) would cost a bill at nothing without a word."""
-    used = {entry.file for entries in law.entries.values() for entry in entries}
+    used = {entry.position for entries in law.entries.values() for entry in entries}
+    names = [file.name for file in law.files]
     return [
-        f"{file.name}: none of its entries is in the law in force (it holds none, or later "
-        "files replace each): it changes nothing"
-        for file in law.files[1:]
-        if file.name not in used
+        f"{file.name}{_which_copy(names, position)}: none of its entries is in the law in "
+        "force (it holds none, or later files replace each): it changes nothing"
+        for position, file in enumerate(law.files[1:], start=1)
+        if position not in used
     ]
+
+
+def _which_copy(names: list[str], position: int) -> str:
+    """`` (copy 1 of 2 given)``: which copy of a file given more than once a note is on."""
+    copies = [at for at, name in enumerate(names) if name == names[position]]
+    if len(copies) == 1:
+        return ""
+    return f" (copy {copies.index(position) + 1} of {len(copies)} given)"
 
 
 def never_in_force(law: Law) -> tuple[tuple[str, Entry, Entry], ...]:

@@ -14,6 +14,7 @@ returning nothing. TOML is only parsed: nothing loaded is executed.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import hashlib
 import math
@@ -298,6 +299,7 @@ class Entry:
     source: str
     file: str
     number: int  # the entry's position among the parameter's entries in its file, from 1
+    position: int = 0  # its file's among the law's files: 0 the shipped law, 1 the first amendment
 
     def where(self, name: str) -> str:
         return f"{self.file}: '{name}' entry {self.number} (effective_from {self.effective_from})"
@@ -596,6 +598,11 @@ class Law:
         TOML, an unknown parameter or a malformed entry) are raised together."""
         read, problems = [], []
         for source in sources:
+            if not isinstance(source, _LAW_PATH):  # Path(source) would say "expected str..."
+                raise TypeError(
+                    f"an amendment file must be a path, each an argument of its own "
+                    f"(load_law('a.toml', 'b.toml')); got {shortened(repr(source))}"
+                )
             name = str(source)
             data, unreadable = read_bytes(Path(source), LAW_FILE_MAX_BYTES)
             if data is None:
@@ -660,8 +667,11 @@ def _merge(base: Law | None, name: str, data: bytes, found=None) -> Law:
         key: {e.effective_from: e for e in entries}
         for key, entries in (base.entries.items() if base else ())
     }
+    position = len(base.files) if base else 0  # a file given twice is two files
     for key, entries in found.items():
-        merged.setdefault(key, {}).update({e.effective_from: e for e in entries})
+        merged.setdefault(key, {}).update(
+            {e.effective_from: dataclasses.replace(e, position=position) for e in entries}
+        )
     entries = {key: tuple(merged[key][d] for d in sorted(merged[key])) for key in merged}
     problems.extend(_whole_law_problems(name, entries))
     if problems:
