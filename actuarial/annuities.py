@@ -39,7 +39,7 @@ import datetime as dt
 import numpy as np
 
 from actuarial.mortality import LifeTable, real_array
-from actuarial.shown_text import quoted, show_rate
+from actuarial.shown_text import as_given, quoted, show_rate
 
 __all__ = [
     "EXACT_METHODS",
@@ -87,7 +87,7 @@ def check_payments_per_year(m) -> int:
     ):
         raise AnnuityError(
             f"'m' must be a whole number of payments a year from 1 to {MAX_PAYMENTS_PER_YEAR} "
-            f"(got {m!r})"
+            f"(got {as_given(m)})"
         )
     return int(m)
 
@@ -95,7 +95,7 @@ def check_payments_per_year(m) -> int:
 def check_method(method) -> str | None:
     """``method`` checked: one of :data:`METHODS`, or None for the table's own assumption."""
     if method is not None and method not in METHODS:
-        raise AnnuityError(f"'method' must be in {[None, *METHODS]} (got {method!r})")
+        raise AnnuityError(f"'method' must be in {[None, *METHODS]} (got {as_given(method)})")
     return method
 
 
@@ -411,7 +411,7 @@ def whole_life_insurance(table: LifeTable, age, interest, moment: int = 1):
     ``moment=2`` gives 2A_x, the same at interest (1 + i)^2 - 1.
     """
     if isinstance(moment, bool) or not isinstance(moment, int | np.integer) or moment < 1:
-        raise AnnuityError(f"'moment' must be a positive integer (got {moment!r})")
+        raise AnnuityError(f"'moment' must be a positive integer (got {as_given(moment)})")
     given = check_interest(interest)
     with np.errstate(over="ignore"):
         rates = np.power(1.0 + given, moment) - 1.0

@@ -62,6 +62,7 @@ from actuarial.members import (
     parse_members,
 )
 from actuarial.output_files import check_output, check_paths, takes_paths, writing
+from actuarial.shown_text import as_given
 
 __all__ = ["OUTPUT_SCHEMA", "BatchSummary", "read_members", "run_batch"]
 
@@ -544,7 +545,9 @@ def _check_chunk_rows(rows) -> None:
     """``chunk_rows`` is a whole number of at least 1, as ``--chunk-rows`` is: 0 would read
     empty chunks for ever, a negative number the whole file at once."""
     if isinstance(rows, bool) or not isinstance(rows, numbers.Integral) or rows < 1:
-        raise ValueError(f"'chunk_rows' must be a whole number of at least 1 (got {rows!r})")
+        raise ValueError(
+            f"'chunk_rows' must be a whole number of at least 1 (got {as_given(rows)})"
+        )
 
 
 def run_batch(

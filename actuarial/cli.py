@@ -79,6 +79,7 @@ from actuarial.output_files import (
     writing,
 )
 from actuarial.shown_text import (
+    as_given,
     json_printable,
     labelled,
     one_line,
@@ -106,9 +107,9 @@ def _date(_context, _parameter, value):
             raise ValueError(value)
         day = dt.date.fromisoformat(value)
     except ValueError as error:
-        raise click.BadParameter(f"must be a date YYYY-MM-DD (got {value!r})") from error
+        raise click.BadParameter(f"must be a date YYYY-MM-DD (got {as_given(value)})") from error
     if not DATE_RANGE[0] <= day <= DATE_RANGE[1]:
-        raise click.BadParameter(f"{DATE_RANGE_RULE} (got {value!r})")
+        raise click.BadParameter(f"{DATE_RANGE_RULE} (got {as_given(value)})")
     return day
 
 
@@ -534,7 +535,7 @@ def guides_show(guide_id, guides_path):
             guides_there = {p.name: p for p in root.iterdir() if holds_guide(p)}
         if guide_id not in guides_there:
             available = sorted(guides_there)
-            _fail(f"guide '{guide_id}' not found in {root} (guides: {available})")
+            _fail(f"guide {quoted(guide_id)} not found in {root} (guides: {available})")
         guide = load_guide(guides_there[guide_id])
     except GuideError as error:
         _fail(error)

@@ -13,6 +13,8 @@ import sys
 
 import numpy as np
 
+from actuarial.shown_text import as_given
+
 __all__ = [
     "LEAP_DAY_RULES",
     "add_months",
@@ -210,7 +212,8 @@ def age_in_months(birth, on, leap_day_birthday: str = "feb28", parts=None) -> np
     """
     if leap_day_birthday not in LEAP_DAY_RULES:
         raise ValueError(
-            f"'leap_day_birthday' must be in {list(LEAP_DAY_RULES)} (got {leap_day_birthday!r})"
+            f"'leap_day_birthday' must be in {list(LEAP_DAY_RULES)} "
+            f"(got {as_given(leap_day_birthday)})"
         )
     birth, on = _broadcast(as_dates(birth), as_dates(on))
     missing = np.isnat(birth) | np.isnat(on)

@@ -60,7 +60,7 @@ from actuarial.members import (
     texts_at,
     warnings_and_where,
 )
-from actuarial.shown_text import quoted
+from actuarial.shown_text import as_given, quoted
 
 __all__ = [
     "RESULT_COLUMNS",
@@ -260,7 +260,7 @@ def _schedule_cents(amounts: np.ndarray) -> np.ndarray:
         wrong = amounts[~((cents >= 0) & (cents < _SCHEDULE_CENTS_LIMIT))][0]
         raise ValueError(
             f"a schedule amount must be from 0 to below {_SCHEDULE_CENTS_LIMIT / 100:,.2f} USD "
-            f"(got {float(wrong)!r})"
+            f"(got {as_given(float(wrong))})"
         )
     return cents.astype(np.int64)
 
@@ -1193,7 +1193,9 @@ class Evaluation:
         for result in self.clauses:
             if result.clause == clause:
                 return result
-        raise KeyError(f"'clause' must be in {[r.clause for r in self.clauses]} (got {clause!r})")
+        raise KeyError(
+            f"'clause' must be in {[r.clause for r in self.clauses]} (got {as_given(clause)})"
+        )
 
     def as_dict(self) -> dict:
         def plain(value):

@@ -52,7 +52,7 @@ from actuarial.guides import (
 from actuarial.law.parameters import shipped_law
 from actuarial.mortality import LifeTable, blend, real_array, soa, sult
 from actuarial.output_files import check_output, takes_paths, writing
-from actuarial.shown_text import quoted, show_percent, show_rate, toml_text
+from actuarial.shown_text import as_given, quoted, show_percent, show_rate, toml_text
 
 __all__ = [
     "EARLIEST_RETIREMENT_AGE",
@@ -175,13 +175,13 @@ def _toml_value(key: str, value) -> str:
     if isinstance(value, float | np.floating) and np.isfinite(value):
         return toml_text(float(value))
     raise EquivalenceError(
-        f"'{key}' must be a string, a finite number, a boolean or a date (got {value!r})"
+        f"'{key}' must be a string, a finite number, a boolean or a date (got {as_given(value)})"
     )
 
 
 def _toml_line(key: str, value) -> str:
     if not re.fullmatch(r"[A-Za-z0-9_-]+", key):
-        raise EquivalenceError(f"key must be letters, digits, '_' or '-' (got {key!r})")
+        raise EquivalenceError(f"key must be letters, digits, '_' or '-' (got {as_given(key)})")
     return f"{key} = {_toml_value(key, value)}\n"
 
 
@@ -191,7 +191,9 @@ def _as_date(key: str, value) -> dt.date:
     try:
         return dt.date.fromisoformat(str(value))
     except ValueError:
-        raise EquivalenceError(f"'{key}' must be a date YYYY-MM-DD (got {value!r})") from None
+        raise EquivalenceError(
+            f"'{key}' must be a date YYYY-MM-DD (got {as_given(value)})"
+        ) from None
 
 
 def _guide_ages(effective_from, normal_retirement_age: int | None) -> tuple[int, int]:
@@ -279,14 +281,16 @@ def write_guide(
             f"write the guide into a folder of its own, such as {folder / guide_id}"
         )
     if folder.name != guide_id:
-        problems.append(f"'guide_id' must equal the folder name {folder.name!r} (got {guide_id!r})")
+        problems.append(
+            f"'guide_id' must equal the folder name {folder.name!r} (got {as_given(guide_id)})"
+        )
     if status not in _STATUSES:
-        problems.append(f"'status' must be in {list(_STATUSES)} (got {status!r})")
+        problems.append(f"'status' must be in {list(_STATUSES)} (got {as_given(status)})")
     if status == "adopted" and not (adopted_by and adopted_on):
         problems.append("'adopted_by' and 'adopted_on' are required when 'status' is 'adopted'")
     if interpolation not in _INTERPOLATIONS:
         problems.append(
-            f"'interpolation' must be in {list(_INTERPOLATIONS)} (got {interpolation!r})"
+            f"'interpolation' must be in {list(_INTERPOLATIONS)} (got {as_given(interpolation)})"
         )
     if problems:
         raise EquivalenceError("\n".join(problems))

@@ -14,6 +14,7 @@ from actuarial.law.conditions import Exact, Renderer, render
 from actuarial.law.coverage import first_day_included
 from actuarial.law.minimum import later_minimums
 from actuarial.members import GROUPS
+from actuarial.shown_text import as_given
 
 __all__ = ["LANGUAGES", "explain"]
 
@@ -84,7 +85,7 @@ def explain(results, position: int, lang: str = "en", clauses=None) -> list[str]
     ``clauses``: the member's :func:`~actuarial.engine.member_clauses`, if already read.
     """
     if lang not in LANGUAGES:
-        raise ValueError(f"'lang' must be in {list(LANGUAGES)} (got {lang!r})")
+        raise ValueError(f"'lang' must be in {list(LANGUAGES)} (got {as_given(lang)})")
     if clauses is None:
         from actuarial.engine import member_clauses
 

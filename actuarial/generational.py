@@ -40,7 +40,7 @@ from actuarial.mortality import (
     scale_rates,
     table_from_spec,
 )
-from actuarial.shown_text import quoted
+from actuarial.shown_text import as_given, quoted
 from actuarial.text_files import decimal_number, unique_files
 
 __all__ = [
@@ -128,7 +128,9 @@ def improvement_scale(spec: str, sex: str | None = None) -> ImprovementScale:
         return _soa_scale(MP_SCALES[name][sex], name)
     if name.startswith("csv:") and str(spec).strip()[4:]:  # a path, never "" (the folder ".")
         return _csv_scale(Path(str(spec).strip()[4:]))
-    raise MortalityError(f"'improvement' must be in {[*MP_SCALES, 'csv:<path>']} (got {spec!r})")
+    raise MortalityError(
+        f"'improvement' must be in {[*MP_SCALES, 'csv:<path>']} (got {as_given(spec)})"
+    )
 
 
 @functools.cache
@@ -253,7 +255,9 @@ class Mortality:
 
     def __post_init__(self) -> None:
         if not (isinstance(self.female_weight, int | float) and 0 <= self.female_weight <= 1):
-            raise MortalityError(f"'female_weight' must be in [0, 1] (got {self.female_weight!r})")
+            raise MortalityError(
+                f"'female_weight' must be in [0, 1] (got {as_given(self.female_weight)})"
+            )
         year = self.base_year
         if year is not None and (
             isinstance(year, bool)
@@ -261,19 +265,20 @@ class Mortality:
             or not DATE_YEARS[0] <= year <= DATE_YEARS[1]
         ):
             raise MortalityError(
-                f"'base_year' must be a year from {DATE_YEARS[0]} to {DATE_YEARS[1]} (got {year!r})"
+                f"'base_year' must be a year from {DATE_YEARS[0]} to {DATE_YEARS[1]} "
+                f"(got {as_given(year)})"
             )
         sides = _sides(self.spec)
         # An option that would change nothing is refused, never silently dropped.
         if len(sides) == 1 and self.female_weight != EVEN_WEIGHT:
             raise MortalityError(
                 f"'female_weight' weighs the sides of a FEMALE/MALE spec; '{self.spec}' has "
-                f"one (got {self.female_weight!r})"
+                f"one (got {as_given(self.female_weight)})"
             )
         if year is not None and self.improvement is None:
             raise MortalityError(
                 f"'base_year' is the year of the rates an improvement scale projects: it "
-                f"needs 'improvement' (got {year!r})"
+                f"needs 'improvement' (got {as_given(year)})"
             )
         object.__setattr__(self, "_sides", sides)
         # Every table and scale named must load. A generational basis's tables are read, not
@@ -316,7 +321,7 @@ class Mortality:
         """The life table of a member of ``sex`` ("F", "M" or None: the blend) born in
         ``cohort`` (required when generational)."""
         if sex not in (None, *SEXES):
-            raise MortalityError(f"'sex' must be in ['F', 'M', None] (got {sex!r})")
+            raise MortalityError(f"'sex' must be in ['F', 'M', None] (got {as_given(sex)})")
         if self.generational and cohort is None:
             raise MortalityError(
                 f"generational mortality ({self.improvement}) needs a cohort (year of birth)"
@@ -436,6 +441,6 @@ def _sides(spec: str) -> tuple[str, ...]:
     if len(sides) > 2 or not all(sides):
         raise MortalityError(
             f"'mortality' must be one spec or FEMALE/MALE, the female first, e.g. "
-            f"'soa:3399/soa:3400' (got {spec!r})"
+            f"'soa:3399/soa:3400' (got {as_given(spec)})"
         )
     return sides

@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from actuarial.output_files import takes_paths
-from actuarial.shown_text import quoted, shortened
+from actuarial.shown_text import as_given, quoted, shortened
 from actuarial.text_files import (
     PROBLEMS_SHOWN,
     decimal_number,
@@ -200,7 +200,9 @@ class LifeTable:
             )
         qx = qx.reshape(-1)
         if isinstance(self.min_age, bool) or not isinstance(self.min_age, int | np.integer):
-            raise MortalityError(f"{where}: 'min_age' must be an integer (got {self.min_age!r})")
+            raise MortalityError(
+                f"{where}: 'min_age' must be an integer (got {as_given(self.min_age)})"
+            )
         if qx.size == 0:
             raise MortalityError(f"{where}: 'qx' must not be empty")
         bad = ~(np.isfinite(qx) & (qx >= 0) & (qx <= 1))
@@ -212,10 +214,12 @@ class LifeTable:
         if self.fractional not in FRACTIONAL_AGE_ASSUMPTIONS:
             raise MortalityError(
                 f"{where}: 'fractional' must be in {list(FRACTIONAL_AGE_ASSUMPTIONS)} "
-                f"(got {self.fractional!r})"
+                f"(got {as_given(self.fractional)})"
             )
         if self.sex not in (None, "F", "M"):
-            raise MortalityError(f"{where}: 'sex' must be in ['F', 'M', None] (got {self.sex!r})")
+            raise MortalityError(
+                f"{where}: 'sex' must be in ['F', 'M', None] (got {as_given(self.sex)})"
+            )
         qx.setflags(write=False)
         unit_l = np.concatenate([[1.0], np.cumprod(1.0 - qx)])
         unit_l.setflags(write=False)
@@ -275,7 +279,7 @@ class LifeTable:
         ``age`` on, which no one asking to close a table means.
         """
         if isinstance(age, bool) or not isinstance(age, int | np.integer):
-            raise MortalityError(f"'close_at' must be an integer age (got {age!r})")
+            raise MortalityError(f"'close_at' must be an integer age (got {as_given(age)})")
         if not self.min_age < age <= self.end_age:
             raise MortalityError(
                 f"'close_at' must be in [{self.min_age + 1}, {self.end_age}] for table "
@@ -410,7 +414,8 @@ class LifeTable:
         if fractional == "constant-force":
             return l_int[k] * np.power(1.0 - q[k], s)
         raise MortalityError(
-            f"'fractional' must be in {list(FRACTIONAL_AGE_ASSUMPTIONS)} (got {fractional!r})"
+            f"'fractional' must be in {list(FRACTIONAL_AGE_ASSUMPTIONS)} "
+            f"(got {as_given(fractional)})"
         )
 
     def survival(self, age, t, fractional: str | None = None) -> np.ndarray:
@@ -513,7 +518,9 @@ def soa(table_id: int) -> LifeTable:
     from pymort import MortXML
 
     if isinstance(table_id, bool) or not isinstance(table_id, int | np.integer):
-        raise MortalityError(f"'table_id' must be an integer SOA table id (got {table_id!r})")
+        raise MortalityError(
+            f"'table_id' must be an integer SOA table id (got {as_given(table_id)})"
+        )
     try:
         with warnings.catch_warnings():  # pymort 2.0 uses deprecated importlib/pandas calls
             warnings.simplefilter("ignore", DeprecationWarning)
@@ -661,7 +668,7 @@ def blend(table_a: LifeTable, table_b: LifeTable, weight_a: float) -> LifeTable:
     refused with the range, never filled from one table alone.
     """
     if not (isinstance(weight_a, int | float) and 0 <= weight_a <= 1):
-        raise MortalityError(f"'weight_a' must be in [0, 1] (got {weight_a!r})")
+        raise MortalityError(f"'weight_a' must be in [0, 1] (got {as_given(weight_a)})")
     low, high = max(table_a.min_age, table_b.min_age), min(table_a.max_age, table_b.max_age)
     if low > high:
         raise MortalityError(
@@ -746,10 +753,10 @@ def scale_rates(table: LifeTable, factor: float) -> tuple[LifeTable, np.ndarray]
     that runs out) stays 1: scaling changes the rates, not where the table ends.
     """
     if not isinstance(factor, int | float):
-        raise MortalityError(f"'factor' must be a number > 0 (got {factor!r})")
+        raise MortalityError(f"'factor' must be a number > 0 (got {as_given(factor)})")
     factor = float(real_array("factor", factor))  # an int no float holds: refused, named
     if not (math.isfinite(factor) and factor > 0):
-        raise MortalityError(f"'factor' must be a number > 0 (got {factor!r})")
+        raise MortalityError(f"'factor' must be a number > 0 (got {as_given(factor)})")
     scaled = np.where(table.qx == 1, 1.0, table.qx * factor)
     capped = np.flatnonzero(scaled > 1) + table.min_age
     return (
@@ -784,7 +791,7 @@ def table_from_spec(spec: str, leaf: Callable[[LifeTable], LifeTable] | None = N
         if not at or from_age is None or not body.strip():
             raise MortalityError(
                 f"'mortality' join must give each later table its first age, e.g. "
-                f"'soa:3398+soa:3400@50' (got {spec!r})"
+                f"'soa:3398+soa:3400@50' (got {as_given(spec)})"
             )
         tables.append(_blend_from_spec(body.strip(), leaf))
         from_ages.append(from_age)
@@ -797,7 +804,7 @@ def _blend_from_spec(spec: str, leaf) -> LifeTable:
     if not 1 <= len(parts) <= 2 or not all(parts):
         raise MortalityError(
             f"'mortality' must be one table or a blend of two, e.g. 'sult' or "
-            f"'soa:3400,soa:3399:0.5' (got {spec!r})"
+            f"'soa:3400,soa:3399:0.5' (got {as_given(spec)})"
         )
     tables, weights = [], []
     for part in parts:
@@ -806,16 +813,19 @@ def _blend_from_spec(spec: str, leaf) -> LifeTable:
         weights.append(weight)
     if len(tables) == 1:
         if weights[0] not in (None, 1.0):
-            raise MortalityError(f"'mortality' weight of a single table must be 1 (got {spec!r})")
+            raise MortalityError(
+                f"'mortality' weight of a single table must be 1 (got {as_given(spec)})"
+            )
         return tables[0]
     first, second = weights
     if first is None and second is None:
         raise MortalityError(
-            f"'mortality' blend must state a weight, e.g. 'soa:3400,soa:3399:0.5' (got {spec!r})"
+            f"'mortality' blend must state a weight, e.g. 'soa:3400,soa:3399:0.5' "
+            f"(got {as_given(spec)})"
         )
     weight_a = first if first is not None else 1 - second
     if second is not None and abs(weight_a + second - 1) > 1e-12:
-        raise MortalityError(f"'mortality' blend weights must sum to 1 (got {spec!r})")
+        raise MortalityError(f"'mortality' blend weights must sum to 1 (got {as_given(spec)})")
     return blend(tables[0], tables[1], weight_a)
 
 
@@ -837,7 +847,7 @@ def _component(part: str, spec: str) -> tuple[LifeTable, float | None]:
         return from_csv(":".join(args)), weight
     raise MortalityError(
         f"'mortality' table must be in ['sult', 'ilt', 'soa:<id>', 'csv:<path>'], each "
-        f"optionally followed by ':<weight>' (got {part!r})"
+        f"optionally followed by ':<weight>' (got {as_given(part)})"
     )
 
 
@@ -861,7 +871,11 @@ def _is_number(text: str) -> bool:
 def _weight(text: str, spec: str) -> float:
     weight = decimal_number(text)  # a plain decimal number, as in files: not 0.5_0, nan, inf
     if weight is None:
-        raise MortalityError(f"'mortality' weight must be a number (got {text!r} in {spec!r})")
+        raise MortalityError(
+            f"'mortality' weight must be a number (got {as_given(text)} in {as_given(spec)})"
+        )
     if not 0 <= weight <= 1:
-        raise MortalityError(f"'mortality' weight must be in [0, 1] (got {text} in {spec!r})")
+        raise MortalityError(
+            f"'mortality' weight must be in [0, 1] (got {text} in {as_given(spec)})"
+        )
     return weight

@@ -31,6 +31,7 @@ from actuarial.law.readings import (
 from actuarial.members import WARNING_RULES, WARNING_SEPARATOR
 from actuarial.mortality import LifeTable, MortalityError, scale_rates, table_from_spec
 from actuarial.output_files import takes_paths
+from actuarial.shown_text import as_given
 
 __all__ = [
     "amendment_entries",
@@ -314,7 +315,7 @@ def factor_grid(table: LifeTable, age_months, interest_rates) -> pd.DataFrame:
 def scale_mortality(table: LifeTable, scale: float) -> LifeTable:
     """The table with every q_x multiplied by ``scale`` (capped at 1): a sensitivity basis."""
     if isinstance(scale, bool) or not (isinstance(scale, int | float) and scale > 0):
-        raise MortalityError(f"'scale' must be a number > 0 (got {scale!r})")
+        raise MortalityError(f"'scale' must be a number > 0 (got {as_given(scale)})")
     return scale_rates(table, scale)[0]
 
 

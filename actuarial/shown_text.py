@@ -58,6 +58,17 @@ def quoted(value, limit: int = QUOTE_LIMIT) -> str:
         return f"an integer of more than {sys.get_int_max_str_digits()} digits"
 
 
+def as_given(value, limit: int = QUOTE_LIMIT) -> str:
+    """A value as an error says it got it: text as :func:`quoted` (in quotes, cut), any other
+    value by its ``repr``, cut (``Period('2027-01', 'M')``, ``['a.toml']``)."""
+    if isinstance(value, str):
+        return quoted(value, limit)
+    try:
+        return shortened(repr(value), limit)
+    except ValueError:  # an int of more digits than repr() writes
+        return f"an integer of more than {sys.get_int_max_str_digits()} digits"
+
+
 def printable(text: str, keep_newlines: bool = True) -> str:
     """``text`` with control characters replaced by U+FFFD (newlines kept if asked)."""
     text = _CONTROL.sub("\ufffd", str(text))

@@ -46,7 +46,7 @@ from actuarial.members import MemberDataError, MemberFileError, parse_members
 from actuarial.mortality import is_real_number
 from actuarial.output_files import check_output, takes_paths, writing
 from actuarial.pages import format_count, format_usd
-from actuarial.shown_text import decimal_shown, quoted, show_percent
+from actuarial.shown_text import as_given, decimal_shown, quoted, show_percent
 
 __all__ = [
     "SEX_CODES",
@@ -103,13 +103,13 @@ class Basis:
     def __post_init__(self) -> None:
         rate = self.interest
         if not is_real_number(rate):
-            raise ValuationError(f"'interest' must be a number (got {rate!r})")
+            raise ValuationError(f"'interest' must be a number (got {as_given(rate)})")
         _rates(rate)
         # numpy's numbers too (np.int64); a float32 as the decimal it shows (0.045)
         object.__setattr__(self, "interest", decimal_shown(rate))
         if not isinstance(self.mortality, str | Mortality):
             raise ValuationError(
-                f"'mortality' must be a spec (text) or a Mortality (got {self.mortality!r})"
+                f"'mortality' must be a spec (text) or a Mortality (got {as_given(self.mortality)})"
             )
         if isinstance(self.mortality, str):
             mortality = Mortality(
@@ -601,7 +601,7 @@ def break_even_interest(
 
     for name, clause in (("early", early), ("later", later)):
         if clause not in CLAUSE_IDS:
-            raise ValueError(f"'{name}' must be in {list(CLAUSE_IDS)} (got {clause!r})")
+            raise ValueError(f"'{name}' must be in {list(CLAUSE_IDS)} (got {as_given(clause)})")
 
     def gap(rate):
         at_rate = basis.with_interest(rate)

@@ -1391,6 +1391,49 @@ def test_an_option_of_any_decimal_number_states_no_range_in_its_help():
     ) in " ".join(result.stdout.split())
 
 
+LONG = "x" * 200
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["batch", SAMPLE, "--out", "never.csv", "--as-of", LONG],
+        [
+            "guides",
+            "derive",
+            "--mortality",
+            "sult",
+            "--interest",
+            "0.05",
+            "--out",
+            "never",
+            "--effective-from",
+            LONG,
+        ],
+        ["guides", "derive", "--mortality", LONG, "--interest", "0.05", "--out", "never"],
+        [
+            "guides",
+            "subsidy",
+            HALF_PERCENT_SERIES,
+            "--mortality",
+            "sult",
+            "--interest",
+            "0.05",
+            "--improvement",
+            LONG,
+        ],
+        ["guides", "show", LONG],
+    ],  # fmt: skip
+    ids=["as-of", "effective-from", "mortality", "improvement", "show"],
+)
+def test_a_long_option_value_is_quoted_at_most_80_characters(arguments):
+    # --as-of, --effective-from, --mortality and guides show echoed all 200 characters,
+    # where values from member files and --series are cut to 80.
+    result = invoke(*arguments)
+    assert result.exit_code in (1, 2), result.output
+    assert f"{'x' * 80}…" in result.output and "x" * 81 not in result.output
+
+
 def test_the_report_help_names_the_member_file_it_reads_by_default():
     """It said 'default: examples/members.csv', a file of the working folder, which the
     report never reads: without --members it reads the sample shipped in the package."""

@@ -19,6 +19,7 @@ from conftest import exactly, law_entry
 from actuarial.engine import evaluate, evaluate_frame
 from actuarial.law import PARAMETERS, UNITS, LawError, law_in_force, load_law, shipped_law
 from actuarial.member_record import MemberDataError
+from actuarial.shown_text import shortened
 from actuarial.valuation import Basis, value_frame
 
 SHIPPED = "actuarial/law/law.toml"
@@ -178,7 +179,7 @@ def test_law_that_is_neither_a_path_a_list_of_paths_nor_a_law_is_refused_naming_
     assert law_in_force(PathLike()).value_on("service_annuity.rate", "2028-01-01") == 0.02
     assert law_in_force([PathLike()]).value_on("service_annuity.rate", "2028-01-01") == 0.02
     for law, shown in [
-        (os.fsencode(bill), repr(os.fsencode(bill))),
+        (os.fsencode(bill), shortened(repr(os.fsencode(bill)))),  # cut to 80 characters
         ([str(bill), 5], "5"),
         ({"service_annuity.rate": 0.02}, "{'service_annuity.rate': 0.02}"),
     ]:

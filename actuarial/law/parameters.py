@@ -46,7 +46,7 @@ from actuarial.member_record import (
     timestamp_rule,
 )
 from actuarial.output_files import takes_paths
-from actuarial.shown_text import quoted, shortened, toml_text
+from actuarial.shown_text import as_given, quoted, shortened, toml_text
 from actuarial.text_files import TextProblem, decode_text, read_bytes, toml_shape_problems
 
 __all__ = [
@@ -749,7 +749,7 @@ _LAW_PATH = (str, os.PathLike)  # a law file's path: text or path-like (not byte
 
 
 def _not_a_law(value) -> TypeError:
-    return TypeError(f"'law' must be a path, a list of paths or a Law (got {value!r})")
+    return TypeError(f"'law' must be a path, a list of paths or a Law (got {as_given(value)})")
 
 
 def _earliest_known(dates: np.ndarray):
@@ -830,7 +830,7 @@ def _as_of_day(as_of) -> dt.date:
             return dt.date.fromisoformat(as_of)
         except ValueError:
             pass
-    raise LawError([f"'as_of' must be a date YYYY-MM-DD (got {as_of!r})"])
+    raise LawError([f"'as_of' must be a date YYYY-MM-DD (got {as_given(as_of)})"])
 
 
 def law_provenance(law=None, as_of=None) -> dict:

@@ -16,7 +16,7 @@ import numpy as np
 
 from actuarial.dates import LEAP_DAY_RULES
 from actuarial.law.conditions import render
-from actuarial.shown_text import decimal_shown
+from actuarial.shown_text import as_given, decimal_shown
 
 __all__ = ["INTERPRETATIONS", "MINIMUM_SCOPES", "Interpretation", "Readings", "Switch"]
 
@@ -289,16 +289,18 @@ class Readings:
             "high_risk_waits_for_age",
         ):
             if not isinstance(getattr(self, name), bool):
-                raise ValueError(f"'{name}' must be True or False (got {getattr(self, name)!r})")
+                raise ValueError(
+                    f"'{name}' must be True or False (got {as_given(getattr(self, name))})"
+                )
         if self.minimum_applies_to not in MINIMUM_SCOPES:
             raise ValueError(
                 f"'minimum_applies_to' must be in {list(MINIMUM_SCOPES)} "
-                f"(got {self.minimum_applies_to!r})"
+                f"(got {as_given(self.minimum_applies_to)})"
             )
         if self.leap_day_birthday not in LEAP_DAY_RULES:
             raise ValueError(
                 f"'leap_day_birthday' must be in {list(LEAP_DAY_RULES)} "
-                f"(got {self.leap_day_birthday!r})"
+                f"(got {as_given(self.leap_day_birthday)})"
             )
         service = self.deferred_minimum_service
         low, high = next(i.cli.range for i in INTERPRETATIONS if i.id == "I-5")
@@ -309,7 +311,7 @@ class Readings:
         ):
             raise ValueError(
                 f"'deferred_minimum_service' must be None or in [{low:g}, {high:g}] "
-                f"(got {service!r})"
+                f"(got {as_given(service)})"
             )
         if isinstance(service, float) and service.is_integer():  # 0.0 (the CLI's), -0.0: 0
             object.__setattr__(self, "deferred_minimum_service", int(service))
@@ -345,7 +347,7 @@ class Readings:
         minimums (:func:`values_today`).
         """
         if lang not in ("en", "es"):
-            raise ValueError(f"'lang' must be in ['en', 'es'] (got {lang!r})")
+            raise ValueError(f"'lang' must be in ['en', 'es'] (got {as_given(lang)})")
         if law_values is None:
             law_values, later_minimums = values_today()
         later = later_minimums_text(lang, later_minimums)
