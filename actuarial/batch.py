@@ -39,7 +39,13 @@ import pyarrow.csv as pa_csv
 
 from actuarial import arrow_text
 from actuarial.duplicate_ids import DuplicateIds
-from actuarial.engine import COLUMNS, CodedText, MemberResults, evaluate_members
+from actuarial.engine import (
+    COLUMNS,
+    CodedText,
+    MemberResults,
+    checked_guides_and_readings,
+    evaluate_members,
+)
 from actuarial.guides import GuideSet
 from actuarial.interpretations import Readings
 from actuarial.law.clauses import CLAUSES
@@ -575,7 +581,7 @@ def run_batch(
     try:  # a first pass given is ended if the run stops before it is read
         check_paths(members_path=members_path, out_path=out_path, law=law)
         _check_chunk_rows(chunk_rows)
-        readings = readings or Readings()
+        readings = checked_guides_and_readings(guides, readings)
         law = law_in_force(law)
         as_of = resolve_as_of(as_of)
         members_path, out_path = Path(members_path), Path(out_path)

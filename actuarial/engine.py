@@ -1095,7 +1095,7 @@ def evaluate_frame(
     check_frame(members_df)
     check_columns(members_df.columns, source)
     frame = members_df.reset_index(drop=True)
-    readings = _checked_guides_and_readings(guides, readings)
+    readings = checked_guides_and_readings(guides, readings)
     law = law_in_force(law)
     as_of = resolve_as_of(as_of)
     size = _chunk_size(len(frame))
@@ -1286,7 +1286,7 @@ def _clause_results(rows: list[dict]) -> tuple:
 _DEFAULT_READINGS = Readings()
 
 
-def _checked_guides_and_readings(guides, readings) -> Readings:
+def checked_guides_and_readings(guides, readings) -> Readings:
     """The ``readings`` of :func:`evaluate` and :func:`evaluate_frame` (None: the defaults),
     with their ``guides``, checked where a user passes them: a mapping of switches (an empty
     one would be the defaults, silently) or a path of guides is a TypeError naming it."""
@@ -1329,7 +1329,7 @@ def evaluate(
     members = parse_member(member, source="member")
     if not members.valid[0]:
         raise MemberDataError(members.error[0])
-    readings = _checked_guides_and_readings(guides, readings)
+    readings = checked_guides_and_readings(guides, readings)
     results = evaluate_members(members, guides, as_of, readings, law)
     rows = member_clauses(results, 0)
     return Evaluation(

@@ -35,7 +35,7 @@ import pandas as pd
 
 from actuarial.annuities import AnnuityError, annuity_due, check_interest, show_rate
 from actuarial.dates import add_months, format_age
-from actuarial.engine import MemberResults, evaluate_members
+from actuarial.engine import MemberResults, checked_guides_and_readings, evaluate_members
 from actuarial.generational import EVEN_WEIGHT, SEXES, Mortality
 from actuarial.guides import GuideSet, file_sha256
 from actuarial.law import law_provenance
@@ -851,6 +851,7 @@ def run_valuation(
     members not valued and (optionally) the sensitivities."""
     from actuarial.batch import read_members, run_metadata, write_results
 
+    readings = checked_guides_and_readings(guides, readings)
     members_path, out_path = Path(members_path), Path(out_path)
     out_format = file_format(out_path, "the output file")
     series = shipped_series() if with_sensitivities else {}

@@ -1118,3 +1118,43 @@ def test_parquet_ids_that_are_not_text_or_whole_numbers_are_errors_never_repeate
         for row, value in enumerate(shown, 1)
     ]
     assert result["member_id"].tolist() == ["", ""]
+
+
+@pytest.mark.parametrize("run", ["batch", "valuation"])
+@pytest.mark.parametrize(
+    ("guides", "readings", "message"),
+    [
+        (
+            None,
+            None,
+            "'guides' must be the guides of one series, from actuarial.load_guides (got None)",
+        ),
+        (
+            "guides",
+            None,
+            "'guides' must be the guides of one series, from "
+            "actuarial.load_guides (got str 'guides')",
+        ),
+        (
+            ...,
+            {},
+            "'readings' must be an actuarial.Readings, e.g. Readings(**mapping) (got dict {})",
+        ),
+    ],  # fmt: skip
+)
+def test_a_file_run_names_guides_or_readings_of_the_wrong_kind(
+    half_percent_guides, sample_members, tmp_path, run, guides, readings, message
+):
+    # run_batch(path, None, out) raised "AttributeError: 'NoneType' object has no attribute
+    # 'files'", and run_valuation too; an empty mapping of readings was the defaults.
+    from actuarial.valuation import Basis, run_valuation
+
+    guides = half_percent_guides if guides is ... else guides
+    out = tmp_path / "out.csv"
+    with pytest.raises(TypeError) as error:
+        if run == "batch":
+            run_batch(sample_members, guides, out, readings=readings, progress=False)
+        else:
+            run_valuation(sample_members, guides, Basis("sult", 0.05), out, readings=readings)
+    assert str(error.value) == message
+    assert not out.exists()
