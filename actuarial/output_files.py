@@ -394,9 +394,11 @@ def writing(
         if not replace and os.path.lexists(out):
             raise OutputExistsError(out)
     created: list[tuple[Path, int]] = []
-    current, in_block = outs[0], False
+    made: list[Path] = []  # the folders made for the outputs, removed again if none is written
+    current, in_block, written = outs[0], False, False
     try:
         for current in outs:
+            made += _missing_folders(current.parent)
             current.parent.mkdir(parents=True, exist_ok=True)
             remove_stale_temporaries(current)
             created.append(_create_locked(current))
@@ -413,6 +415,7 @@ def writing(
                     os.link(temporary, out)
                 except FileExistsError:
                     raise OutputExistsError(out) from None
+        written = True
     except OSError as error:
         if in_block and _names_another_path(error, [temporary for temporary, _ in created]):
             raise
@@ -422,6 +425,18 @@ def writing(
             with contextlib.suppress(OSError):
                 os.unlink(temporary)  # gone already when it was renamed
             os.close(descriptor)
+        for folder in [] if written else reversed(made):
+            with contextlib.suppress(OSError):  # left if anything else is in it now
+                folder.rmdir()
+
+
+def _missing_folders(folder: Path) -> list[Path]:
+    """The folders of ``folder``'s path that do not exist, outermost first."""
+    missing = []
+    while not os.path.lexists(folder) and folder != folder.parent:
+        missing.append(folder)
+        folder = folder.parent
+    return missing[::-1]
 
 
 @takes_paths("out")

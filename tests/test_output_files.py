@@ -905,3 +905,36 @@ def test_an_empty_path_is_refused_by_every_public_function_naming_its_parameter(
             f"'{shown}' is an empty path: give a file or folder ('.' for the current one)"
         )
     assert folder_files(Path.cwd()) == a_folder_to_keep
+
+
+def test_a_write_that_fails_removes_the_folders_it_made_and_no_other(tmp_path):
+    # A guides derive that failed for lack of space left its new, empty folder behind.
+    out = tmp_path / "new" / "deeper" / "guide" / "reduction.csv"
+    (tmp_path / "new").mkdir()
+    full = pytest.raises(OutputFileError, match=r"cannot write \(No space left on device\)$")
+    with full, writing(out):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    assert names(tmp_path) == ["new"] and names(tmp_path / "new") == []
+    with pytest.raises(KeyboardInterrupt), writing(out):
+        raise KeyboardInterrupt
+    assert names(tmp_path / "new") == []
+    with writing(out) as partial:
+        partial.write_text("written")
+    assert out.read_text() == "written"
+
+
+def test_a_guide_derive_that_fails_leaves_no_folder(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from actuarial.cli import cli
+
+    def full(source, target):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", full)  # the guide's files put in place
+    folder = tmp_path / "guides" / "derived"
+    derive = ["guides", "derive", "--mortality", "sult", "--interest", "0.05", "--out", folder]
+    result = CliRunner().invoke(cli, [str(argument) for argument in derive])
+    assert result.exit_code == 1, result.output
+    assert "cannot write (No space left on device)" in result.output
+    assert names(tmp_path) == []
