@@ -73,7 +73,9 @@ def _csv_reader(path: Path, columns, block_size=CSV_BLOCK_BYTES):
         # A quoted cell may hold line breaks (a note over several lines): blocks end only
         # at a line break outside quotes. Without it, a cell across a block's end was cut
         # there, and its second half read as rows of its own.
-        parse_options=pa_csv.ParseOptions(newlines_in_values=True),
+        parse_options=pa_csv.ParseOptions(
+            newlines_in_values=True, invalid_row_handler=_skip_blank_row
+        ),
         convert_options=pa_csv.ConvertOptions(
             include_columns=list(columns),
             column_types=dict.fromkeys(columns, pa.string()),
@@ -81,6 +83,13 @@ def _csv_reader(path: Path, columns, block_size=CSV_BLOCK_BYTES):
             strings_can_be_null=True,
         ),
     )
+
+
+def _skip_blank_row(row) -> str:
+    """A line of white space only is skipped, as Arrow skips an empty one (it read it as a
+    row of one cell and refused the file); any other row of too few or too many cells is an
+    error (:func:`_misshapen_row` says where)."""
+    return "skip" if row.text is not None and not row.text.strip() else "error"
 
 
 def parquet():
@@ -225,7 +234,7 @@ def _misshapen_row(path: Path) -> str | None:
         end = rows.line_num
         for cells in rows:
             start, end = end + 1, rows.line_num
-            if cells and len(cells) != expected:  # a blank line is skipped, as Arrow does
+            if "".join(cells).strip() and len(cells) != expected:  # blank lines skipped
                 spans = f", to line {end:,}: a quote left open?" if end > start else ""
                 cells = f"{len(cells)} cell" + "s" * (len(cells) != 1)
                 return f"line {start:,} has {cells}, the header {expected}{spans}"

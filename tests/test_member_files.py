@@ -143,3 +143,19 @@ def test_a_file_of_a_header_alone_has_no_member_with_or_without_a_line_break(
     if end:  # a last row without a line break is read
         source.write_text(bom + HEADER + end + f"M-1,{FIELDS}", encoding="utf-8")
         assert list(read_members(source)["member_id"]) == ["M-1"]
+
+
+def test_a_line_of_white_space_is_skipped_as_an_empty_line_is(half_percent_guides, tmp_path):
+    # An empty line was skipped but a line of spaces refused the whole file ("line 3 has 1
+    # cell, the header 8"). Neither is a row: the rows after them keep their data numbers.
+    source = tmp_path / "members.csv"
+    source.write_text(
+        f"{HEADER}\nA-1,{FIELDS}\n\n   \n\t\r\nA-2,{FIELDS}\n \nA-3,{FIELDS}\n", encoding="utf-8"
+    )
+    assert list(read_members(source)["member_id"]) == ["A-1", "A-2", "A-3"]
+    run_batch(source, half_percent_guides, tmp_path / "out.csv", AS_OF, progress=False)
+    rows = pd.read_csv(tmp_path / "out.csv")[["row", "member_id"]].drop_duplicates()
+    assert rows.values.tolist() == [[1, "A-1"], [2, "A-2"], [3, "A-3"]]
+    source.write_text(f"{HEADER}\nA-1,{FIELDS}\n  \nA-2,1958-06-15\n", encoding="utf-8")
+    with pytest.raises(MemberFileError, match=r"\(line 4 has 2 cells, the header 8\)$"):
+        read_members(source)
