@@ -904,7 +904,7 @@ def evaluate_members(
     ``as_of``: the date the results are asked for (default: today); each annuity is paid
     from the later of it and its start date. ``law``: see :func:`law_in_force`.
     """
-    readings = readings or Readings()
+    readings = checked_guides_and_readings(guides, readings)  # every caller's, checked here
     law = law_in_force(law)
     as_of = resolve_as_of(as_of)
     clauses = tuple(CLAUSES.values())

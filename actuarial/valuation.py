@@ -318,6 +318,16 @@ def _utf8_or_no_code(value):
         return "\ufffd"
 
 
+def _check_basis(basis) -> None:
+    """A valuation's ``basis`` is a :class:`Basis`: anything else is a TypeError naming it
+    (a spec's text, None), never an AttributeError from inside."""
+    if not isinstance(basis, Basis):
+        shown = "None" if basis is None else f"{type(basis).__name__} {as_given(basis)}"
+        raise TypeError(
+            f"'basis' must be an actuarial.Basis, e.g. Basis('sult', 0.045) (got {shown})"
+        )
+
+
 def value_results(
     results: MemberResults,
     basis: Basis,
@@ -334,6 +344,7 @@ def value_results(
     NaN where a clause is not eligible, the member is invalid or skipped, or the basis does
     not cover the member (who then has an error).
     """
+    _check_basis(basis)
     members = results.members
     count = len(members)
     rates = _rates(basis.interest if rates is None else rates)
@@ -520,6 +531,7 @@ def value_frame(
     A member the basis does not cover (an age below its first age, a bad ``sex``) gets an
     error on its eligible rows and blank values; every other member is valued.
     """
+    _check_basis(basis)
     return _valued(*_evaluated(members_df, guides, as_of, readings, source, law), basis)[0]
 
 
@@ -572,6 +584,7 @@ def member_present_values(member, guides, basis, as_of=None, readings=None, law=
     Raises :class:`MemberDataError` for invalid member data and :class:`ValuationError`
     where an eligible clause cannot be valued on ``basis`` (an age below its table, a bad
     ``sex``), with the message its row carries."""
+    _check_basis(basis)
     table = _member_table(member, guides, basis, as_of, readings, law)
     unvalued = table["eligible"].to_numpy() & (table["error"].astype(str) != "").to_numpy()
     if unvalued.any():
@@ -597,6 +610,7 @@ def break_even_interest(
     """The interest rate at which the member's ``early`` and ``later`` clauses have equal
     present values (None if they do not cross within ``bounds``); ``as_of``, ``readings``
     and ``law`` as :func:`member_present_values` takes them."""
+    _check_basis(basis)
     from scipy.optimize import brentq
 
     for name, clause in (("early", early), ("later", later)):
@@ -712,6 +726,7 @@ def sensitivities(
     """Totals by clause and total subsidy: on the basis; interest +-1 percentage point
     (GASB 67/68); every q x 0.9 and x 1.1 (capped at 1; the ages are named); and under each
     guide series in ``series`` (the cost of a change of guide: ``subsidy_change``)."""
+    _check_basis(basis)
     evaluated = _evaluated(members_df, guides, as_of, readings, source, law)
     return _sensitivities(*evaluated, basis, as_of, readings, series, law)
 
@@ -849,6 +864,7 @@ def run_valuation(
 ) -> ValuationSummary:
     """Value a member file into ``out_path`` (CSV or Parquet); the summary with totals,
     members not valued and (optionally) the sensitivities."""
+    _check_basis(basis)
     from actuarial.batch import read_members, run_metadata, write_results
 
     readings = checked_guides_and_readings(guides, readings)
@@ -912,6 +928,7 @@ def _read_sex(path: Path):
 def member_choices(member, guides: GuideSet, basis: Basis, as_of=None, readings=None, law=None):
     """One member's clauses side by side: eligibility, start, monthly amount, present value
     at separation and value over the deferred (d)."""
+    _check_basis(basis)
     table = _member_table(member, guides, basis, as_of, readings, law)
     columns = ["clause", "eligible", "start_date", "reduction_factor", "monthly_amount"]
     return table[[*columns, *VALUE_COLUMNS, "error"]].reset_index(drop=True)
@@ -952,6 +969,7 @@ def choices_by_interest(
 ) -> pd.DataFrame:
     """One member's present value of each eligible clause at each interest rate; ``as_of``,
     ``readings`` and ``law`` as :func:`member_present_values` takes them."""
+    _check_basis(basis)
     columns = {}
     for rate in [rates] if isinstance(rates, numbers.Real) else rates:  # one rate or several
         at_rate = basis.with_interest(rate)  # checked as a basis's interest

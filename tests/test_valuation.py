@@ -15,6 +15,7 @@ from conftest import SMALL_SCALE_CSV, exactly, refused_as_input, write_sult_csv
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from actuarial import valuation
 from actuarial.annuities import deferred_annuity_due
 from actuarial.cli import cli
 from actuarial.generational import Mortality
@@ -1109,3 +1110,70 @@ def test_a_member_file_whose_sex_column_is_given_twice_is_refused(tmp_path):
     with pytest.raises(MemberFileError, match=exactly(message)):
         run_valuation(members, GUIDES, Basis(PUB_JOINED, 0.045), tmp_path / "out.csv")
     assert not (tmp_path / "out.csv").exists()
+
+
+BASIS = Basis("sult", 0.05)
+FRAME = pd.DataFrame([EARLY_STEPPED])
+VALUATION_CALLS = {
+    "value_frame": lambda g, b, r: value_frame(FRAME, g, b, readings=r),
+    "member_present_values": lambda g, b, r: valuation.member_present_values(
+        EARLY_STEPPED, g, b, readings=r
+    ),
+    "member_choices": lambda g, b, r: member_choices(EARLY_STEPPED, g, b, readings=r),
+    "sensitivities": lambda g, b, r: sensitivities(FRAME, g, b, readings=r),
+    "break_even_interest": lambda g, b, r: valuation.break_even_interest(
+        EARLY_STEPPED, g, b, readings=r
+    ),
+    "choices_by_interest": lambda g, b, r: valuation.choices_by_interest(
+        EARLY_STEPPED, g, b, [0.04], readings=r
+    ),
+}
+
+
+@pytest.mark.parametrize("call", VALUATION_CALLS)
+@pytest.mark.parametrize(
+    ("guides", "basis", "readings", "message"),
+    [
+        (
+            GUIDES,
+            BASIS,
+            {},
+            "'readings' must be an actuarial.Readings, e.g. Readings(**mapping) (got dict {})",
+        ),
+        (
+            GUIDES,
+            BASIS,
+            {"minimum_applies_to": "a"},
+            "'readings' must be an actuarial.Readings, "
+            "e.g. Readings(**mapping) (got dict {'minimum_applies_to': 'a'})",
+        ),
+        (
+            "guides",
+            BASIS,
+            None,
+            "'guides' must be the guides of one series, from "
+            "actuarial.load_guides (got str 'guides')",
+        ),
+        (
+            GUIDES,
+            "sult",
+            None,
+            "'basis' must be an actuarial.Basis, e.g. Basis('sult', 0.045) (got str 'sult')",
+        ),
+        (
+            GUIDES,
+            None,
+            None,
+            "'basis' must be an actuarial.Basis, e.g. Basis('sult', 0.045) (got None)",
+        ),
+    ],  # fmt: skip
+    ids=["empty-readings", "readings-mapping", "guides-path", "basis-spec", "no-basis"],
+)
+def test_every_valuation_names_guides_basis_or_readings_of_the_wrong_kind(
+    call, guides, basis, readings, message
+):
+    # value_frame(..., readings={}) valued on the default readings without a word; a
+    # mapping of switches, a folder of guides or a spec for the basis raised AttributeError.
+    with pytest.raises(TypeError) as error:
+        VALUATION_CALLS[call](guides, basis, readings)
+    assert str(error.value) == message
