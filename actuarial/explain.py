@@ -14,7 +14,7 @@ from actuarial.law.conditions import Exact, Renderer, render
 from actuarial.law.coverage import first_day_included
 from actuarial.law.minimum import later_minimums
 from actuarial.members import GROUPS
-from actuarial.shown_text import as_given
+from actuarial.shown_text import as_given, show_factors
 
 __all__ = ["LANGUAGES", "explain"]
 
@@ -37,9 +37,9 @@ WORDS = {
         "month (I-4)",
         "minimum_none": "; no minimum applies on {payment} (I-4)",
         "schedule": "schedule: {schedule}",
-        "guide_exact": "reduction factor {factor:.6f}: guide '{guide}' row {age}",
-        "guide_interp": "reduction factor {factor:.6f}: guide '{guide}', {method} "
-        "between {lo} ({flo:.6f}) and {hi} ({fhi:.6f})",
+        "guide_exact": "reduction factor {factor}: guide '{guide}' row {age}",
+        "guide_interp": "reduction factor {factor}: guide '{guide}', {method} "
+        "between {lo} ({flo}) and {hi} ({fhi})",
         "not_adopted": "guide '{guide}' is {status}, not adopted by the Junta de Síndicos: "
         "this reduction is an illustration, not the Board's",
         "payment": "Payment date: the later of {as_of} (as of) and each annuity's start date.",
@@ -64,9 +64,9 @@ WORDS = {
         "${topup:,.2f} al mes (I-4)",
         "minimum_none": "; no aplica pensión mínima el {payment} (I-4)",
         "schedule": "calendario: {schedule}",
-        "guide_exact": "factor de reducción {factor:.6f}: guía '{guide}', fila {age}",
-        "guide_interp": "factor de reducción {factor:.6f}: guía '{guide}', {method} "
-        "entre {lo} ({flo:.6f}) y {hi} ({fhi:.6f})",
+        "guide_exact": "factor de reducción {factor}: guía '{guide}', fila {age}",
+        "guide_interp": "factor de reducción {factor}: guía '{guide}', {method} "
+        "entre {lo} ({flo}) y {hi} ({fhi})",
         "not_adopted": "la guía '{guide}' es {status}, no adoptada por la Junta de Síndicos: "
         "esta reducción es una ilustración, no la de la Junta",
         "payment": "Fecha de pago: la posterior entre el {as_of} (fecha de consulta) y el inicio "
@@ -202,19 +202,23 @@ def _guide_lines(results, position, column, guide_index, words, lang) -> list[st
     lines = []
     if factor == factor:  # not NaN: the age is inside the guide's table
         low, high = guide.bracket(age_months)
+        # The factor the amount was computed with, and the guide's rows as they hold them:
+        # 6 decimals, or as many as each needs (0.5454176666666667 between two rows).
+        used = show_factors([factor])(factor)
         if low == high:
             line = words["guide_exact"].format(
-                factor=factor, guide=guide.id, age=_age_text(guide.age_months[low], lang)
+                factor=used, guide=guide.id, age=_age_text(guide.age_months[low], lang)
             )
         else:
+            rows = show_factors([guide.factors[low], guide.factors[high]])
             line = words["guide_interp"].format(
-                factor=factor,
+                factor=used,
                 guide=guide.id,
                 method=guide.method.describe(lang),
                 lo=_age_text(guide.age_months[low], lang),
-                flo=guide.factors[low],
+                flo=rows(guide.factors[low]),
                 hi=_age_text(guide.age_months[high], lang),
-                fhi=guide.factors[high],
+                fhi=rows(guide.factors[high]),
             )
         lines.append("  " + line)
     if guide.status != "adopted":

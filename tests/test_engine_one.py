@@ -547,3 +547,43 @@ def test_a_rate_of_the_law_is_stated_with_every_digit_it_has(amendment, member, 
     assert f"  {shown} of average compensation (age at separation 55 or older)" in (
         result.explanation
     )
+
+
+@pytest.mark.parametrize(
+    ("csv", "birth", "factor", "line"),
+    [
+        # A guide of 7 decimals, on a row: it was shown "0.580000", $1.80 from the amount.
+        (
+            lambda text: text.replace("0,0.580000", "0,0.5800004"),
+            "1958-03-01",
+            0.5800004,
+            "reduction factor 0.5800004: guide 'g7' row 58y0m",
+        ),
+        # Between rows of 6 decimals: the factor used, every digit (it was 0.545418, a cent
+        # off the amount), the rows as the guide holds them.
+        (
+            lambda text: text.replace("0,0.580000", "0,0.581001").replace(
+                "0,0.520000", "0,0.520001"
+            ),
+            "1958-09-25",
+            0.5454176666666667,
+            "reduction factor 0.5454176666666667: guide 'g7', linear by month between 57y0m "
+            "(0.520001) and 58y0m (0.581001)",
+        ),
+    ],  # fmt: skip
+)
+def test_the_explanation_states_the_factor_the_amount_was_computed_with(
+    make_guide, csv, birth, factor, line
+):
+    guides = load_guides(make_guide("g7", csv=csv).parent)
+    member = {
+        "member_id": "F-1", "birth_date": birth, "entry_date": "1991-01-02",
+        "separation_date": "2016-03-01", "credited_service": 30.0,
+        "average_compensation": 9_999_999.0, "group": "general", "refunded": False,
+    }  # fmt: skip
+    result = evaluate(member, guides, as_of=dt.date(2026, 6, 1))
+    early = result.clause("c")
+    assert early.reduction_factor == factor
+    assert f"  {line}" in result.explanation
+    shown = float(re.search(r"reduction factor ([0-9.]+)", line)[1])
+    assert round(0.015 * 9_999_999.0 * 30.0 * shown, 2) == early.annual_amount
