@@ -38,7 +38,7 @@ import datetime as dt
 
 import numpy as np
 
-from actuarial.mortality import LifeTable, real_array
+from actuarial.mortality import SEXES, LifeTable, real_array, sex_rule
 from actuarial.shown_text import as_given, quoted, show_rate
 
 __all__ = [
@@ -305,8 +305,19 @@ def by_cohort(table, cohort, sex, compute, *arrays):
     ``table(sex, cohort)`` method; ``cohort`` broadcasts with ``arrays`` and each distinct
     cohort is computed in one vectorized call on its rows.
     """
-    if isinstance(table, LifeTable):
-        return compute(table, *arrays)
+    if isinstance(table, LifeTable):  # one table for every cohort and sex: checked, broadcast
+        if sex not in (None, *SEXES):
+            raise AnnuityError(sex_rule(sex))
+        values = compute(table, *arrays)
+        if cohort is None:
+            return values
+        shape = np.broadcast_shapes(np.shape(values), _cohorts(cohort).shape)
+        return np.broadcast_to(values, shape).copy()[()]
+    if not callable(getattr(table, "table", None)):
+        raise AnnuityError(
+            "'table' must be a LifeTable or a basis's Mortality, e.g. "
+            f"actuarial.mortality.sult() (got {type(table).__name__} {as_given(table)})"
+        )
     if cohort is None or not table.generational:
         return compute(table.table(sex, None), *arrays)
     cohorts = _cohorts(cohort)

@@ -16,6 +16,8 @@ subsidy in a guide whose factors are above equivalence.
 from __future__ import annotations
 
 import datetime as dt
+import math
+import numbers
 import os
 import re
 import tempfile
@@ -108,6 +110,11 @@ def early_retirement_factor(
     each table's own fractional-age assumption, which the pure endowment takes too.
     """
     ages = real_array("age", age, EquivalenceError)
+    nra_given = real_array("normal_retirement_age", normal_retirement_age, EquivalenceError)
+    if nra_given.ndim:
+        raise EquivalenceError(
+            f"'normal_retirement_age' must be one age (got {as_given(normal_retirement_age)})"
+        )
     if not (ages <= normal_retirement_age).all():
         bad = ages[~(ages <= normal_retirement_age)].flat[0]
         raise EquivalenceError(
@@ -147,7 +154,20 @@ def derive_reduction_table(
     ``cohort``: the year of birth on a generational basis. A factor that rounds to 0 (a
     guide's must be above it) is an error naming the interest, the age and the factor.
     """
-    months = np.arange(earliest_age * 12, normal_retirement_age * 12 + 1)
+    earliest, nra = (
+        _whole_years("earliest_age", earliest_age),
+        _whole_years("normal_retirement_age", normal_retirement_age),
+    )
+    if not earliest < nra:
+        raise EquivalenceError(
+            f"'earliest_age' must be below the normal retirement age {nra} (got {earliest})"
+        )
+    if np.ndim(interest):
+        raise EquivalenceError(
+            f"'interest' must be one rate: a table is derived on one basis (got "
+            f"{as_given(interest)})"
+        )
+    months = np.arange(earliest * 12, nra * 12 + 1)
     exact = early_retirement_factor(
         table, months / 12, interest, normal_retirement_age, m, method, cohort
     )
@@ -164,6 +184,15 @@ def derive_reduction_table(
         )
     factor[-1] = 1.0  # 0E_NRA * a_NRA / a_NRA, exactly
     return pd.DataFrame({"age_years": months // 12, "age_months": months % 12, "factor": factor})
+
+
+def _whole_years(name: str, value) -> int:
+    """An age of a derived table's rows: a whole number of years (a guide's rows start at
+    whole ages), not a bool, not a fraction."""
+    whole = isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
+    if not (whole and math.isfinite(value) and value == int(value) and value >= 0):
+        raise EquivalenceError(f"'{name}' must be a whole number of years (got {as_given(value)})")
+    return int(value)
 
 
 # --------------------------------------------------------------------- guide files

@@ -31,13 +31,16 @@ import numpy as np
 
 from actuarial.member_record import DATE_YEARS
 from actuarial.mortality import (
+    SEXES,
     LifeTable,
     MortalityError,
     age_rows,
     blend,
     csv_rows,
+    is_float_number,
     real_array,
     scale_rates,
+    sex_rule,
     table_from_spec,
 )
 from actuarial.shown_text import as_given, quoted
@@ -64,7 +67,6 @@ MP_SCALES = {
     "mp-2019": {"F": 3607, "M": 3608},
     "mp-2020": {"F": 3609, "M": 3610},
 }
-SEXES = ("F", "M")
 SEX_NAMES = {"F": "female", "M": "male"}
 EVEN_WEIGHT = 0.5  # the female share of q for a member of unstated sex, unless stated
 
@@ -254,7 +256,7 @@ class Mortality:
     _read: LifeTable = field(init=False, repr=False)  # the tables as read (see __post_init__)
 
     def __post_init__(self) -> None:
-        if not (isinstance(self.female_weight, int | float) and 0 <= self.female_weight <= 1):
+        if not (is_float_number(self.female_weight) and 0 <= self.female_weight <= 1):
             raise MortalityError(
                 f"'female_weight' must be in [0, 1] (got {as_given(self.female_weight)})"
             )
@@ -321,7 +323,7 @@ class Mortality:
         """The life table of a member of ``sex`` ("F", "M" or None: the blend) born in
         ``cohort`` (required when generational)."""
         if sex not in (None, *SEXES):
-            raise MortalityError(f"'sex' must be in ['F', 'M', None] (got {as_given(sex)})")
+            raise MortalityError(sex_rule(sex))
         if self.generational and cohort is None:
             raise MortalityError(
                 f"generational mortality ({self.improvement}) needs a cohort (year of birth)"

@@ -38,7 +38,7 @@ from actuarial import shipped
 from actuarial.dates import format_age, is_plain_date, not_a_date, period_day
 from actuarial.law.parameters import DATE_RANGE_RULE, date_outside, shipped_law
 from actuarial.output_files import takes_paths
-from actuarial.shown_text import one_line, quoted, shortened
+from actuarial.shown_text import as_given, one_line, quoted, shortened
 from actuarial.text_files import (
     PROBLEMS_SHOWN,
     decimal_number,
@@ -1101,6 +1101,8 @@ def guides_to_read(path=None, series: str | None = None) -> tuple[Path, str | No
     as the default)."""
     if path is None:
         return SHIPPED_GUIDES, DEFAULT_SERIES if series is None else series
+    if not isinstance(path, str | os.PathLike):  # Path(5) would say "expected str, bytes..."
+        raise TypeError(f"'path' must be a folder of guides (a path) (got {as_given(path)})")
     return Path(path), series
 
 

@@ -26,6 +26,7 @@ import functools
 import io
 import math
 import numbers
+import os
 import re
 import warnings
 from collections.abc import Callable
@@ -84,6 +85,14 @@ SOA_MORTALITY_CONTENT_TYPES = (
     "Insured Lives Mortality",
     "Population Mortality",
 )
+
+
+SEXES = ("F", "M")  # a table's or a member's sex; None: unstated (a unisex table, a blend)
+
+
+def sex_rule(sex) -> str:
+    """The rule a ``sex`` other than "F", "M" or None breaks, with it."""
+    return f"'sex' must be in ['F', 'M', None] (got {as_given(sex)})"
 
 
 class MortalityError(ValueError):
@@ -156,6 +165,12 @@ def is_real_number(value) -> bool:
     )
 
 
+def is_float_number(value) -> bool:
+    """Whether ``value`` is a real number that arithmetic on floats takes (numpy's too): not
+    a bool, not a Decimal (which floats do not multiply)."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool | np.bool_)
+
+
 def _show(value) -> str:
     """A number as it should appear in a message: 57, 57.4167, 0.0042."""
     return f"{float(value):g}"
@@ -216,10 +231,8 @@ class LifeTable:
                 f"{where}: 'fractional' must be in {list(FRACTIONAL_AGE_ASSUMPTIONS)} "
                 f"(got {as_given(self.fractional)})"
             )
-        if self.sex not in (None, "F", "M"):
-            raise MortalityError(
-                f"{where}: 'sex' must be in ['F', 'M', None] (got {as_given(self.sex)})"
-            )
+        if self.sex not in (None, *SEXES):
+            raise MortalityError(f"{where}: {sex_rule(self.sex)}")
         qx.setflags(write=False)
         unit_l = np.concatenate([[1.0], np.cumprod(1.0 - qx)])
         unit_l.setflags(write=False)
@@ -637,6 +650,8 @@ def from_csv(path) -> LifeTable:
 
     The file is only parsed; every bad row is reported at once with file and line.
     """
+    if not isinstance(path, str | os.PathLike):
+        raise MortalityError(f"'path' must be a CSV file's path (got {as_given(path)})")
     path = Path(path)
     problems: list[str] = []
     ages: list[int] = []
@@ -667,7 +682,13 @@ def blend(table_a: LifeTable, table_b: LifeTable, weight_a: float) -> LifeTable:
     The blend covers only those ages (its source says which); an age outside them is
     refused with the range, never filled from one table alone.
     """
-    if not (isinstance(weight_a, int | float) and 0 <= weight_a <= 1):
+    for name, table in (("table_a", table_a), ("table_b", table_b)):
+        if not isinstance(table, LifeTable):
+            raise MortalityError(
+                f"'{name}' must be a LifeTable, e.g. actuarial.mortality.ilt() (got "
+                f"{type(table).__name__} {as_given(table)})"
+            )
+    if not (is_float_number(weight_a) and 0 <= weight_a <= 1):  # not True: a bool is no weight
         raise MortalityError(f"'weight_a' must be in [0, 1] (got {as_given(weight_a)})")
     low, high = max(table_a.min_age, table_b.min_age), min(table_a.max_age, table_b.max_age)
     if low > high:

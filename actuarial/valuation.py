@@ -36,14 +36,14 @@ import pandas as pd
 from actuarial.annuities import AnnuityError, annuity_due, check_interest, show_rate
 from actuarial.dates import add_months, format_age
 from actuarial.engine import MemberResults, checked_guides_and_readings, evaluate_members
-from actuarial.generational import EVEN_WEIGHT, SEXES, Mortality
+from actuarial.generational import EVEN_WEIGHT, Mortality
 from actuarial.guides import GuideSet, file_sha256
 from actuarial.law import law_provenance
 from actuarial.law.clauses import CLAUSES, situation
 from actuarial.law.readings import Readings
 from actuarial.member_files import file_columns, file_format, reading, record_batches
 from actuarial.members import MemberDataError, MemberFileError, parse_members
-from actuarial.mortality import is_real_number
+from actuarial.mortality import SEXES, is_real_number
 from actuarial.output_files import check_output, takes_paths, writing
 from actuarial.pages import format_count, format_usd
 from actuarial.shown_text import as_given, decimal_shown, quoted, show_percent

@@ -543,3 +543,17 @@ def test_the_sums_from_the_youngest_age_change_no_value(ages, younger, beyond, r
     beside = annuity_due(table, np.append(ages, younger)[:, None], [rate], 12, method)
     assert np.array_equal(alone, beside[:-1])
     assert deferred_annuity_due(table, 20.0, [beyond - 20.0], rate, 12, method)[0] == 0.0
+
+
+def test_on_one_table_a_cohort_broadcasts_and_is_checked_as_on_a_generational_basis():
+    # cohort=[1950, 1960] on a LifeTable gave one value, not two; "abc" and sex "X" passed.
+    table = sult()
+    one = annuity_due(table, 60, 0.05)
+    assert np.array_equal(annuity_due(table, 60, 0.05, cohort=[1950, 1960]), [one, one])
+    assert annuity_due(table, [60, 61], 0.05, cohort=1950).shape == (2,)
+    with pytest.raises(AnnuityError, match=r"^'cohort' must be whole years of birth .*'abc'"):
+        annuity_due(table, 60, 0.05, cohort="abc")
+    with pytest.raises(AnnuityError, match=r"^'sex' must be in \['F', 'M', None\] \(got 'X'\)$"):
+        annuity_due(table, 60, 0.05, sex="X")
+    with pytest.raises(AnnuityError, match=r"^'table' must be a LifeTable or a basis's Mortal"):
+        annuity_due("sult", 60, 0.05)

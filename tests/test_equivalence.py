@@ -514,3 +514,54 @@ def test_a_guide_is_not_written_over_a_folder_of_guides_whose_guides_it_would_hi
         f"a folder of its own, such as {guides / 'my-guides'}"
     )
     assert sorted(path.name for path in guides.iterdir()) == ["jcs"]
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda: derive_reduction_table(sult(), 0.05, earliest_age=70),
+            "'earliest_age' must be below the normal retirement age 65 (got 70)",
+        ),
+        (
+            lambda: derive_reduction_table(sult(), 0.05, earliest_age=55.5),
+            "'earliest_age' must be a whole number of years (got 55.5)",
+        ),
+        (
+            lambda: derive_reduction_table(sult(), 0.05, normal_retirement_age=65.5),
+            "'normal_retirement_age' must be a whole number of years (got 65.5)",
+        ),
+        (
+            lambda: derive_reduction_table(sult(), 0.05, earliest_age=True),
+            "'earliest_age' must be a whole number of years (got True)",
+        ),
+        (
+            lambda: derive_reduction_table(sult(), [0.05, 0.06]),
+            "'interest' must be one rate: a table is derived on one basis (got [0.05, 0.06])",
+        ),
+        (
+            lambda: early_retirement_factor(sult(), 60, 0.05, normal_retirement_age=None),
+            "'normal_retirement_age' must be a number (got None)",
+        ),
+        (
+            lambda: early_retirement_factor(sult(), 60, 0.05, normal_retirement_age="65"),
+            "'normal_retirement_age' must be a number (got '65')",
+        ),
+        (
+            lambda: early_retirement_factor(sult(), 60, 0.05, normal_retirement_age=[65, 66]),
+            "'normal_retirement_age' must be one age (got [65, 66])",
+        ),
+    ],  # fmt: skip
+)
+def test_a_derivation_names_the_argument_it_cannot_take(call, message):
+    # earliest_age=70 raised IndexError, 55.5 made rows of float ages from 55y6m, two rates
+    # a numpy broadcast error, normal_retirement_age=None a TypeError from a comparison.
+    with pytest.raises(EquivalenceError) as error:
+        call()
+    assert str(error.value) == message
+
+
+def test_a_table_whole_in_floats_is_the_table_of_those_whole_ages():
+    assert derive_reduction_table(sult(), 0.05, 65.0, earliest_age=55.0).equals(
+        derive_reduction_table(sult(), 0.05)
+    )

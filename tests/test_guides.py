@@ -1599,3 +1599,11 @@ def test_a_file_with_thousands_of_problems_lists_the_first_and_counts_the_rest(m
     assert lines[1] == f"{csv}:{rows + 2}: duplicate age 55y0m (first on line 2)"
     more = f"{csv}: ... and {problems - PROBLEMS_SHOWN:,} more problem(s)"
     assert lines[1 + PROBLEMS_SHOWN :] == [more]
+
+
+@pytest.mark.parametrize("path", [5, b"guides", ["guides"]])
+def test_load_guides_names_a_folder_that_is_no_path(path):
+    # load_guides(5) raised pathlib's "expected str, bytes or os.PathLike object, not int".
+    with pytest.raises(TypeError) as error:
+        load_guides(path)
+    assert str(error.value) == f"'path' must be a folder of guides (a path) (got {path!r})"

@@ -835,3 +835,23 @@ def test_a_long_table_takes_memory_in_proportion_to_its_ages():
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < 20 * 2**20
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (
+            lambda: mortality.blend(sult(), "ilt", 0.5),
+            "'table_b' must be a LifeTable, e.g. actuarial.mortality.ilt() (got str 'ilt')",
+        ),
+        (lambda: mortality.blend(sult(), ilt(), True), "'weight_a' must be in [0, 1] (got True)"),
+        (lambda: mortality.from_csv(None), "'path' must be a CSV file's path (got None)"),
+        (lambda: mortality.from_csv(5), "'path' must be a CSV file's path (got 5)"),
+    ],  # fmt: skip
+)
+def test_a_table_function_names_an_argument_of_the_wrong_kind(call, message):
+    # blend(sult(), "ilt", 0.5) raised AttributeError, True blended 100%, from_csv(None) raised
+    # pathlib's TypeError.
+    with pytest.raises(MortalityError) as error:
+        call()
+    assert str(error.value) == message

@@ -1177,3 +1177,13 @@ def test_every_valuation_names_guides_basis_or_readings_of_the_wrong_kind(
     with pytest.raises(TypeError) as error:
         VALUATION_CALLS[call](guides, basis, readings)
     assert str(error.value) == message
+
+
+@pytest.mark.parametrize("weight", [True, False])
+def test_a_bool_is_no_female_weight(weight):
+    # Basis(..., female_weight=True) was taken as 100% female; interest=True and
+    # base_year=True were refused.
+    with pytest.raises(
+        MortalityError, match=rf"^'female_weight' must be in \[0, 1\] \(got {weight}\)$"
+    ):
+        Basis("soa:3399/soa:3400", 0.05, female_weight=weight)
