@@ -1088,6 +1088,9 @@ def parse_members(
     check_frame(frame)
     check_columns(frame.columns, source)
     frame = frame.reset_index(drop=True)
+    sparse = [name for name in MEMBER_FIELDS if isinstance(frame[name].dtype, pd.SparseDtype)]
+    if sparse:  # the same values, read dense (numpy reads no Sparse type): never the input's
+        frame = frame.assign(**{name: frame[name].sparse.to_dense() for name in sparse})
     count = len(frame)
     if ids is None:
         ids = frame_id_text(frame["member_id"])  # once: the checks and messages reuse it

@@ -674,3 +674,20 @@ def test_each_reason_is_the_text_its_own_conditions_state(
             tail = render(clause.variants[variant].en, values)
             stated = "; ".join(render(wording, values, value) for wording, _, value in shown)
             assert text == f"inciso ({clause.id}): eligible: {stated}{tail}"
+
+
+@pytest.mark.parametrize("fields", [["credited_service"], ["average_compensation"], MEMBER_FIELDS])
+def test_sparse_columns_give_the_results_of_their_dense_values(half_percent_guides, fields):
+    # A Sparse float column raised numpy's "Cannot interpret 'Sparse[float64, nan]' as a
+    # data type"; a pandas Sparse column holds the same values as its dense one.
+    frame = generate_members(200, seed=11)
+    frame = frame.astype({"credited_service": float, "average_compensation": float})
+    frame.loc[::7, "credited_service"] = np.nan  # missing values: errors on their rows
+    sparse = frame.copy()
+    for name in fields:
+        sparse[name] = pd.arrays.SparseArray(frame[name])
+    before = sparse.copy()
+    expected = evaluate_frame(frame, half_percent_guides, as_of=dt.date(2026, 6, 1))
+    got = evaluate_frame(sparse, half_percent_guides, as_of=dt.date(2026, 6, 1))
+    pd.testing.assert_frame_equal(got, expected)
+    pd.testing.assert_frame_equal(sparse, before)  # the input is not changed
