@@ -565,3 +565,18 @@ def test_a_table_whole_in_floats_is_the_table_of_those_whole_ages():
     assert derive_reduction_table(sult(), 0.05, 65.0, earliest_age=55.0).equals(
         derive_reduction_table(sult(), 0.05)
     )
+
+
+@pytest.mark.parametrize(
+    "bounds", [(0.2, 0.0), (0.0, np.inf), (-2, 0.2), (0.05, 0.05), (True, 0.2), 0.05, (0, 0.1, 0.2)]
+)
+def test_fit_interest_names_bounds_it_cannot_search(bounds):
+    # (0.2, 0.0) and (0, inf) raised scipy's errors; (-2, 0.2) named a rate the search tried
+    # ("'interest' must be a finite rate > -1 (got -1.15967477524977)"), not the bound.
+    months = np.arange(660, 781)
+    with pytest.raises(EquivalenceError) as error:
+        fit_interest(sult(), months, 1 - 0.005 * (780 - months), bounds=bounds)
+    assert str(error.value) == (
+        "'bounds' must be two interest rates (low, high), low < high, each finite and above "
+        f"-100% (got {bounds!r})"
+    )
