@@ -1003,8 +1003,10 @@ def _rows_of(values, rows: np.ndarray) -> list:
     return list(values[rows])
 
 
-def _shown(value) -> str:
-    """A value as a message quotes it: at most QUOTE_LIMIT characters, then an ellipsis."""
+def _shown(value, whole: bool = False) -> str:
+    """A value as a message quotes it: at most QUOTE_LIMIT characters, then an ellipsis.
+    ``whole``: a number of a number field that is whole is shown as one (-1 as a CSV cell
+    wrote it, 2**62 in its digits), not as the float it was read as (-1.0, 4.6e+18)."""
     if isinstance(value, _Literal):
         return str(value)
     if value is None or (isinstance(value, float) and np.isnan(value)):
@@ -1014,14 +1016,16 @@ def _shown(value) -> str:
         return str(value if day is None else day)
     if isinstance(value, pd.Timestamp | dt.datetime):
         return str(value)
+    if whole and isinstance(value, float) and value.is_integer() and abs(value) < 2**63:
+        return str(int(value))
     return quoted(value)
 
 
-def _value_note(values, index) -> str:
+def _value_note(values, index, whole: bool = False) -> str:
     if values is None:
         return ""
     value = _at(values, index)
-    return f" ({value})" if isinstance(value, _Note) else f" (got {_shown(value)})"
+    return f" ({value})" if isinstance(value, _Note) else f" (got {_shown(value, whole)})"
 
 
 class _Length:
@@ -1340,10 +1344,11 @@ def _validated(fields: _Fields, source: str, first_row: int) -> MemberArrays:
             messages = []
             for number in np.flatnonzero(hits[position]):
                 _, field_name, rule, values = problems[number]
+                whole = field_name in NUMBER_FIELDS  # -1 as written, not -1.0
                 if values is _GIVEN or isinstance(values, _COLUMNS):
-                    note = _value_note(shown_values[number], position)
+                    note = _value_note(shown_values[number], position, whole)
                 else:
-                    note = _value_note(values, index)
+                    note = _value_note(values, index, whole)
                 messages.append(_problem(field_name, rule, note))
             who = _who(blank_id[index], no_text[index], raw_ids[position], ids[position])
             errors[position] = _row_error(source, rows[index], who, messages)

@@ -1158,3 +1158,23 @@ def test_a_file_run_names_guides_or_readings_of_the_wrong_kind(
             run_valuation(sample_members, guides, Basis("sult", 0.05), out, readings=readings)
     assert str(error.value) == message
     assert not out.exists()
+
+
+def test_a_whole_number_is_quoted_as_written_not_as_the_float_it_was_read_as(
+    half_percent_guides, tmp_path
+):
+    # CSV service -1 was quoted "got -1.0", and a compensation of 2**62 "got 4.6116...e+18".
+    members = tmp_path / "members.csv"
+    members.write_text(
+        "member_id,birth_date,entry_date,separation_date,credited_service,"
+        "average_compensation,group,refunded\n"
+        "A,1960-06-15,1990-06-15,2015-06-15,-1,24000,general,false\n"
+        f"B,1960-06-15,1990-06-15,2015-06-15,25,{2**62},general,false\n"
+        "C,1960-06-15,1990-06-15,2015-06-15,-2.5,24000,general,false\n",
+        encoding="utf-8",
+    )
+    run_batch(members, half_percent_guides, tmp_path / "out.csv", progress=False)
+    errors = pd.read_csv(tmp_path / "out.csv", dtype=str)["error"].tolist()
+    assert errors[0].endswith("'credited_service' must be >= 0 (got -1)")
+    assert errors[1].endswith(f"(a plausibility bound) (got {2**62})")
+    assert errors[2].endswith("'credited_service' must be >= 0 (got -2.5)")

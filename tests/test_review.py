@@ -217,7 +217,7 @@ def test_invalid_rows_give_row_member_and_message(results):
         {
             "row": 2,
             "member_id": "BAD",
-            "error": "members.csv row 2 (member 'BAD'): 'credited_service' must be >= 0 (got -1.0)",
+            "error": "members.csv row 2 (member 'BAD'): 'credited_service' must be >= 0 (got -1)",
         }
     ]
 
