@@ -267,6 +267,9 @@ REQUIRED_KEYS = (
     "source",
 )
 OPTIONAL_KEYS = ("adopted_by", "adopted_on", "effective_until", "basis")
+# The one field's name a basis may hold too: the age a derivation's factors reach 1 at (the
+# guide's own is read above [basis]); any other field's name there is a field misplaced.
+BASIS_MAY_STATE = ("normal_retirement_age",)
 CSV_HEADER = ["age_years", "age_months", "factor"]
 # Limits checked before parsing (a guide.toml has about 20 keys of depth 2, a reduction.csv
 # at most 122 lines).
@@ -624,11 +627,35 @@ def _read_guide_file(path: Path, problems: list[Problem]) -> str | None:
     return text
 
 
+_TABLE_HEADER = re.compile(r"^\s*\[\s*([^\[\]]+?)\s*\]\s*(?:#.*)?$")
+
+
 def _line_of_key(text: str, key: str) -> int | None:
-    """The line of ``key = ...`` (bare or quoted: ``"key" =``, ``'key' =``)."""
-    name = re.escape(key)
-    match = re.search(rf"^\s*(?:{name}|\"{name}\"|'{name}')\s*=", text, flags=re.MULTILINE)
-    return text[: match.start()].count("\n") + 1 if match else None
+    """The line of ``key = ...`` (bare or quoted: ``"key" =``, ``'key' =``) at the top of
+    guide.toml, or of ``name = ...`` in its table for ``table.name`` (``basis.rate``); never
+    a line inside a multi-line string or another table. A key written as a table of its own
+    (``[extra]``) is found at its header."""
+    table, _, name = key.rpartition(".")
+    assignment = re.compile(
+        rf"^\s*(?:{re.escape(name)}|\"{re.escape(name)}\"|'{re.escape(name)}')\s*="
+    )
+    current, quote, header = "", None, None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if quote is not None:  # inside a multi-line string: ends at its closing quotes
+            if line.count(quote) % 2:
+                quote = None
+            continue
+        if (found := _TABLE_HEADER.match(line)) is not None:
+            current = found[1].strip("\"'")
+            if current == key and header is None:
+                header = number
+            continue
+        if current == table and assignment.match(line):
+            return number
+        for opening in ('"""', "'''"):
+            if line.count(opening) % 2:
+                quote = opening
+    return header
 
 
 def _check_metadata(folder: Path, text: str, problems: list[Problem]) -> tuple[dict | None, set]:
@@ -745,6 +772,13 @@ def _metadata_problems(meta: dict, folder_name: str | None = None) -> list[tuple
                 report("status", f"'{key}' is required when 'status' is 'adopted'")
     if "basis" in meta and not isinstance(meta["basis"], dict):
         report("basis", f"'basis' must be a table (got {quoted(meta['basis'])})")
+    for key in meta.get("basis", {}) if isinstance(meta.get("basis"), dict) else ():
+        if key in REQUIRED_KEYS + OPTIONAL_KEYS and key not in BASIS_MAY_STATE:  # not read
+            report(
+                f"basis.{key}",
+                f"'{key}' is a field of the guide, written under [basis], where it is part of "
+                "the basis and not read: write it above [basis]",
+            )
     return problems
 
 

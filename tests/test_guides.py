@@ -376,6 +376,48 @@ def test_a_bad_value_of_a_quoted_or_indented_key_is_reported_with_its_line(make_
     ]
 
 
+def test_a_field_of_the_guide_written_under_basis_is_a_problem_on_its_line(make_guide):
+    # effective_until appended at the end of guide.toml landed in [basis]: read as part of
+    # the basis, the guide was open-ended and reduced separations after its end.
+    folder = make_guide(toml=lambda text: text + "effective_until = 2015-12-31\n")
+    line = (folder / "guide.toml").read_text(encoding="utf-8").count("\n")
+    assert problems_of(folder) == [
+        f"{folder / 'guide.toml'}:{line}: 'effective_until' is a field of the guide, written "
+        "under [basis], where it is part of the basis and not read: write it above [basis]"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("edit", "line", "problem"),
+    [
+        # series missing above, present in [basis]: no line of its own (it was the basis's)
+        (
+            lambda text: text.replace('series = "guide-a"\n', "") + 'series = "x"\n',
+            None,
+            "'series' is required",
+        ),
+        # a line in a multi-line title that looks like a key (it was named, not line 8)
+        (
+            lambda text: text.replace(
+                'title = "', 'title = """\nstatus = "draft"\n"""\n#"'
+            ).replace('status = "illustrative"', 'status = "nope"'),
+            7,
+            "'status' must be in ['adopted', 'illustrative'] (got 'nope')",
+        ),
+        # a table that is no field, at its header (it had no line)
+        (lambda text: text + "[extra]\nk = 1\n", 14, "'extra' is not a guide field"),
+    ],  # fmt: skip
+    ids=["missing-above-basis", "in-a-multi-line-string", "unknown-table"],
+)
+def test_a_problem_is_on_the_line_of_its_key_at_the_top_of_guide_toml(
+    make_guide, edit, line, problem
+):
+    folder = make_guide(toml=edit)
+    problems = [p for p in problems_of(folder) if problem in p]
+    where = f"{folder / 'guide.toml'}" + (f":{line}" if line else "")
+    assert len(problems) == 1 and problems[0].startswith(f"{where}: {problem}"), problems
+
+
 def test_effective_until_before_effective_from_is_refused(make_guide):
     folder = make_guide(toml=with_keys(effective_until="1989-12-31"))
     assert problems_of(folder) == [
