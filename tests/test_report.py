@@ -905,6 +905,39 @@ def test_the_provenance_says_what_the_law_in_force_can_never_apply(tmp_path):
     assert shipped.law_notes == () and "can never take effect" not in shipped.html()
 
 
+@pytest.mark.parametrize("notebook", ["07_membership_report", "09_amendments"])
+def test_the_pages_follow_the_reports_readings(tmp_path, notebook):
+    """With --minimum-applies-to a, page 09 costed the bill on the default readings (gains on
+    (c) and (d) from the $600 minimum) above a box saying otherwise, and page 07 said the
+    minimum reaches every clause."""
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    shutil.copy(report.NOTEBOOKS / f"{notebook}.ipynb", notebooks)
+    shutil.copytree(REPOSITORY / "examples", tmp_path / "examples")
+    build_report(
+        tmp_path / "out",
+        readings=Readings(minimum_applies_to="a"),
+        as_of=dt.date(2027, 6, 1),
+        law_files=[tmp_path / "examples" / "bill-2027.toml"],
+        notebooks_dir=notebooks,
+        progress=False,
+    )
+    page = html.unescape((tmp_path / "out" / f"{notebook}.html").read_text(encoding="utf-8"))
+    assert "Traceback" not in page
+    if notebook == "07_membership_report":
+        assert "on inciso (a) annuities only [minimum_applies_to='a', switched]." in page
+        assert "on every clause" not in page
+        return
+    # The same bill on the same date and readings, costed twice on the page: one answer.
+    costed = re.search(r"(\d+) members gain on (\d+) clause rows, (\$[\d,.]+) a month", page)
+    own = re.search(
+        r"(\d+) members change on (\d+) clause rows: \d+ gain, 0 lose, (\$[\d,.]+)", page
+    )
+    assert costed is not None and own is not None
+    assert costed.groups() == own.groups()
+    assert costed[1] == "4"  # the four (a) rows the $600 lifts: (c) and (d) keep $500
+
+
 def test_the_amendments_page_costs_the_reports_own_law_files(tmp_path):
     """Page 09 compared only its example bill, whatever ``--law`` the report was given."""
     notebooks = tmp_path / "notebooks"
