@@ -522,8 +522,9 @@ def guides_show(guide_id, guides_path):
     folder (as compare, fit and subsidy take one) or a shipped guide's id.
     """
     root = Path(guides_path) if guides_path else SHIPPED_GUIDES
-    if guides_path is None and holds_guide(Path(guide_id)):
-        root, guide_id = Path(guide_id).parent, Path(guide_id).name
+    if guides_path is None and holds_guide(Path(guide_id)):  # "." and ".." by their names
+        folder = named_folder(Path(guide_id))
+        root, guide_id = folder.parent, folder.name
     elif guides_path is None and (several := _folder_of_guides(Path(guide_id))):
         _fail(f"{several}; or name one by its id: --guides {guide_id} ID")
     try:

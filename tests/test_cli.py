@@ -2088,3 +2088,21 @@ def test_guides_compare_of_guides_of_different_spans_says_which_months_it_compar
         "error: no month is in both guides: g2040 covers 66y0m to 70y0m, sult-5pct-monthly "
         "55y0m to 65y0m\n"
     )
+
+
+@pytest.mark.parametrize("given", [".", ".."])
+def test_guides_show_takes_the_current_or_parent_folder_as_a_guide(tmp_path, monkeypatch, given):
+    # `guides show .` said "guide '' not found in ." (compare, fit and validate took it).
+    guide = tmp_path / "mine"
+    shutil.copytree(SHIPPED_GUIDES / HALF_PERCENT_SERIES, guide)
+    toml = guide / "guide.toml"
+    toml.write_text(
+        toml.read_text(encoding="utf-8").replace(f'id = "{HALF_PERCENT_SERIES}"', 'id = "mine"'),
+        encoding="utf-8",
+    )
+    inside = guide if given == "." else guide / "notes"  # ..: the guide from a subfolder
+    inside.mkdir(exist_ok=True)
+    monkeypatch.chdir(inside)
+    result = invoke("guides", "show", given)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("id: mine\n")
