@@ -45,10 +45,12 @@ from actuarial.guides import (
     GUIDE_FILE_LIMITS,
     INTERPOLATIONS,
     GuideError,
-    GuideSet,
+    Period,
+    check_guide,
     guides_held,
     load_guide,
     named_folder,
+    overlap_problems,
     span_on,
 )
 from actuarial.law.parameters import shipped_law
@@ -405,12 +407,11 @@ def _check_as_loaded(folder: Path, texts: dict[str, str]) -> None:
             guide = load_guide(copy)
         except GuideError as error:
             raise EquivalenceError(_problems_text(error, copy, folder)) from None
-        siblings = _siblings_of_series(folder, guide.series)
-        try:
-            GuideSet(guide.series, (*siblings, guide))
-        except GuideError as error:
+        own = Period(guide.id, guide.effective_from, guide.effective_until, str(copy))
+        overlaps = overlap_problems(guide.series, [*_sibling_periods(folder, guide.series), own])
+        if overlaps:
             raise EquivalenceError(
-                f"{_problems_text(error, copy, folder)}\n{folder}: not written: "
+                f"{_problems_text(GuideError(overlaps), copy, folder)}\n{folder}: not written: "
                 f"{folder.parent} would no longer load; give the guide a period apart from "
                 f"the other guides of series {quoted(guide.series)}, another series or "
                 "another folder"
@@ -422,21 +423,16 @@ def _problems_text(error: GuideError, copy: Path, folder: Path) -> str:
     return "\n".join(str(problem).replace(str(copy), str(folder), 1) for problem in error.problems)
 
 
-def _siblings_of_series(folder: Path, series: str) -> list:
-    """The guides of ``series`` beside ``folder`` in its parent folder of guides (``folder``
-    itself, written again, is not one); a guide there that does not load is left to the
-    commands that read the folder, which name its problems."""
-    parent, siblings = folder.parent, []
+def _sibling_periods(folder: Path, series: str) -> list[Period]:
+    """The periods of the guides of ``series`` beside ``folder`` in its parent folder of
+    guides (``folder`` itself, written again, is not one), as their guide.toml states them,
+    whatever else of theirs is broken (a table being fixed still holds its period); their
+    other problems are left to the commands that read the folder, which name them."""
+    parent, periods, unread = folder.parent, {}, []
     for name in guides_held(parent):
-        if name == folder.name:
-            continue
-        try:
-            sibling = load_guide(parent / name)
-        except GuideError:
-            continue
-        if sibling.series == series:
-            siblings.append(sibling)
-    return siblings
+        if name != folder.name:
+            check_guide(parent / name, unread, periods)
+    return periods.get(series, [])
 
 
 def _payment_timing(m: int) -> str:

@@ -1025,9 +1025,7 @@ def named_folder(folder) -> Path:
     return Path(os.path.realpath(folder)) if folder.name in ("", "..") else folder
 
 
-def _check_guide(
-    folder: Path, problems: list[Problem], periods: dict | None = None
-) -> Guide | None:
+def check_guide(folder: Path, problems: list[Problem], periods: dict | None = None) -> Guide | None:
     """The guide in ``folder``, or None with its problems added to ``problems``; ``periods``
     (series -> :class:`Period` list) gets its period wherever its guide.toml states one, even
     when some other rule of the guide is broken (an overlap is then reported too)."""
@@ -1071,7 +1069,7 @@ def _check_guide(
 def load_guide(folder) -> Guide:
     """Load and validate one guide folder; raises :class:`GuideError` listing every problem."""
     problems: list[Problem] = []
-    guide = _check_guide(Path(folder), problems)
+    guide = check_guide(Path(folder), problems)
     if problems:
         raise GuideError(problems)
     return guide
@@ -1109,7 +1107,7 @@ def load_every_guide(path) -> list[Guide]:
     except OSError as error:
         raise GuideError([Problem(str(path), None, f"cannot read ({error.strerror})")]) from error
     periods: dict[str, list[Period]] = {}
-    guides = [guide for folder in folders if (guide := _check_guide(folder, problems, periods))]
+    guides = [guide for folder in folders if (guide := check_guide(folder, problems, periods))]
     for series, stated in periods.items():
         problems += overlap_problems(series, stated)
     if problems:

@@ -2106,3 +2106,27 @@ def test_guides_show_takes_the_current_or_parent_folder_as_a_guide(tmp_path, mon
     result = invoke("guides", "show", given)
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("id: mine\n")
+
+
+def test_guides_derive_refuses_a_period_over_a_sibling_whose_table_is_broken(tmp_path):
+    # A sibling of the series whose reduction.csv was broken was skipped: derive wrote a
+    # guide over its period, an overlap left to find once the table was fixed.
+    old = tmp_path / "d" / "old"
+    shutil.copytree(SHIPPED_GUIDES / HALF_PERCENT_SERIES, old)
+    toml = old / "guide.toml"
+    toml.write_text(
+        toml.read_text(encoding="utf-8")
+        .replace(f'id = "{HALF_PERCENT_SERIES}"', 'id = "old"')
+        .replace(f'series = "{HALF_PERCENT_SERIES}"', 'series = "s"'),
+        encoding="utf-8",
+    )
+    (old / "reduction.csv").write_text("age_years,age_months,factor\n55,0,0.4\n65,0,0.9\n")
+    out = tmp_path / "d" / "new"
+    result = invoke(
+        "guides", "derive", "--mortality", "sult", "--interest", "0.05", "--out", out,
+        "--series", "s", "--effective-from", "2000-01-01",
+    )  # fmt: skip
+    assert result.exit_code == 1, result.output
+    assert f"{out}: series 's': period of 'new' (from 2000-01-01) overlaps 'old'" in result.stderr
+    assert f"{out}: not written" in result.stderr
+    assert not out.exists()
