@@ -22,6 +22,7 @@ import datetime as dt
 import decimal
 import hashlib
 import io
+import itertools
 import math
 import numbers
 import os
@@ -922,7 +923,7 @@ def _table_problems(rows, reported: set[int], interpolation, span: AgeSpan, plac
     The ``(where, message)`` of each rule broken, and the table (ages, factors) by age."""
     problems: list[tuple[int | None, str]] = []
     seen: dict[int, int] = {}
-    for index, (age, line, factor) in enumerate(rows):
+    for index, (age, line, _factor) in enumerate(rows):
         label = f"{age // 12}y{age % 12}m"
         if age in seen:
             problems.append((line, f"duplicate age {label} (first on {place} {seen[age]})"))
@@ -936,13 +937,16 @@ def _table_problems(rows, reported: set[int], interpolation, span: AgeSpan, plac
                     f"follows {place} {rows[index - 1][1]})",
                 )
             )
-        elif index and factor < rows[index - 1][2]:
+    # Each factor against the one of the age before it, whatever the order of the rows: a
+    # decrease is reported with the rows out of order, not only once they are sorted.
+    by_age_order = sorted((age, line, factor) for age, line, factor in rows if seen[age] == line)
+    for (_, before_line, before), (age, line, factor) in itertools.pairwise(by_age_order):
+        if factor < before:
             problems.append(
                 (
                     line,
                     f"'factor' must not decrease with age ({factor} at "
-                    f"{label} < {rows[index - 1][2]} on {place} "
-                    f"{rows[index - 1][1]})",
+                    f"{age // 12}y{age % 12}m < {before} on {place} {before_line})",
                 )
             )
     ages = {age for age, *_ in rows} | reported
@@ -1032,8 +1036,9 @@ def check_guide(folder: Path, problems: list[Problem], periods: dict | None = No
     toml_path = folder / "guide.toml"
     there = _is_there(toml_path, problems)
     if not there:  # else read: a folder or a pipe is named as such
-        if there is False:
+        if there is False:  # its table's problems too, all at once (the ages of today's law)
             problems.append(Problem(str(toml_path), None, "guide.toml is missing"))
+            _check_table(folder, None, _span_of({}), problems)
         return None
     before = len(problems)
     text = _read_guide_file(toml_path, problems)

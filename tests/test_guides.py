@@ -1649,3 +1649,32 @@ def test_load_guides_names_a_folder_that_is_no_path(path):
     with pytest.raises(TypeError) as error:
         load_guides(path)
     assert str(error.value) == f"'path' must be a folder of guides (a path) (got {path!r})"
+
+
+@pytest.mark.parametrize(
+    ("rows", "decrease"),
+    [
+        # out of order: 61y0m's 0.6 is below 60y0m's 0.7 (reported only once sorted)
+        (
+            "55,0,0.4\n60,0,0.7\n58,0,0.5\n61,0,0.6\n65,0,1\n",
+            "5: 'factor' must not decrease with age (0.6 at 61y0m < 0.7 on line 3)",
+        ),
+        # a duplicate age between: 62y0m's 0.6 is below 60y0m's first 0.9
+        (
+            "55,0,0.4\n60,0,0.9\n60,0,0.5\n62,0,0.6\n65,0,1\n",
+            "5: 'factor' must not decrease with age (0.6 at 62y0m < 0.9 on line 3)",
+        ),
+    ],  # fmt: skip
+)
+def test_a_decrease_is_reported_with_the_rows_out_of_order_all_at_once(make_guide, rows, decrease):
+    folder = make_guide(csv="age_years,age_months,factor\n" + rows)
+    assert f"{folder / 'reduction.csv'}:{decrease}" in problems_of(folder)
+
+
+def test_a_guide_without_guide_toml_has_its_table_checked_too(make_guide):
+    folder = make_guide(csv="age_years,age_months,factor\n55,0,0.4\n65,0,2\n")
+    (folder / "guide.toml").unlink()
+    assert problems_of(folder) == [
+        f"{folder / 'guide.toml'}: guide.toml is missing",
+        f"{folder / 'reduction.csv'}:3: 'factor' must be in (0, 1] (got 2)",
+    ]
