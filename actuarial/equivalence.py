@@ -419,8 +419,16 @@ def _check_as_loaded(folder: Path, texts: dict[str, str]) -> None:
 
 
 def _problems_text(error: GuideError, copy: Path, folder: Path) -> str:
-    """The problems of the scratch ``copy`` of a guide, naming ``folder`` instead."""
-    return "\n".join(str(problem).replace(str(copy), str(folder), 1) for problem in error.problems)
+    """The problems of the scratch ``copy`` of a guide, naming ``folder`` instead; one of its
+    guide.toml without a line (the file is not written: each names the argument, the option
+    of guides derive, it comes from)."""
+    toml = str(copy / "guide.toml")
+    return "\n".join(
+        f"{folder}: {problem.message}"
+        if problem.path == toml
+        else str(problem).replace(str(copy), str(folder), 1)
+        for problem in error.problems
+    )
 
 
 def _sibling_periods(folder: Path, series: str) -> list[Period]:

@@ -777,7 +777,7 @@ def test_guides_derive_refuses_an_id_the_guides_folder_would_hide_or_pad(tmp_pat
     result = invoke("guides", "derive", "--mortality", "sult", "--interest", "0.05", "--out", out)
     assert result.exit_code == 1, result.output
     assert result.stderr == (
-        f"error: {out / 'guide.toml'}:1: 'id' must not begin or end with white space, nor "
+        f"error: {out}: 'id' must not begin or end with white space, nor "
         f"begin with '.' (got '{name}')\n"
     )
     assert not out.exists() or list(out.iterdir()) == []
@@ -914,10 +914,8 @@ def test_guides_derive_records_the_blend_in_the_basis(tmp_path):
     assert "interest_rate = 0.045" in toml
 
 
-@pytest.mark.parametrize(("option", "line"), [("--series", 2), ("--title", 3)])
-def test_guides_derive_refuses_an_empty_series_or_title_rather_than_replace_it(
-    tmp_path, option, line
-):
+@pytest.mark.parametrize("option", ["--series", "--title"])
+def test_guides_derive_refuses_an_empty_series_or_title_rather_than_replace_it(tmp_path, option):
     out = tmp_path / "g"
     result = invoke(
         "guides", "derive", "--mortality", "sult", "--interest", "0.05", "--out", out, option, ""
@@ -925,7 +923,7 @@ def test_guides_derive_refuses_an_empty_series_or_title_rather_than_replace_it(
     assert result.exit_code == 1, result.output
     name = option[2:]
     assert result.stderr == (
-        f"error: {out / 'guide.toml'}:{line}: '{name}' must be a non-empty string (got '')\n"
+        f"error: {out}: '{name}' must be a non-empty string (got '')\n"  # no file is written
     )
     assert not out.exists()
 
@@ -1268,7 +1266,7 @@ def test_guides_derive_of_a_guide_the_loader_would_refuse_writes_nothing(tmp_pat
     )  # fmt: skip
     assert result.exit_code == 1
     assert result.output == (
-        f"error: {tmp_path / 'x' / 'guide.toml'}:6: 'effective_until' must be on or after "
+        f"error: {tmp_path / 'x'}: 'effective_until' must be on or after "
         "'effective_from' 2030-01-01 (got 2020-01-01)\n"
     )
     assert list(tmp_path.iterdir()) == []

@@ -1620,7 +1620,7 @@ def test_the_guide_writer_refuses_an_id_with_a_line_break_and_writes_nothing(tmp
     )
     assert result.exit_code == 1, result.output
     assert (
-        r"guide.toml:1: 'id' must be printable text, without control characters (got 'a\nb')"
+        r"'id' must be printable text, without control characters (got 'a\nb')"
     ) in result.stderr
     assert not out.exists() and list(tmp_path.iterdir()) == []
 
