@@ -35,10 +35,11 @@ basis's blend) picks the side of a sex-distinct basis.
 from __future__ import annotations
 
 import datetime as dt
+import math
 
 import numpy as np
 
-from actuarial.mortality import SEXES, LifeTable, real_array, sex_rule
+from actuarial.mortality import SEXES, LifeTable, is_float_number, real_array, sex_rule
 from actuarial.shown_text import as_given, quoted, show_rate
 
 __all__ = [
@@ -69,6 +70,24 @@ class AnnuityError(ValueError):
 
 
 # --------------------------------------------------------------------- argument checks
+def checked_bounds(bounds, error: type[Exception] = AnnuityError) -> tuple[float, float]:
+    """The rates an interest is searched between: two finite numbers above -100%, the lower
+    first; anything else is ``error`` naming ``bounds`` (not a rate tried inside them)."""
+    try:
+        low, high = bounds
+    except (TypeError, ValueError):
+        low = high = None
+    rates = (low, high)
+    if not all(is_float_number(rate) and math.isfinite(rate) and rate > -1 for rate in rates):
+        low = None
+    if low is None or not low < high:
+        raise error(
+            "'bounds' must be two interest rates (low, high), low < high, each finite and "
+            f"above -100% (got {as_given(bounds)})"
+        )
+    return float(low), float(high)
+
+
 def check_interest(interest) -> np.ndarray:
     """The annual effective rates as floats; each must be finite and > -1 (v = 1/(1+i))."""
     rates = real_array("interest", interest, AnnuityError)

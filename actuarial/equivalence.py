@@ -35,6 +35,7 @@ from actuarial.annuities import (
     check_interest,
     check_method,
     check_payments_per_year,
+    checked_bounds,
     checked_pure_endowment,
     checked_whole_lives,
     fractional_for,
@@ -54,7 +55,7 @@ from actuarial.guides import (
     span_on,
 )
 from actuarial.law.parameters import shipped_law
-from actuarial.mortality import LifeTable, blend, is_float_number, real_array, soa, sult
+from actuarial.mortality import LifeTable, blend, real_array, soa, sult
 from actuarial.output_files import check_output, takes_paths, writing
 from actuarial.shown_text import as_given, quoted, show_percent, show_rate, toml_text
 
@@ -594,24 +595,6 @@ class InterestFit:
 _BEYOND_STEP = 1e-7
 
 
-def checked_bounds(bounds) -> tuple[float, float]:
-    """The rates an interest is searched between: two finite numbers above -100%, the lower
-    first; anything else is an error naming ``bounds`` (not a rate tried inside them)."""
-    try:
-        low, high = bounds
-    except (TypeError, ValueError):
-        low = high = None
-    rates = (low, high)
-    if not all(is_float_number(rate) and math.isfinite(rate) and rate > -1 for rate in rates):
-        low = None
-    if low is None or not low < high:
-        raise EquivalenceError(
-            "'bounds' must be two interest rates (low, high), low < high, each finite and "
-            f"above -100% (got {as_given(bounds)})"
-        )
-    return float(low), float(high)
-
-
 def fit_interest(
     table,
     age_months,
@@ -641,7 +624,7 @@ def fit_interest(
     def squares(rate: float) -> float:
         return float(np.sum((factors - equivalent(rate)) ** 2))
 
-    low, high = checked_bounds(bounds)
+    low, high = checked_bounds(bounds, EquivalenceError)
     best = minimize_scalar(squares, bounds=(low, high), method="bounded", options={"xatol": 1e-9})
     # A step beyond each bound tells a best rate at the bound from one beyond it.
     beyond = None

@@ -33,7 +33,7 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 
-from actuarial.annuities import AnnuityError, annuity_due, check_interest, show_rate
+from actuarial.annuities import AnnuityError, annuity_due, check_interest, checked_bounds, show_rate
 from actuarial.dates import add_months, format_age
 from actuarial.engine import MemberResults, checked_guides_and_readings, evaluate_members
 from actuarial.generational import EVEN_WEIGHT, Mortality
@@ -624,6 +624,7 @@ def break_even_interest(
             raise ValuationError(f"inciso ({early}) and inciso ({later}) must both be valued")
         return values[early] - values[later]
 
+    bounds = checked_bounds(bounds, ValuationError)
     low, high = gap(bounds[0]), gap(bounds[1])
     if np.sign(low) == np.sign(high):
         return None

@@ -1187,3 +1187,15 @@ def test_a_bool_is_no_female_weight(weight):
         MortalityError, match=rf"^'female_weight' must be in \[0, 1\] \(got {weight}\)$"
     ):
         Basis("soa:3399/soa:3400", 0.05, female_weight=weight)
+
+
+@pytest.mark.parametrize("bounds", [(0.25, -0.05), (-0.05, np.inf), (-2, 0.2), (0.05, 0.05)])
+def test_break_even_interest_names_bounds_it_cannot_search(bounds):
+    # Reversed bounds reached scipy's brentq ("f(a) and f(b) must have different signs" or
+    # worse); -2 raised on a rate no basis can take, naming it, not the bound given.
+    with pytest.raises(ValuationError) as error:
+        valuation.break_even_interest(EARLY_STEPPED, GUIDES, Basis("sult", 0.05), bounds=bounds)
+    assert str(error.value) == (
+        "'bounds' must be two interest rates (low, high), low < high, each finite and above "
+        f"-100% (got {bounds!r})"
+    )
