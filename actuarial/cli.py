@@ -888,6 +888,10 @@ def guides_compare(guide_a, guide_b, top):
         _fail(f"no month is in both guides: {names[0]} covers {covers[0]}, {names[1]} {covers[1]}")
     months = np.arange(low, high + 1)
     table = compare_factors(months, first.factor(months), second.factor(months))
+    # A guide is its column, named by its id: "guide <id>" where the id is another column's
+    # name (a guide named difference or age_years would make two columns of one name).
+    others = set(table.columns) - {"factor_a", "factor_b"}
+    names = tuple(f"guide {name}" if name in others else name for name in names)
     table = table.rename(columns={"factor_a": names[0], "factor_b": names[1]})
     _echo(f"difference = {names[0]} - {names[1]}")
     if spans[0] != spans[1]:

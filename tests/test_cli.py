@@ -2128,3 +2128,22 @@ def test_guides_derive_refuses_a_period_over_a_sibling_whose_table_is_broken(tmp
     assert f"{out}: series 's': period of 'new' (from 2000-01-01) overlaps 'old'" in result.stderr
     assert f"{out}: not written" in result.stderr
     assert not out.exists()
+
+
+@pytest.mark.parametrize("name", ["difference", "age_years", "age_months"])
+def test_guides_compare_names_a_guide_apart_from_the_columns_it_shares_a_name_with(tmp_path, name):
+    # A guide whose id is difference printed two columns 'difference'.
+    guide = tmp_path / name
+    shutil.copytree(SHIPPED_GUIDES / HALF_PERCENT_SERIES, guide)
+    toml = guide / "guide.toml"
+    toml.write_text(
+        toml.read_text(encoding="utf-8").replace(f'id = "{HALF_PERCENT_SERIES}"', f'id = "{name}"'),
+        encoding="utf-8",
+    )
+    result = invoke("guides", "compare", guide, "sult-5pct-monthly", "--top", "1")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == f"difference = guide {name} - sult-5pct-monthly"
+    assert lines[1].count(f"guide {name}") == 1
+    others = lines[1].replace(f"guide {name}", "").split()  # the other columns, once each
+    assert sorted(others) == sorted(["age_years", "age_months", "sult-5pct-monthly", "difference"])
