@@ -39,7 +39,7 @@ from actuarial import shipped
 from actuarial.dates import format_age, is_plain_date, not_a_date, period_day
 from actuarial.law.parameters import DATE_RANGE_RULE, date_outside, shipped_law
 from actuarial.output_files import takes_paths
-from actuarial.shown_text import as_given, one_line, quoted, shortened
+from actuarial.shown_text import as_given, one_line, quoted, shortened, toml_text
 from actuarial.text_files import (
     PROBLEMS_SHOWN,
     decimal_number,
@@ -701,6 +701,14 @@ def _text_problems(values: dict) -> list[tuple[str, str]]:
     ]
 
 
+def _as_written(value) -> str:
+    """A value of guide.toml as a message quotes it: an array or a table as TOML writes it
+    (``[1990-04-01]``, not ``[datetime.date(1990, 4, 1)]``), cut; anything else quoted."""
+    if isinstance(value, list | dict):
+        return shortened(toml_text(value))
+    return quoted(value)
+
+
 def _metadata_problems(meta: dict, folder_name: str | None = None) -> list[tuple[str, str]]:
     """The rules of a guide's metadata, on its values (read from guide.toml, or the fields
     of a :class:`Guide`): the key and the message of each rule broken, in order. The id
@@ -758,7 +766,7 @@ def _metadata_problems(meta: dict, folder_name: str | None = None) -> list[tuple
         if (day := period_day(value)) is not None:  # of a Guide: a day beyond Python's dates
             report(key, f"'{key}' {DATE_RANGE_RULE} (got {day})")
         elif value is not None and not is_plain_date(value):
-            report(key, not_a_date(key, value, quoted(value)))
+            report(key, not_a_date(key, value, _as_written(value)))
         elif value is not None and (outside := date_outside(key, value)):
             report(key, outside)
     start, end = meta.get("effective_from"), meta.get("effective_until")

@@ -1678,3 +1678,11 @@ def test_a_guide_without_guide_toml_has_its_table_checked_too(make_guide):
         f"{folder / 'guide.toml'}: guide.toml is missing",
         f"{folder / 'reduction.csv'}:3: 'factor' must be in (0, 1] (got 2)",
     ]
+
+
+def test_a_date_written_as_an_array_is_quoted_as_toml_writes_it(make_guide):
+    # It was quoted "(got [datetime.date(1990, 4, 1)])": Python, not the file.
+    folder = make_guide(toml=with_keys(effective_from="[1990-04-01]"))
+    problems = problems_of(folder)
+    assert any(p.endswith("(got [1990-04-01])") for p in problems), problems
+    assert not any("datetime" in p for p in problems), problems
