@@ -703,7 +703,7 @@ def _text_problems(values: dict) -> list[tuple[str, str]]:
 
 def _as_written(value) -> str:
     """A value of guide.toml as a message quotes it: an array or a table as TOML writes it
-    (``[1990-04-01]``, not ``[datetime.date(1990, 4, 1)]``), cut; anything else quoted."""
+    (``[2021-01-01]``, not ``[datetime.date(2021, 1, 1)]``), cut; anything else quoted."""
     if isinstance(value, list | dict):
         return shortened(toml_text(value))
     return quoted(value)
