@@ -722,6 +722,23 @@ def test_guides_derive_refuses_a_guide_that_overlaps_a_sibling_and_writes_nothin
     assert [path.name for path in (tmp_path / "my").iterdir()] == ["g1"]
 
 
+DERIVE = ("guides", "derive", "--mortality", "sult", "--interest", "0.05", "--out")
+
+
+def derive_refused(out) -> str:
+    """What `guides derive ... --out OUT` says on stderr, refused (exit status 1)."""
+    result = invoke(*DERIVE, out)
+    assert result.exit_code == 1, result.output
+    return result.stderr
+
+
+def _holds(folder, what: str) -> str:
+    return (
+        f"error: {folder}: holds {what}: not replaced; use --force (in Python, replace=True) "
+        "to replace it, or write the new guide into another folder\n"
+    )
+
+
 def test_guides_derive_replaces_a_guide_only_with_force(tmp_path):
     # `guides derive --out good/jcs-1990` replaced the Board's adopted guide without a word:
     # its series then had no guide before 2013.
@@ -734,16 +751,10 @@ def test_guides_derive_replaces_a_guide_only_with_force(tmp_path):
     )
     (adopted / "minutes.txt").write_text("adopted 1990", encoding="utf-8")
     before = {path.name: path.read_bytes() for path in adopted.iterdir()}
-    derive = ("guides", "derive", "--mortality", "sult", "--interest", "0.05", "--out", adopted)
-    result = invoke(*derive)
-    assert result.exit_code == 1, result.output
-    assert result.stderr == (
-        f"error: {adopted}: holds a guide already ({toml}, {adopted / 'reduction.csv'}): not "
-        "replaced; use --force (in Python, replace=True) to replace it, or write the new "
-        "guide into another folder\n"
-    )
+    held = f"a guide already ({toml}, {adopted / 'reduction.csv'})"
+    assert derive_refused(adopted) == _holds(adopted, held)
     assert {path.name: path.read_bytes() for path in adopted.iterdir()} == before
-    result = invoke(*derive, "--force")
+    result = invoke(*DERIVE, adopted, "--force")
     assert result.exit_code == 0, result.output
     assert load_guide(adopted).basis["interest_rate"] == 0.05
     assert (adopted / "minutes.txt").read_text(encoding="utf-8") == "adopted 1990"
@@ -756,17 +767,10 @@ def test_guides_derive_replaces_no_file_of_a_guide_without_force(tmp_path, name)
     board = tmp_path / "board"
     board.mkdir()
     (board / name).write_text("age_years,age_months,factor\n55,0,0.61\n65,0,1\n")
-    derive = ("guides", "derive", "--mortality", "sult", "--interest", "0.05", "--out", board)
-    result = invoke(*derive)
-    assert result.exit_code == 1, result.output
-    assert result.stderr == (
-        f"error: {board}: holds a guide's file already ({board / name}): not replaced; use "
-        "--force (in Python, replace=True) to replace it, or write the new guide into another "
-        "folder\n"
-    )
+    assert derive_refused(board) == _holds(board, f"a guide's file already ({board / name})")
     assert [path.name for path in board.iterdir()] == [name]
     assert (board / name).read_text() == "age_years,age_months,factor\n55,0,0.61\n65,0,1\n"
-    assert invoke(*derive, "--force").exit_code == 0
+    assert invoke(*DERIVE, board, "--force").exit_code == 0
 
 
 @pytest.mark.parametrize("name", [".hidden", " space", "space ", "..x"])
