@@ -754,12 +754,14 @@ def _metadata_problems(meta: dict, folder_name: str | None = None) -> list[tuple
         )
     nra, span = meta.get("normal_retirement_age"), _span_of(meta)
     if "normal_retirement_age" in meta and (
-        type(nra) is not int or nra != span.normal_retirement_age  # not True, not 65.0
+        not isinstance(nra, numbers.Integral)  # a whole number's type (numpy's too)
+        or isinstance(nra, bool | np.bool_)  # not True
+        or nra != span.normal_retirement_age
     ):
         report(
             "normal_retirement_age",
             f"'normal_retirement_age' must be {span.normal_retirement_age}, the age of inciso "
-            f"(a) (got {quoted(nra)})",
+            f"(a) (got {as_given(nra)})",
         )
     for key in DATE_KEYS:
         value = meta.get(key)

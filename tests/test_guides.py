@@ -1686,3 +1686,19 @@ def test_a_date_written_as_an_array_is_quoted_as_toml_writes_it(make_guide):
     problems = problems_of(folder)
     assert any(p.endswith("(got [1990-04-01])") for p in problems), problems
     assert not any("datetime" in p for p in problems), problems
+
+
+def test_a_guide_made_in_python_takes_numpys_whole_numbers_as_its_age():
+    # normal_retirement_age=np.int64(65) was refused as "must be 65 ... (got 65)".
+    import dataclasses
+
+    import numpy as np
+
+    guide = load_guides().guides[0]
+    made = GuideSet(guide.series, (dataclasses.replace(guide, normal_retirement_age=np.int64(65)),))
+    assert made.guides[0].normal_retirement_age == 65
+    for refused, shown in [(65.0, "65.0"), (True, "True"), ("65", "'65'")]:
+        with pytest.raises(
+            GuideError, match=rf"must be 65, the age of inciso \(a\) \(got {shown}\)"
+        ):
+            GuideSet(guide.series, (dataclasses.replace(guide, normal_retirement_age=refused),))
