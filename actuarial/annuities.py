@@ -40,7 +40,7 @@ import math
 import numpy as np
 
 from actuarial.mortality import SEXES, LifeTable, is_float_number, real_array, sex_rule
-from actuarial.shown_text import as_given, quoted, show_rate
+from actuarial.shown_text import as_given, kind_and_value, quoted, show_rate
 
 __all__ = [
     "EXACT_METHODS",
@@ -78,9 +78,10 @@ def checked_bounds(bounds, error: type[Exception] = AnnuityError) -> tuple[float
     except (TypeError, ValueError):
         low = high = None
     rates = (low, high)
-    if not all(is_float_number(rate) and math.isfinite(rate) and rate > -1 for rate in rates):
-        low = None
-    if low is None or not low < high:
+    if not (
+        all(is_float_number(rate) and math.isfinite(rate) and rate > -1 for rate in rates)
+        and low < high
+    ):
         raise error(
             "'bounds' must be two interest rates (low, high), low < high, each finite and "
             f"above -100% (got {as_given(bounds)})"
@@ -335,7 +336,7 @@ def by_cohort(table, cohort, sex, compute, *arrays):
     if not callable(getattr(table, "table", None)):
         raise AnnuityError(
             "'table' must be a LifeTable or a basis's Mortality, e.g. "
-            f"actuarial.mortality.sult() (got {type(table).__name__} {as_given(table)})"
+            f"actuarial.mortality.sult() (got {kind_and_value(table)})"
         )
     if cohort is None or not table.generational:
         return compute(table.table(sex, None), *arrays)

@@ -60,7 +60,7 @@ from actuarial.members import (
     texts_at,
     warnings_and_where,
 )
-from actuarial.shown_text import as_given, quoted
+from actuarial.shown_text import as_given, kind_and_value
 
 __all__ = [
     "RESULT_COLUMNS",
@@ -1293,20 +1293,16 @@ def checked_guides_and_readings(guides, readings) -> Readings:
     if not isinstance(guides, GuideSet):
         raise TypeError(
             "'guides' must be the guides of one series, from actuarial.load_guides "
-            f"(got {_type_and_value(guides)})"
+            f"(got {kind_and_value(guides)})"
         )
     if readings is None:
         return _DEFAULT_READINGS  # not made anew per call
     if not isinstance(readings, Readings):
         raise TypeError(
             "'readings' must be an actuarial.Readings, e.g. Readings(**mapping) "
-            f"(got {_type_and_value(readings)})"
+            f"(got {kind_and_value(readings)})"
         )
     return readings
-
-
-def _type_and_value(value) -> str:
-    return "None" if value is None else f"{type(value).__name__} {quoted(value)}"
 
 
 def evaluate(
@@ -1329,8 +1325,7 @@ def evaluate(
     members = parse_member(member, source="member")
     if not members.valid[0]:
         raise MemberDataError(members.error[0])
-    readings = checked_guides_and_readings(guides, readings)
-    results = evaluate_members(members, guides, as_of, readings, law)
+    results = evaluate_members(members, guides, as_of, readings, law)  # checks both
     rows = member_clauses(results, 0)
     return Evaluation(
         member_id=members.member_id[0].as_py(),

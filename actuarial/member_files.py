@@ -123,11 +123,12 @@ def _header_line(path: Path) -> tuple[bytes, bool]:
     return header, alone
 
 
-def _header(path: Path) -> list[str]:
-    """A CSV file's column names, exactly as written."""
+def _header(path: Path, header: bytes | None = None) -> list[str]:
+    """A CSV file's column names, exactly as written (``header``: its line, if read)."""
     # csv.reader: header names may be quoted, lines may end in CR alone; utf-8-sig: a
     # spreadsheet's byte order mark.
-    header, _ = _header_line(path)
+    if header is None:
+        header, _ = _header_line(path)
     try:
         text = header.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -170,11 +171,12 @@ def record_batches(path: Path, fmt: str, columns) -> Iterator[pa.RecordBatch]:
         for batch in _parquet_reader(path).iter_batches(PARQUET_BATCH_ROWS, columns=columns):
             yield _as_text(batch)
         return
-    if _header_line(path)[1]:  # a header and no line break: no row (Arrow reads no columns)
+    header, alone = _header_line(path)
+    if alone:  # a header and no line break: no row (Arrow reads no columns)
         return
     # A header name is trimmed ("member_id " is member_id, as file_columns reads it);
     # Arrow finds a column by its name as written.
-    written = {name.strip(): name for name in _header(path)}
+    written = {name.strip(): name for name in _header(path, header)}
     as_written = [written.get(name, name) for name in columns]
     if as_written == list(columns):
         yield from _csv_reader(path, columns)

@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from actuarial.output_files import takes_paths
-from actuarial.shown_text import as_given, quoted, shortened
+from actuarial.shown_text import as_given, kind_and_value, quoted, shortened
 from actuarial.text_files import (
     PROBLEMS_SHOWN,
     decimal_number,
@@ -686,7 +686,7 @@ def blend(table_a: LifeTable, table_b: LifeTable, weight_a: float) -> LifeTable:
         if not isinstance(table, LifeTable):
             raise MortalityError(
                 f"'{name}' must be a LifeTable, e.g. actuarial.mortality.ilt() (got "
-                f"{type(table).__name__} {as_given(table)})"
+                f"{kind_and_value(table)})"
             )
     if not (is_float_number(weight_a) and 0 <= weight_a <= 1):  # not True: a bool is no weight
         raise MortalityError(f"'weight_a' must be in [0, 1] (got {as_given(weight_a)})")

@@ -83,6 +83,7 @@ KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "nam
 NOTEBOOK_PATTERN = "[0-9][0-9]_*.ipynb"
 REPORT_TITLE = "Chapter 2 annuities: report"
 CELL_METADATA_KEPT = ("tags",)
+_FOOTER = '<footer class="provenance">'  # every page's provenance: how a report's page is known
 
 
 class ReportError(RuntimeError):
@@ -269,7 +270,7 @@ class Provenance:
         if self.commit is not None:
             code = f"git commit <code>{escape(self.commit)}</code>"
         return (
-            '<footer class="provenance">\n<h2>Provenance</h2>\n'
+            f"{_FOOTER}\n<h2>Provenance</h2>\n"
             f"<p>actuarial {escape(self.version)}, {code}; "
             f"report made <b>{escape(self.made_at)}</b>; payment date: "
             f"<b>{escape(self.payment_date)}</b>; guide series used: "
@@ -551,12 +552,18 @@ MATHJAX_CONFIG = r"""MathJax.Hub.Config({
 });"""
 
 
+def _mathjax_source():
+    """The MathJax a report copies: the static files of ``jupyter_server_mathjax``."""
+    from importlib import resources
+
+    return resources.files("jupyter_server_mathjax") / "static"
+
+
 def _copy_mathjax(out_dir: Path) -> None:
     """MathJax beside the pages, so that formulas render offline (no CDN)."""
     from importlib import resources
 
-    static = resources.files("jupyter_server_mathjax") / "static"
-    with resources.as_file(static) as source:
+    with resources.as_file(_mathjax_source()) as source:
         shutil.copytree(source, out_dir / MATHJAX_FOLDER, dirs_exist_ok=True)
 
 
@@ -840,9 +847,6 @@ def _held(folder: Path) -> list[str]:
     return sorted(held)
 
 
-_PROVENANCE = b'<footer class="provenance">'
-
-
 def _not_of_a_report(folder: Path, held: list[str]) -> list[str]:
     """What ``folder`` holds that no report writes (for a report whose marker does not list
     everything it wrote): a name outside the layout, a page without the report's footer, a
@@ -865,10 +869,10 @@ def _not_of_a_report(folder: Path, held: list[str]) -> list[str]:
 
 
 def _has_provenance(page: Path) -> bool:
-    """Whether ``page`` is a file ending with the report's provenance footer."""
+    """Whether ``page`` is a file holding the report's provenance footer."""
     try:
         with page.open("rb") as file:
-            return _PROVENANCE in file.read()
+            return _FOOTER.encode() in file.read()
     except OSError:
         return False
 
@@ -879,7 +883,7 @@ def _mathjax_files() -> frozenset[str]:
     from importlib import resources
 
     try:
-        static = resources.files("jupyter_server_mathjax") / "static"
+        static = _mathjax_source()
     except ModuleNotFoundError:
         return frozenset()
     with resources.as_file(static) as source:

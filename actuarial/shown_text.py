@@ -58,6 +58,12 @@ def quoted(value, limit: int = QUOTE_LIMIT) -> str:
         return f"an integer of more than {sys.get_int_max_str_digits()} digits"
 
 
+def kind_and_value(value) -> str:
+    """An argument of the wrong kind as an error names it: ``None``, or its type and its
+    value quoted (``str 'sult'``, ``dict {}``)."""
+    return "None" if value is None else f"{type(value).__name__} {quoted(value)}"
+
+
 def as_given(value, limit: int = QUOTE_LIMIT) -> str:
     """A value as an error says it got it: text as :func:`quoted` (in quotes, cut), any other
     value by its ``repr``, cut (``Period('2027-01', 'M')``, ``['a.toml']``)."""

@@ -46,7 +46,7 @@ from actuarial.members import MemberDataError, MemberFileError, parse_members
 from actuarial.mortality import SEXES, is_real_number
 from actuarial.output_files import check_output, takes_paths, writing
 from actuarial.pages import format_count, format_usd
-from actuarial.shown_text import as_given, decimal_shown, quoted, show_percent
+from actuarial.shown_text import as_given, decimal_shown, kind_and_value, quoted, show_percent
 
 __all__ = [
     "SEX_CODES",
@@ -322,9 +322,9 @@ def _check_basis(basis) -> None:
     """A valuation's ``basis`` is a :class:`Basis`: anything else is a TypeError naming it
     (a spec's text, None), never an AttributeError from inside."""
     if not isinstance(basis, Basis):
-        shown = "None" if basis is None else f"{type(basis).__name__} {as_given(basis)}"
         raise TypeError(
-            f"'basis' must be an actuarial.Basis, e.g. Basis('sult', 0.045) (got {shown})"
+            "'basis' must be an actuarial.Basis, e.g. Basis('sult', 0.045) "
+            f"(got {kind_and_value(basis)})"
         )
 
 
