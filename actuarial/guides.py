@@ -911,6 +911,8 @@ def _row_problem(age: int, factor, span: AgeSpan) -> tuple[float | None, str | N
             return math.nan, not_a_number
     if not (math.isfinite(read) and 0 < read <= 1):
         shown = shortened(factor) if isinstance(factor, str) else quoted(factor)  # as written
+        if read == 0 and isinstance(factor, str) and decimal.Decimal(factor.strip()) > 0:
+            shown += ", which a float reads as 0"  # below the smallest float: 1e-400
         return math.nan, f"'factor' must be in (0, 1] (got {shown})"
     return read, None
 

@@ -487,6 +487,13 @@ def test_an_adopted_guide_needs_adopted_by_and_adopted_on(make_guide):
         ("58,0,0.580000", "58,0,0", 5, "'factor' must be in (0, 1] (got 0)"),
         ("58,0,0.580000", "58,0,-0.58", 5, "'factor' must be in (0, 1] (got -0.58)"),
         ("64,0,0.940000", "64,0,1.01", 11, "'factor' must be in (0, 1] (got 1.01)"),
+        # Written above 0 but read as 0 (below a float's smallest): the message says so.
+        (
+            "58,0,0.580000",
+            "58,0,1e-400",
+            5,
+            "'factor' must be in (0, 1] (got 1e-400, which a float reads as 0)",
+        ),
         # Numbers in files are plain decimal numbers: Python's float() and int() read these.
         ("58,0,0.580000", "58,0,nan", 5, "'factor' must be a number (got 'nan')"),
         ("58,0,0.580000", "58,0,infinity", 5, "'factor' must be a number (got 'infinity')"),
