@@ -233,8 +233,8 @@ def test_law_that_is_neither_a_path_a_list_of_paths_nor_a_law_is_refused_naming_
         ),
         (
             '[[high_risk.age]]\neffective_from = 2027-01-01\nvalue = 56\nunit = "years"\n',
-            "'high_risk.age' entry 1: keys must be ['effective_from', 'value', 'unit', "
-            "'source'] (missing ['source'], unknown [])",
+            "'high_risk.age' entry 1 (effective_from 2027-01-01): keys must be "
+            "['effective_from', 'value', 'unit', 'source'] (missing ['source'], unknown [])",
         ),
         (  # a date in quotes: "must be a date YYYY-MM-DD (got '2027-01-01')" before
             '[[high_risk.age]]\neffective_from = "2027-01-01"\nvalue = 56\nunit = "years"\n'
@@ -302,6 +302,65 @@ def test_every_problem_of_a_file_is_reported_at_once(amendment):
     with pytest.raises(LawError) as error:
         load_law(bill)
     assert len(error.value.problems) == 2
+
+
+def test_every_problem_of_one_entry_is_reported_at_once(amendment):
+    bill = amendment(
+        '[[minimum_monthly_pension]]\neffective_from = 2027-01-01\nvalue = -5\nunit = "USD"\n'
+        'source = ""\n'
+        '[[high_risk.age]]\neffective_from = "2030-01-01"\nvalue = 56.5\nunit = "percent"\n'
+        "other = 1\n"
+    )
+    with pytest.raises(LawError) as error:
+        load_law(bill)
+    minimum = f"{bill}: 'minimum_monthly_pension' entry 1 (effective_from 2027-01-01)"
+    age = f"{bill}: 'high_risk.age' entry 1"
+    assert error.value.problems == [
+        f"{minimum}: 'unit' must be 'USD a month' (got 'USD')",
+        f"{minimum}: 'value' must be >= 0 (got -5)",
+        f"{minimum}: 'source' must name the text it comes from (got '')",
+        f"{age}: keys must be ['effective_from', 'value', 'unit', 'source'] "
+        "(missing ['source'], unknown ['other'])",
+        f"{age}: 'effective_from' must be a date YYYY-MM-DD (got the text '2030-01-01': TOML "
+        "writes a date without quotes, effective_from = 2030-01-01)",
+        f"{age}: 'unit' must be 'years' (got 'percent')",
+        f"{age}: 'value' must be a whole number of years (got 56.5)",
+    ]
+
+
+def test_amendment_files_are_checked_as_one_law_whatever_their_order(amendment):
+    # Coverage moved earlier by one file, every other number given from then by the other:
+    # the law they make together is whole, in either order; neither alone is.
+    earlier = "1985-01-01"
+    coverage = amendment(
+        law_entry("coverage.first_entry_on_or_after", earlier, earlier, "date"),
+        name="coverage.toml",
+    )
+    rest = amendment(
+        *(
+            law_entry(name, earlier, value, unit)
+            for name, (unit, value) in PUBLIC.items()
+            if name != "coverage.first_entry_on_or_after"
+        ),
+        name="rest.toml",
+    )
+    for files in [(coverage, rest), (rest, coverage)]:
+        law = load_law(*files)
+        assert law.first_date() == dt.date(1985, 1, 1)
+        assert law_in_force(list(files)).first_date() == dt.date(1985, 1, 1)
+    with pytest.raises(LawError, match="no value in force on 1985-01-01"):
+        load_law(coverage)
+
+
+def test_amendment_files_given_as_a_set_are_refused_having_no_order(amendment):
+    six = amendment(law_entry("minimum_monthly_pension", "2030-01-01", 600, "USD a month"))
+    seven = amendment(
+        law_entry("minimum_monthly_pension", "2030-01-01", 700, "USD a month"), name="b.toml"
+    )
+    for files in [{six, seven}, frozenset([six, seven]), {six: 1, seven: 2}.keys()]:
+        with pytest.raises(TypeError, match="in order") as error:
+            law_in_force(files)
+        assert "a set" in str(error.value)
 
 
 def test_a_file_that_is_not_toml_or_cannot_be_read_is_refused(amendment, tmp_path):

@@ -23,7 +23,8 @@ import re
 import sys
 import tomllib
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from functools import cache
@@ -394,6 +395,8 @@ def _quoted_dot_problem(name: str, path: str, key: str, given: bool) -> str:
 
 
 def _entries(name: str, path: str, raw: list, problems: list[str]) -> list[Entry]:
+    """The entries of one parameter in one file; every problem of each entry is added to
+    ``problems`` (an entry with one is left out)."""
     parameter = PARAMETERS[path]
     entries: list[Entry] = []
     for number, item in enumerate(raw, start=1):
@@ -401,39 +404,33 @@ def _entries(name: str, path: str, raw: list, problems: list[str]) -> list[Entry
         if not isinstance(item, dict):
             problems.append(f"{where}: must be a table of {list(ENTRY_KEYS)} (got {quoted(item)})")
             continue
+        found = []  # this entry's problems, each key's checked where the key is given
         missing = [key for key in ENTRY_KEYS if key not in item]
         extra = sorted(set(item) - set(ENTRY_KEYS))
         if missing or extra:
-            problems.append(
-                f"{where}: keys must be {list(ENTRY_KEYS)} (missing {missing}, unknown {extra})"
-            )
-            continue
-        start, value, unit, source = (item[key] for key in ENTRY_KEYS)
-        if not isinstance(start, dt.date) or isinstance(start, dt.datetime):
-            problems.append(f"{where}: {not_a_date('effective_from', start, quoted(start))}")
-            continue
-        outside = date_outside("effective_from", start)
-        if outside:
-            problems.append(f"{where}: {outside}")
-            continue
-        where = f"{where} (effective_from {start})"
-        if unit != parameter.unit:
-            problems.append(f"{where}: 'unit' must be {parameter.unit!r} (got {quoted(unit)})")
-            continue
-        wrong = parameter.problem_with(value)
-        if wrong:
-            problems.append(f"{where}: {wrong}")
-            continue
-        if not isinstance(source, str) or not source.strip():
-            problems.append(
-                f"{where}: 'source' must name the text it comes from (got {quoted(source)})"
-            )
-            continue
-        if entries and start <= entries[-1].effective_from:
-            problems.append(
-                f"{where}: entries must be in ascending date order, one per date "
-                f"({start} follows {entries[-1].effective_from})"
-            )
+            found.append(f"keys must be {list(ENTRY_KEYS)} (missing {missing}, unknown {extra})")
+        start = item.get("effective_from")
+        if "effective_from" in item:
+            if not isinstance(start, dt.date) or isinstance(start, dt.datetime):
+                found.append(not_a_date("effective_from", start, quoted(start)))
+            elif outside := date_outside("effective_from", start):
+                found.append(outside)
+            else:
+                where = f"{where} (effective_from {start})"
+                if entries and start <= entries[-1].effective_from:
+                    found.append(
+                        f"entries must be in ascending date order, one per date "
+                        f"({start} follows {entries[-1].effective_from})"
+                    )
+        unit, value, source = (item.get(key) for key in ("unit", "value", "source"))
+        if "unit" in item and unit != parameter.unit:
+            found.append(f"'unit' must be {parameter.unit!r} (got {quoted(unit)})")
+        if "value" in item and (wrong := parameter.problem_with(value)):
+            found.append(wrong)
+        if "source" in item and (not isinstance(source, str) or not source.strip()):
+            found.append(f"'source' must name the text it comes from (got {quoted(source)})")
+        if found:
+            problems.extend(f"{where}: {problem}" for problem in found)
             continue
         if parameter.unit != "date":
             value = float(value) + 0.0  # -0.0 is 0: never shown as $-0.00
@@ -614,9 +611,7 @@ class Law:
             read.append((name, data, found))
         if problems:
             raise LawError(problems)
-        law = self
-        for name, data, found in read:
-            law = _merge(law, name, data, found)
+        law = _merge(self, read)  # checked as one law: never as a law between two files
         from actuarial.law.notes import law_notes  # notes read the clauses
 
         known = set(law_notes(self))
@@ -657,26 +652,24 @@ def _outside_the_package() -> int:
     return level
 
 
-def _merge(base: Law | None, name: str, data: bytes, found=None) -> Law:
-    """``base`` with the entries of one file (``found``: already read from ``data``)."""
-    if found is None:
-        found, problems = _read(name, data)
-    else:
-        problems = []
+def _merge(base: Law | None, read: Sequence[tuple[str, bytes, dict]]) -> Law:
+    """``base`` with the entries of each file read (``(name, data, entries)``, in order) added;
+    the law they make together checked as a whole (:func:`_whole_law_problems`)."""
     merged: dict[str, dict[dt.date, Entry]] = {
         key: {e.effective_from: e for e in entries}
         for key, entries in (base.entries.items() if base else ())
     }
-    position = len(base.files) if base else 0  # a file given twice is two files
-    for key, entries in found.items():
-        merged.setdefault(key, {}).update(
-            {e.effective_from: dataclasses.replace(e, position=position) for e in entries}
-        )
+    files = base.files if base else ()
+    for position, (name, data, found) in enumerate(read, start=len(files)):
+        for key, entries in found.items():  # a file given twice is two files
+            merged.setdefault(key, {}).update(
+                {e.effective_from: dataclasses.replace(e, position=position) for e in entries}
+            )
+        files = (*files, LawFile(name, hashlib.sha256(data).hexdigest()))
     entries = {key: tuple(merged[key][d] for d in sorted(merged[key])) for key in merged}
-    problems.extend(_whole_law_problems(name, entries))
+    problems = _whole_law_problems(files[-1].name, entries)
     if problems:
         raise LawError(problems)
-    files = (*(base.files if base else ()), LawFile(name, hashlib.sha256(data).hexdigest()))
     return Law(files, {key: entries[key] for key in PARAMETERS})
 
 
@@ -706,7 +699,10 @@ def _whole_law_problems(name: str, entries: dict[str, tuple[Entry, ...]]) -> lis
 def shipped_law() -> Law:
     """The law shipped in the package (``actuarial/law/law.toml``)."""
     data = resources.files("actuarial.law").joinpath("law.toml").read_bytes()
-    return _merge(None, SHIPPED_NAME, data)
+    found, problems = _read(SHIPPED_NAME, data)
+    if problems:
+        raise LawError(problems)
+    return _merge(None, [(SHIPPED_NAME, data, found)])
 
 
 @takes_paths("amendments")
@@ -732,6 +728,8 @@ def law_in_force(law=None) -> Law:
         return law
     if isinstance(law, _LAW_PATH):
         return load_law(law)
+    if isinstance(law, AbstractSet):  # files are applied in order: a set has none
+        raise TypeError(f"'law' must give its files in order, a list (got a set: {as_given(law)})")
     if isinstance(law, Iterable) and not isinstance(law, bytes | bytearray | Mapping):
         base, paths = shipped_law(), []
         for item in law:
