@@ -255,9 +255,14 @@ class Provenance:
         lines.extend(f"  {line}" for line in self.readings)
         return lines
 
-    def html(self) -> str:
-        """The provenance footer of every page."""
+    def html(self, given: Iterable[str] | None = None) -> str:
+        """The provenance footer of every page.
+
+        ``given``: the report's inputs the page takes (as :meth:`inputs_html`); of another,
+        the footer says it is not one of the page's, and of the law files, that the page
+        used the shipped law alone."""
         escape = html.escape
+        takes = (lambda _: True) if given is None else set(given).__contains__
         guide_rows = "".join(
             f"<tr><td>{escape(guide_id)}</td><td>{escape(series)}"
             f"{' <b>(used)</b>' if series == self.series else ''}</td><td>"
@@ -269,33 +274,48 @@ class Provenance:
         code = escape(self.code)
         if self.commit is not None:
             code = f"git commit <code>{escape(self.commit)}</code>"
+        payment = f"<b>{escape(self.payment_date)}</b>" if takes("as_of") else NOT_AN_INPUT
+        if takes("guides_path"):
+            guides = (
+                f"guide series used: <b>{escape(self.series)}</b>.</p>\n"
+                "<table><thead><tr><th>guide</th><th>series</th><th>SHA-256 of its files</th>"
+                f"</tr></thead><tbody>{guide_rows}</tbody></table>\n"
+            )
+        else:
+            guides = f"guides: {NOT_AN_INPUT}.</p>\n"
+        members = (
+            f"<b>{escape(self.members_file)}</b>: SHA-256 <code>{self.members_sha256}</code>"
+            if takes("members_path")
+            else NOT_AN_INPUT
+        )
+        law_files = self.law_files if takes("law_files") else self.law_files[:1]
+        law = "; ".join(
+            f"<b>{escape(name)}</b> SHA-256 <code>{digest}</code>" for name, digest in law_files
+        )
+        if len(law_files) < len(self.law_files):
+            law += " (the shipped law: the report's amendment files are not an input of this page)"
+        notes = self.law_notes if takes("law_files") else ()
         return (
             f"{_FOOTER}\n<h2>Provenance</h2>\n"
             f"<p>actuarial {escape(self.version)}, {code}; "
-            f"report made <b>{escape(self.made_at)}</b>; payment date: "
-            f"<b>{escape(self.payment_date)}</b>; guide series used: "
-            f"<b>{escape(self.series)}</b>.</p>\n"
-            "<table><thead><tr><th>guide</th><th>series</th><th>SHA-256 of its files</th>"
-            f"</tr></thead><tbody>{guide_rows}</tbody></table>\n"
-            f"<p>Member file <b>{escape(self.members_file)}</b>: SHA-256 "
-            f"<code>{self.members_sha256}</code></p>\n"
-            "<p>Law files, in the order applied: "
-            + "; ".join(
-                f"<b>{escape(name)}</b> SHA-256 <code>{digest}</code>"
-                for name, digest in self.law_files
-            )
-            + "</p>\n"
+            f"report made <b>{escape(self.made_at)}</b>; payment date: {payment}; {guides}"
+            f"<p>Member file {members}</p>\n"
+            f"<p>Law files, in the order applied: {law}</p>\n"
             + (
                 "<p>What the law in force holds that can never take effect (legal, and said "
                 "so that a mistake is not silent):</p><ul>"
-                + "".join(f"<li>{escape(note)}</li>" for note in self.law_notes)
+                + "".join(f"<li>{escape(note)}</li>" for note in notes)
                 + "</ul>\n"
-                if self.law_notes
+                if notes
                 else ""
             )
-            + "<p>Readings in force (docs/readings.md) where a page does not set its "
-            f"own; the clause pages compare readings side by side:</p><ul>{readings}</ul>\n"
-            "</footer>\n"
+            + (
+                "<p>Readings in force (docs/readings.md) where a page does not set its "
+                f"own; the clause pages compare readings side by side:</p><ul>{readings}</ul>\n"
+                if takes("readings")
+                else f"<p>Readings: {NOT_AN_INPUT}; where it depends on one, it says which</p>\n"
+            )
+            + "</footer>\n"
         )
 
     def inputs_html(
@@ -1046,7 +1066,6 @@ def build_report(
     as_of = resolve_as_of(as_of)
     figures = _key_figures(guides, members_path, readings, as_of, law)
     made = provenance(guides, guides_path, members_path, readings, as_of, law=law)
-    footer = made.html()
     members_rows = figures["counts"]["members read"]
     inputs = {
         "guides_path": _run_path(guides_path, notebooks_dir),
@@ -1126,6 +1145,7 @@ def build_report(
                 given = _declared_parameters(path)  # the inputs the page took
                 top = made.inputs_html(members_rows, _status_html(error), given)
                 body = _render(notebook, title)
+                footer = made.html(given)
                 (folder / page).write_text(scrub(_page(body, top, footer)), encoding="utf-8")
                 entries.append(PageEntry(path.name, title, page, error))
                 bar.update()
@@ -1136,7 +1156,7 @@ def build_report(
             entries,
             made.inputs_html(members_rows, html.escape(status)),
             _summary_html(figures),
-            footer,
+            made.html(),
         )
         (folder / index.name).write_text(scrub(index_html), encoding="utf-8")
         _mark_as_report(folder)

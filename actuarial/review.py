@@ -504,39 +504,49 @@ def amendment_entries(law) -> pd.DataFrame:
 
 
 def law_comparison(before: pd.DataFrame, after: pd.DataFrame) -> pd.DataFrame:
-    """Clause rows whose monthly amount differs between two results tables of the same
-    members (e.g. the law in force and a bill): eligibility and amount under each, the gain."""
+    """Clause rows that change between two results tables of the same members (e.g. the law
+    in force and a bill): eligibility, start date or monthly amount. Each under both, and the
+    monthly gain (a row without an amount counts 0: not eligible, or no guide factor). A
+    row whose annuity only starts later gains 0 a month but is listed: it is paid for less
+    time."""
     keys = ["row", "member_id", "clause"]
-    shown = ["eligible", "monthly_amount", "reason"]
+    shown = ["eligible", "start_date", "monthly_amount", "reason"]
 
     def plain(table):
         rows = table.loc[~_is_invalid(table), keys + shown].copy()
-        rows["clause"] = rows["clause"].astype(str)
-        rows["member_id"] = rows["member_id"].astype(str)
-        rows["reason"] = rows["reason"].astype(str)
-        rows["monthly_amount"] = rows["monthly_amount"].fillna(0.0)
+        for text in ["clause", "member_id", "reason"]:
+            rows[text] = rows[text].astype(str)
         return rows
 
     both = plain(before).merge(plain(after), on=keys, suffixes=("_before", "_after"))
-    both["gain"] = (both["monthly_amount_after"] - both["monthly_amount_before"]).round(2)
-    changed = both.loc[both["gain"] != 0].reset_index(drop=True)
-    return changed[
+    amounts = [both[f"monthly_amount_{side}"] for side in ("before", "after")]
+    both["gain"] = (amounts[1].fillna(0.0) - amounts[0].fillna(0.0)).round(2)
+    changed = both["eligible_before"] != both["eligible_after"]
+    for name in ["start_date", "monthly_amount"]:
+        first, second = both[f"{name}_before"], both[f"{name}_after"]
+        changed |= (first != second) & ~(first.isna() & second.isna())
+    return both.loc[
+        changed,
         [
             *keys,
             "eligible_before",
             "eligible_after",
+            "start_date_before",
+            "start_date_after",
             "monthly_amount_before",
             "monthly_amount_after",
             "gain",
             "reason_after",
-        ]
-    ]
+        ],
+    ].reset_index(drop=True)
 
 
 def gains_by_clause(comparison: pd.DataFrame) -> pd.DataFrame:
     """Per clause, of :func:`law_comparison`'s rows: those that gain and those that lose,
-    those newly eligible and those no longer eligible, and the monthly total gained (net:
-    a loss counts against it)."""
+    those newly eligible and those no longer eligible, those eligible under both whose
+    annuity starts later or earlier, and the monthly total gained (net: a loss counts
+    against it). A member eligible for several clauses takes one (I-7): a total over clause
+    rows is not what a bill costs."""
     summary = pd.DataFrame(index=pd.Index(list(CLAUSES), name="clause"))
     clause = comparison["clause"]
     before, after = comparison["eligible_before"], comparison["eligible_after"]
@@ -546,6 +556,9 @@ def gains_by_clause(comparison: pd.DataFrame) -> pd.DataFrame:
         "newly_eligible": after & ~before,
         "no_longer_eligible": before & ~after,
     }
+    start, end = comparison["start_date_before"], comparison["start_date_after"]
+    counts["rows_starting_later"] = before & after & (end > start)
+    counts["rows_starting_earlier"] = before & after & (end < start)
     for name, rows in counts.items():
         summary[name] = clause[rows].value_counts().reindex(summary.index, fill_value=0)
         summary[name] = summary[name].astype(np.int64)

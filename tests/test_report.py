@@ -396,10 +396,41 @@ def test_report_passes_the_reading_switches_to_the_notebooks_and_the_footer(
     first = (out / "00_first.html").read_text()
     assert "readings: minimum_applies_to=a" in first  # the notebook ran with the switch
     switched = Readings(minimum_applies_to="a")
-    for page in ("00_first.html", "01_second.html", "index.html"):
+    for page in ("00_first.html", "index.html"):
         footer = (out / page).read_text().split('<footer class="provenance">')[1]
         assert html.escape(switched.describe()[3]) in footer  # I-4, switched
         assert html.escape(Readings().describe()[3]) not in footer
+    # A page that takes no readings says so, rather than list the report's.
+    footer = (out / "01_second.html").read_text().split('<footer class="provenance">')[1]
+    assert f"Readings: {report.NOT_AN_INPUT}" in footer and "I-4" not in footer
+
+
+def test_a_pages_footer_names_only_the_inputs_it_took(notebooks, tmp_path):
+    # Under --law, pages that take no law files (00-06) said in their footer that the bill
+    # was applied, and gave the report's payment date, above results of the shipped law.
+    bill = tmp_path / "bill.toml"
+    bill.write_text(law_entry("minimum_monthly_pension", "2027-01-01", 600, "USD a month"))
+    build_report(tmp_path / "out", law_files=[bill], as_of="2027-06-01", notebooks_dir=notebooks)
+    shipped = shipped_law().provenance()[0]
+    shipped_line = f"<b>{shipped['file']}</b> SHA-256 <code>{shipped['sha256']}</code>"
+    footers = {
+        page: (tmp_path / "out" / page).read_text().split('<footer class="provenance">')[1]
+        for page in ("00_first.html", "01_second.html", "index.html")
+    }
+    assert f"<b>bill.toml</b> SHA-256 <code>{sha256(bill)}</code>" in footers["index.html"]
+    assert "payment date: <b>2027-06-01</b>" in footers["index.html"]
+    for page in ("00_first.html", "01_second.html"):  # neither declares law_files nor as_of
+        assert "bill.toml" not in footers[page]
+        assert (
+            f"{shipped_line} (the shipped law: the report's amendment files are not"
+            in (footers[page])
+        )
+        assert f"payment date: {report.NOT_AN_INPUT}" in footers[page]
+    # The first page takes the guides and the member file; the second, nothing.
+    assert "guide series used: <b>" in footers["00_first.html"]
+    assert "<b>members.csv (shipped sample)</b>: SHA-256" in footers["00_first.html"]
+    assert f"guides: {report.NOT_AN_INPUT}" in footers["01_second.html"]
+    assert f"Member file {report.NOT_AN_INPUT}" in footers["01_second.html"]
 
 
 def test_the_injected_parameters_are_shown_as_python_that_gives_the_values_used():
@@ -929,9 +960,11 @@ def test_the_pages_follow_the_reports_readings(tmp_path, notebook):
         assert "on every clause" not in page
         return
     # The same bill on the same date and readings, costed twice on the page: one answer.
-    costed = re.search(r"(\d+) members gain on (\d+) clause rows, (\$[\d,.]+) a month", page)
+    costed = re.search(r"(\d+) members change on (\d+) clause rows, (\$[\d,.]+) a month", page)
     own = re.search(
-        r"(\d+) members change on (\d+) clause rows: \d+ gain, 0 lose, (\$[\d,.]+)", page
+        r"(\d+) members change on (\d+) clause rows: \d+ gain, 0 lose, 0 start later, "
+        r"0 earlier, (\$[\d,.]+)",
+        page,
     )
     assert costed is not None and own is not None
     assert costed.groups() == own.groups()
@@ -966,7 +999,7 @@ def test_the_amendments_page_costs_the_reports_own_law_files(tmp_path):
     assert "law: shipped + lower.toml; as of 2026-06-01; readings: defaults" in page
     assert (
         f"{lifted['member_id'].nunique()} members change on {len(lifted)} clause rows: "
-        f"0 gain, {len(lifted)} lose, -${loss:,.2f} a month in all"
+        f"0 gain, {len(lifted)} lose, 0 start later, 0 earlier, -${loss:,.2f} a month in all"
     ) in page
     assert "Traceback" not in page and str(tmp_path) not in page
 

@@ -419,23 +419,75 @@ def test_a_bill_that_lowers_the_minimum_is_counted_as_losses(half_percent_guides
     assert summary["monthly_gain_total"].sum() == pytest.approx(loss, abs=0.005)
 
 
+def test_a_bill_that_defers_or_opens_a_clause_lists_every_row_it_changes(
+    half_percent_guides, tmp_path
+):
+    # Deferred annuities from 67, not 65: the same monthly amount, two years later; early
+    # retirement from 50: rows newly eligible for which the guide has no factor (no amount).
+    members = read_members(EXAMPLE_MEMBERS)
+    as_of = dt.date(2026, 6, 1)
+    before = evaluate_frame(members, half_percent_guides, as_of=as_of)
+    for parameter, value in [("deferred.age", 67), ("early_retirement.age", 50)]:
+        bill = tmp_path / f"{parameter}.toml"
+        bill.write_text(law_entry(parameter, "1990-04-01", value, "years"))
+        after = evaluate_frame(members, half_percent_guides, as_of=as_of, law=load_law(bill))
+        changes = review.law_comparison(before, after)
+        summary = review.gains_by_clause(changes)
+        # By hand: every row whose eligibility, start date or amount differs, and no other.
+        differs = (
+            (before["eligible"] != after["eligible"])
+            | (
+                before["start_date"].fillna(pd.Timestamp(0))
+                != after["start_date"].fillna(pd.Timestamp(0))
+            )
+            | (before["monthly_amount"].fillna(-1) != after["monthly_amount"].fillna(-1))
+        )
+        assert differs.sum() > 0 and len(changes) == differs.sum()
+        assert list(changes["row"]) == list(before.loc[differs, "row"])
+        if parameter == "deferred.age":  # the same amounts, paid from the 67th birthday
+            later = (
+                before["eligible"]
+                & after["eligible"]
+                & (after["start_date"] > before["start_date"])
+            )
+            assert summary.loc["d", "rows_starting_later"] == later.sum() > 0
+            assert summary["rows_starting_earlier"].sum() == 0
+            moved = changes.loc[changes["eligible_before"] & changes["eligible_after"]]
+            years = (moved["start_date_after"] - moved["start_date_before"]).dt.days / 365.25
+            assert ((years > 1.99) & (years < 2.01)).all()
+        else:  # newly eligible for (c) below 55, with no factor in the guide: no amount
+            new = changes.loc[changes["eligible_after"] & ~changes["eligible_before"]]
+            assert summary.loc["c", "newly_eligible"] == len(new) > 0
+            assert new["monthly_amount_after"].isna().all()
+
+
 def test_gains_and_losses_of_eligibility_are_counted_by_clause():
     comparison = pd.DataFrame(
         {
-            "clause": ["a", "c", "c", "d"],
-            "eligible_before": [True, False, True, True],
-            "eligible_after": [True, True, False, True],
-            "gain": [10.0, 600.0, -550.25, -1.0],
+            "clause": ["a", "c", "c", "d", "d", "d"],
+            "eligible_before": [True, False, True, True, True, False],
+            "eligible_after": [True, True, False, True, True, False],
+            "start_date_before": pd.to_datetime(
+                ["2020-01-01", None, "2020-01-01", "2030-05-01", "2030-05-01", None]
+            ),
+            "start_date_after": pd.to_datetime(
+                ["2020-01-01", "2027-03-01", None, "2030-05-01", "2032-05-01", None]
+            ),
+            "gain": [10.0, 600.0, -550.25, -1.0, 0.0, 0.0],
         }
     )
     summary = review.gains_by_clause(comparison)
     assert summary.to_dict("index") == {
         "a": {"rows_gaining": 1, "rows_losing": 0, "newly_eligible": 0,
-              "no_longer_eligible": 0, "monthly_gain_total": 10.0},
+              "no_longer_eligible": 0, "rows_starting_later": 0, "rows_starting_earlier": 0,
+              "monthly_gain_total": 10.0},
         "b": {"rows_gaining": 0, "rows_losing": 0, "newly_eligible": 0,
-              "no_longer_eligible": 0, "monthly_gain_total": 0.0},
+              "no_longer_eligible": 0, "rows_starting_later": 0, "rows_starting_earlier": 0,
+              "monthly_gain_total": 0.0},
         "c": {"rows_gaining": 1, "rows_losing": 1, "newly_eligible": 1,
-              "no_longer_eligible": 1, "monthly_gain_total": 49.75},
+              "no_longer_eligible": 1, "rows_starting_later": 0, "rows_starting_earlier": 0,
+              "monthly_gain_total": 49.75},
         "d": {"rows_gaining": 0, "rows_losing": 1, "newly_eligible": 0,
-              "no_longer_eligible": 0, "monthly_gain_total": -1.0},
+              "no_longer_eligible": 0, "rows_starting_later": 1, "rows_starting_earlier": 0,
+              "monthly_gain_total": -1.0},
     }  # fmt: skip
