@@ -210,6 +210,24 @@ def test_a_service_just_below_a_threshold_is_not_shown_rounded_up_to_it(
 
 
 @pytest.mark.parametrize(
+    ("separation_date", "mark", "age"),
+    [("2023-06-14", "✓", "64{y}11m"), ("2023-06-15", "✗", "65{y}0m")],
+)
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_the_deferred_age_condition_reads_as_a_comparison_either_way(
+    member, separation_date, mark, age, lang
+):
+    """'✗ separated at 65y0m, before 65y0m (I-2)' contradicted itself: each line of a clause
+    states a comparison that the mark says holds or not."""
+    guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
+    given = member(birth_date="1958-06-15", separation_date=separation_date)
+    result = evaluate(given, guides, dt.date(2026, 6, 1), lang=lang)
+    words = "edad al separarse" if lang == "es" else "age at separation"
+    year = "a" if lang == "es" else "y"
+    assert f"  {mark} {words} {age.format(y=year)} < 65{year}0m (I-2)" in result.explanation
+
+
+@pytest.mark.parametrize(
     ("service", "compensation", "shown"),
     [
         (25, 24000, "credited service 25.00 years; average compensation $24,000.00;"),

@@ -336,12 +336,12 @@ D_BEFORE_AGE = Condition(
     Wording(
         "separated before age {value}",
         "separated at {value} or older",
-        "separated at {age}, before {value}y0m (I-2)",
+        "age at separation {age} < {value}y0m (I-2)",
     ),
     Wording(
         "separado antes de los {value} años de edad",
         "separado a los {value} o más",
-        "separado a los {age}, antes de {value}a0m (I-2)",
+        "edad al separarse {age} < {value}a0m (I-2)",
     ),
 )
 D_BEFORE_SERVICE = Condition(
