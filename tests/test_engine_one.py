@@ -209,6 +209,36 @@ def test_a_service_just_below_a_threshold_is_not_shown_rounded_up_to_it(
     assert f"{service_words} {shown} {unit};" in result.explanation[0]
 
 
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_the_explanation_says_why_no_minimum_is_added(member, lang):
+    """With the minimum read to reach inciso (a) only (I-4), (c) and (d) said 'no minimum
+    applies on 2026-06-01', the words for a date before the minimum: one is in force."""
+    guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
+    given = member(birth_date="1956-05-10", separation_date="2016-05-10", credited_service=25)
+    only_a = Readings(minimum_applies_to="a")
+    result = evaluate(given, guides, dt.date(2026, 6, 1), readings=only_a, lang=lang)
+    for clause in "cd":  # eligible both, and below no minimum: (a) alone has one
+        if lang == "en":
+            said = (
+                "; the $500.00 minimum in force on 2026-06-01 does not reach inciso "
+                f"({clause}) [minimum_applies_to='a'] (I-4)"
+            )
+        else:
+            said = (
+                "; la pensión mínima de $500.00 vigente el 2026-06-01 no alcanza el inciso "
+                f"({clause}) [minimum_applies_to='a'] (I-4)"
+            )
+        assert sum(line.endswith(said) for line in result.explanation) == 1
+    # Paid before the minimum's first day: none is in force, and the words say so.
+    early = member(
+        birth_date="1945-03-01", entry_date="1991-01-02", separation_date="2010-03-01",
+        credited_service=19,
+    )  # fmt: skip
+    before = evaluate(early, guides, dt.date(2012, 1, 1), lang=lang)
+    none = "; no minimum applies on" if lang == "en" else "; no aplica pensión mínima el"
+    assert any(none in line for line in before.explanation)
+
+
 @pytest.mark.parametrize(
     ("separation_date", "mark", "age"),
     [("2023-06-14", "✓", "64{y}11m"), ("2023-06-15", "✗", "65{y}0m")],
