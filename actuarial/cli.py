@@ -66,6 +66,7 @@ from actuarial.member_record import (
     DATE_YEARS,
     DEFAULT_CHUNK_ROWS,
     GROUPS,
+    MEMBER_FIELDS,
     MemberDataError,
     MemberFileError,
 )
@@ -351,6 +352,8 @@ def evaluate(guides_path, series, as_of, law_files, lang, as_json, readings, **m
         guides = _load(guides_path, series)
         law = load_law(*law_files)
         result = evaluate_member(member, guides, as_of=as_of, readings=readings, lang=lang, law=law)
+    except MemberDataError as error:  # the parser names fields: each with its option here
+        _fail(_with_options(str(error), click.get_current_context().command))
     except USABLE_INPUT_ERRORS as error:
         _fail(error)
     if as_json:  # standard JSON: no NaN or Infinity (allow_nan=False would raise on one)
@@ -360,6 +363,16 @@ def evaluate(guides_path, series, as_of, law_files, lang, as_json, readings, **m
         _echo("\n".join(result.explanation))
         for warning in result.warnings:
             _echo(f"warning: {warning}")
+
+
+def _with_options(message: str, command: click.Command) -> str:
+    """A member parser's ``message`` with each field it names followed by the option of
+    ``command`` that gives it: ``'credited_service' (--service)``."""
+    for option in command.params:
+        if option.name in MEMBER_FIELDS and option.opts:
+            field = f"'{option.name}'"
+            message = message.replace(field, f"{field} ({option.opts[0]})")
+    return message
 
 
 # glibc's mallopt parameters, and the largest threshold it takes for mmap.

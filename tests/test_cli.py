@@ -222,9 +222,14 @@ def test_evaluate_refuses_invalid_member_data_with_exit_1_and_the_reason():
     result = invoke("evaluate", *member_args(separation_date="2021-02-29"))
     assert result.exit_code == 1
     assert result.stderr == (
-        "error: member row 1 (member 'C-1'): 'separation_date' must be a date YYYY-MM-DD "
-        "(got '2021-02-29')\n"
+        "error: member row 1 (member 'C-1'): 'separation_date' (--separation-date) must be "
+        "a date YYYY-MM-DD (got '2021-02-29')\n"
     )
+    # Each field named with the option that gives it (the member parser's message, whole).
+    result = invoke("evaluate", *member_args(service="25,5", compensation="x"))
+    assert result.exit_code == 1
+    assert "'credited_service' (--service) must be a number (got '25,5')" in result.stderr
+    assert "'average_compensation' (--compensation) must be a number (got 'x')" in result.stderr
 
 
 def test_evaluate_refuses_an_id_with_a_byte_that_is_not_utf8_naming_it_escaped():
@@ -233,8 +238,8 @@ def test_evaluate_refuses_an_id_with_a_byte_that_is_not_utf8_naming_it_escaped()
     result = invoke("evaluate", *member_args(member_id=member_id))
     assert result.exit_code == 1
     assert result.stderr == (
-        "error: member row 1 (member 'A\\udcfe'): 'member_id' must not contain lone "
-        "surrogates (got 'A\\udcfe')\n"
+        "error: member row 1 (member 'A\\udcfe'): 'member_id' (--member-id) must not contain "
+        "lone surrogates (got 'A\\udcfe')\n"
     )
 
 
