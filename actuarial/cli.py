@@ -1039,7 +1039,7 @@ def guides_subsidy(guide, mortality, cohort, interest, m, method):
     "--out",
     "out_dir",
     required=True,
-    type=_Path(file_okay=False, path_type=Path),
+    type=_Path(path_type=Path),
     help="Folder for index.html and one page per notebook.",
 )
 @click.option("--progress/--no-progress", default=True, show_default=True)
@@ -1156,7 +1156,7 @@ def _example_command(name: str, source: Path, described: str, detail=lambda data
     @click.option(
         "--out",
         "out_path",
-        type=_Path(dir_okay=False, path_type=Path),
+        type=_Path(path_type=Path),
         default=Path(source.name),
         show_default=True,
         help="File to write.",
@@ -1166,8 +1166,6 @@ def _example_command(name: str, source: Path, described: str, detail=lambda data
     def write_example(out_path, force):
         if out_path.exists() and out_path.resolve() == source.resolve():
             _fail(f"{out_path} is the shipped example itself; choose another --out")
-        if not out_path.parent.is_dir():  # as before: a missing folder is not made
-            _fail(cannot_write(out_path, f"no folder {out_path.parent}"))
         if out_path.suffix.lower() != source.suffix:  # the bytes are of the source's format
             got = repr(out_path.suffix) if out_path.suffix else "'no extension'"
             _fail(

@@ -1523,13 +1523,16 @@ def test_a_date_option_outside_1900_to_2100_is_a_usage_error(value):
 @pytest.mark.parametrize(
     ("option", "value", "problem"),
     [
-        ("--compensation", "1e308", "'average_compensation' must be at most 10,000,000 a year "
-         "(a plausibility bound) (got 1e+308)"),
-        ("--compensation", "inf", "'average_compensation' must be finite (got 'inf')"),
-        ("--compensation", "nan", "'average_compensation' must be a number (got 'nan')"),
-        ("--service", "Infinity", "'credited_service' must be finite (got 'Infinity')"),
-        ("--birth-date", "0000-01-01", "'birth_date' must be from 1900-01-01 to 2100-12-31 "
-         "(got 0000-01-01)"),
+        ("--compensation", "1e308", "'average_compensation' (--compensation) must be at most "
+         "10,000,000 a year (a plausibility bound) (got 1e+308)"),
+        ("--compensation", "inf", "'average_compensation' (--compensation) must be finite "
+         "(got 'inf')"),
+        ("--compensation", "nan", "'average_compensation' (--compensation) must be a number "
+         "(got 'nan')"),
+        ("--service", "Infinity", "'credited_service' (--service) must be finite "
+         "(got 'Infinity')"),
+        ("--birth-date", "0000-01-01", "'birth_date' (--birth-date) must be from 1900-01-01 to "
+         "2100-12-31 (got 0000-01-01)"),
     ],
 )  # fmt: skip
 def test_impossible_amounts_and_dates_are_refused_not_paid(option, value, problem):

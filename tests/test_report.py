@@ -544,6 +544,19 @@ def test_a_folder_not_listed_whole_by_a_marker_is_refused_unless_all_of_it_is_a_
     assert folder_files(tmp_path / "out") == before
 
 
+def test_report_out_that_is_a_file_is_an_error_line_as_elsewhere(tmp_path):
+    # click's usage error (exit 2, "Directory ... is a file.") before: batch, value and
+    # guides derive say what is wrong in one line, exit 1.
+    out = tmp_path / "members.csv"
+    out.write_text("mine\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["report", "--out", str(out), "--no-progress"])
+    assert (result.exit_code, result.output) == (
+        1,
+        f"error: {out}: --out must be a folder for the report (it is a file)\n",
+    )
+    assert out.read_text(encoding="utf-8") == "mine\n"
+
+
 def test_out_is_refused_when_it_holds_anything_else(tmp_path):
     with pytest.raises(
         ReportError,

@@ -145,6 +145,33 @@ def test_examples_are_written_only_under_a_name_of_their_own_format(tmp_path, co
     assert invoke("examples", command, "--out", upper).exit_code == 0
 
 
+@pytest.mark.parametrize("command", ["members", "bill"])
+def test_examples_write_where_batch_writes_and_fail_as_it_fails(tmp_path, command):
+    # A missing folder was refused ("no folder new"), where batch and value make it; a
+    # folder given as --out was click's usage error (exit 2), a file as the folder "no
+    # folder f.csv"; each is now what the other commands say.
+    suffix = ".csv" if command == "members" else ".toml"
+    made = tmp_path / "new" / "deeper" / f"ex{suffix}"
+    assert invoke("examples", command, "--out", made).exit_code == 0
+    assert made.is_file()
+    folder = tmp_path / f"folder{suffix}"
+    folder.mkdir()
+    result = invoke("examples", command, "--out", folder, "--force")
+    assert (result.exit_code, result.output) == (
+        1,
+        f"error: {folder}: the output is a folder; a file is expected\n",
+    )
+    a_file = tmp_path / "plain.txt"
+    a_file.write_text("mine\n", encoding="utf-8")
+    inside = a_file / f"ex{suffix}"
+    result = invoke("examples", command, "--out", inside)
+    assert (result.exit_code, result.output) == (
+        1,
+        f"error: {inside}: cannot write ({a_file} is not a folder)\n",
+    )
+    assert a_file.read_text(encoding="utf-8") == "mine\n"
+
+
 def test_examples_members_refuses_to_overwrite_a_file_unless_forced(tmp_path):
     out = tmp_path / "members.csv"
     out.write_text("mine\n", encoding="utf-8")
@@ -221,13 +248,6 @@ def test_examples_never_writes_onto_the_shipped_file_itself(name, source):
     assert result.exit_code == 1
     assert "is the shipped example itself" in result.output
     assert source.read_bytes() == before
-
-
-def test_examples_members_names_an_unwritable_place(tmp_path):
-    out = tmp_path / "no-such-folder" / "members.csv"
-    result = invoke("examples", "members", "--out", out)
-    assert result.exit_code == 1
-    assert result.output.startswith(f"error: {out}: cannot write")
 
 
 # ------------------------------------------------------------------- report runs
