@@ -471,14 +471,27 @@ def amendment_entries(law) -> pd.DataFrame:
     before the shipped law's first date); both values as a page writes them, never rounded
     (:meth:`~actuarial.law.parameters.Parameter.shown`: ``$600.00``, ``1.75%``, ``20``);
     whether it takes effect: ``"yes"``, or ``"never (...)"`` for an entry a later one
-    replaces on or before the law's first date, as its :class:`LawNote` says
-    (:func:`~actuarial.law.notes.never_in_force`)."""
+    replaces on or before the law's first date, or a later file's entry of the same date,
+    as its :class:`LawNote` says (:func:`~actuarial.law.notes.never_in_force`,
+    :func:`~actuarial.law.notes.replaced_entries`)."""
     from actuarial.law import PARAMETERS, law_in_force
-    from actuarial.law.notes import never_in_force
+    from actuarial.law.notes import never_in_force, replaced_entries
 
     law, shipped = law_in_force(law), shipped_law()
-    never = {(name, entry) for name, entry, _ in never_in_force(law)}
-    replaced = f"never (replaced on or before {law.first_date()}, the law's first date)"
+    takes_effect = {
+        (name, entry): f"never (replaced on or before {law.first_date()}, the law's first date)"
+        for name, entry, _ in never_in_force(law)
+    }
+    takes_effect.update(
+        {
+            (name, entry): f"never (replaced by {Path(later.file).name}'s entry of the same date)"
+            for name, entry, later in replaced_entries(law)
+        }
+    )
+    listed = [(name, entry) for name, entries in law.entries.items() for entry in entries]
+    listed += [(name, entry) for name, entry, _ in replaced_entries(law)]
+    order = {name: number for number, name in enumerate(PARAMETERS)}
+    listed.sort(key=lambda item: (item[1].position, order[item[0]], item[1].effective_from))
     rows = [
         {
             "parameter": name,
@@ -491,16 +504,13 @@ def amendment_entries(law) -> pd.DataFrame:
                 if entry.effective_from >= shipped.first_date()
                 else None
             ),
-            "takes effect": replaced if (name, entry) in never else "yes",
+            "takes effect": takes_effect.get((name, entry), "yes"),
             "file": Path(entry.file).name,
-            "order": entry.position,
         }
-        for name, entries in law.entries.items()
-        for entry in entries
+        for name, entry in listed
         if entry.position > 0  # an amendment's
     ]
-    table = pd.DataFrame(rows, columns=[*AMENDMENT_COLUMNS, "order"])
-    return table.sort_values("order", kind="stable")[list(AMENDMENT_COLUMNS)].reset_index(drop=True)
+    return pd.DataFrame(rows, columns=list(AMENDMENT_COLUMNS))
 
 
 def law_comparison(before: pd.DataFrame, after: pd.DataFrame) -> pd.DataFrame:

@@ -705,6 +705,44 @@ def test_an_amendment_whose_every_entry_a_later_one_replaces_is_noted(tmp_path):
     )
 
 
+def test_an_amendment_entry_a_later_file_replaces_is_noted_and_listed(tmp_path):
+    # A $550 minimum from 2029 in the first bill, replaced by the second's $500 of the same
+    # date: dropped without a word, and missing from the page's list of entries.
+    first, second = tmp_path / "first.toml", tmp_path / "second.toml"
+    first.write_text(
+        _entry("minimum_monthly_pension", "2027-01-01", 600, USD)
+        + _entry("minimum_monthly_pension", "2029-01-01", 550, USD),
+        encoding="utf-8",
+    )
+    second.write_text(
+        _entry("minimum_monthly_pension", "2028-01-01", 650, USD)
+        + _entry("minimum_monthly_pension", "2029-01-01", 500, USD),
+        encoding="utf-8",
+    )
+    with pytest.warns(LawNote) as caught:
+        law = load_law(first, second)
+    replaced = (
+        f"{first}: 'minimum_monthly_pension' entry 2 (effective_from 2029-01-01): never in "
+        f"force: {second}: 'minimum_monthly_pension' entry 2 (effective_from 2029-01-01) "
+        "replaces it, of the same date"
+    )
+    assert [str(w.message) for w in caught] == list(law_notes(law)) == [replaced]
+    assert law.value_on("minimum_monthly_pension", dt.date(2029, 1, 1)) == 500
+    entries = review.amendment_entries(law)
+    assert list(zip(entries["file"], entries["effective_from"].astype(str), entries["value"])) == [
+        ("first.toml", "2027-01-01", "$600.00"),
+        ("first.toml", "2029-01-01", "$550.00"),
+        ("second.toml", "2028-01-01", "$650.00"),
+        ("second.toml", "2029-01-01", "$500.00"),
+    ]
+    assert list(entries["takes effect"]) == [
+        "yes",
+        "never (replaced by second.toml's entry of the same date)",
+        "yes",
+        "yes",
+    ]
+
+
 def test_a_file_given_twice_is_noted_as_changing_nothing_the_first_time(tmp_path):
     # With the same file twice (--law bill.toml --law bill.toml) the note was lost: its
     # entries were known by the file's name, which the second copy's entries also have.

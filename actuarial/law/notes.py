@@ -4,7 +4,8 @@ Each is a legal choice an amendment may make on purpose (a costing may close the
 window or repeal early retirement), so each is said, never refused; but written by
 mistake it changes results without a word. Noted: an amendment file none of whose
 entries is in force (an empty one changes nothing), an entry that a later one replaces
-before the law's first date (never in force), and a period of the law in which a lower
+before the law's first date (never in force), an entry of an amendment that a later
+amendment's entry of the same date replaces, and a period of the law in which a lower
 bound is not below its upper bound, so nothing is between them.
 
 The bounds (:data:`_BOUNDS`) are every pair the clauses' conditions and the coverage
@@ -27,7 +28,7 @@ from actuarial.law.clauses import C_AGE, C_BEFORE_A, D_BEFORE_AGE
 from actuarial.law.coverage import WINDOW
 from actuarial.law.parameters import Entry, Law
 
-__all__ = ["law_notes", "never_in_force"]
+__all__ = ["law_notes", "never_in_force", "replaced_entries"]
 
 # (lower bound, upper bound, what is empty when the lower is not below the upper); a lower
 # bound of None: none but the quantity's own, 0 (no age at separation nor credited service
@@ -53,7 +54,12 @@ def law_notes(law: Law) -> tuple[str, ...]:
     and the entry or the dates (computed once per law)."""
     return law.derived(
         ("notes",),
-        lambda: (*_changing_nothing(law), *_never_in_force(law), *_empty_periods(law)),
+        lambda: (
+            *_changing_nothing(law),
+            *_never_in_force(law),
+            *_replaced(law),
+            *_empty_periods(law),
+        ),
     )
 
 
@@ -67,6 +73,22 @@ def _changing_nothing(law: Law) -> list[str]:
         "force (it holds none, or later files replace each): it changes nothing"
         for position, file in enumerate(law.files[1:], start=1)
         if position not in used
+    ]
+
+
+def replaced_entries(law: Law) -> tuple[tuple[str, Entry, Entry], ...]:
+    """Each entry of an amendment file that a later file's entry of the same date replaces,
+    so never in force: (parameter, the entry, the later entry). Not those of a file none of
+    whose entries is in force: its own note says so (:func:`_changing_nothing`)."""
+    used = {entry.position for entries in law.entries.values() for entry in entries}
+    return tuple(item for item in law.replaced if item[1].position in used)
+
+
+def _replaced(law: Law) -> list[str]:
+    """Entries of an amendment a later amendment's entry of the same date replaces."""
+    return [
+        f"{entry.where(name)}: never in force: {later.where(name)} replaces it, of the same date"
+        for name, entry, later in replaced_entries(law)
     ]
 
 

@@ -455,6 +455,8 @@ class Law:
 
     files: tuple[LawFile, ...]
     entries: dict[str, tuple[Entry, ...]] = field(repr=False)
+    # (parameter, entry, the entry of a later amendment file that replaces it on its date)
+    replaced: tuple[tuple[str, Entry, Entry], ...] = field(default=(), repr=False)
     _series: dict[str, _Series] = field(init=False, repr=False, compare=False)
     _derived: dict = field(init=False, repr=False, compare=False)  # see :meth:`derived`
 
@@ -660,17 +662,22 @@ def _merge(base: Law | None, read: Sequence[tuple[str, bytes, dict]]) -> Law:
         for key, entries in (base.entries.items() if base else ())
     }
     files = base.files if base else ()
+    replaced = list(base.replaced if base else ())
     for position, (name, data, found) in enumerate(read, start=len(files)):
         for key, entries in found.items():  # a file given twice is two files
-            merged.setdefault(key, {}).update(
-                {e.effective_from: dataclasses.replace(e, position=position) for e in entries}
-            )
+            series = merged.setdefault(key, {})
+            for entry in entries:
+                entry = dataclasses.replace(entry, position=position)
+                earlier = series.get(entry.effective_from)
+                if earlier is not None and earlier.position > 0:  # an amendment's, not the law's
+                    replaced.append((key, earlier, entry))
+                series[entry.effective_from] = entry
         files = (*files, LawFile(name, hashlib.sha256(data).hexdigest()))
     entries = {key: tuple(merged[key][d] for d in sorted(merged[key])) for key in merged}
     problems = _whole_law_problems(files[-1].name, entries)
     if problems:
         raise LawError(problems)
-    return Law(files, {key: entries[key] for key in PARAMETERS})
+    return Law(files, {key: entries[key] for key in PARAMETERS}, tuple(replaced))
 
 
 def _whole_law_problems(name: str, entries: dict[str, tuple[Entry, ...]]) -> list[str]:
