@@ -37,7 +37,7 @@ WORDS = {
         "month (I-4)",
         "minimum_none": "; no minimum applies on {payment} (I-4)",
         "minimum_off": "; the ${minimum:,.2f} minimum in force on {payment} does not reach "
-        "inciso ({clause}) [minimum_applies_to={reading!r}] (I-4)",
+        "inciso ({clause}) under the reading of I-4 below",
         "schedule": "schedule: {schedule}",
         "guide_exact": "reduction factor {factor}: guide '{guide}' row {age}",
         "guide_interp": "reduction factor {factor}: guide '{guide}', {method} "
@@ -66,7 +66,7 @@ WORDS = {
         "${topup:,.2f} al mes (I-4)",
         "minimum_none": "; no aplica pensión mínima el {payment} (I-4)",
         "minimum_off": "; la pensión mínima de ${minimum:,.2f} vigente el {payment} no alcanza "
-        "el inciso ({clause}) [minimum_applies_to={reading!r}] (I-4)",
+        "el inciso ({clause}) según la lectura de I-4 indicada abajo",
         "schedule": "calendario: {schedule}",
         "guide_exact": "factor de reducción {factor}: guía '{guide}', fila {age}",
         "guide_interp": "factor de reducción {factor}: guía '{guide}', {method} "
@@ -193,10 +193,7 @@ def _clause_lines(results, position, column, lang, law_values, row, member_rende
         if topup > 0:
             amount += words["topup"].format(minimum=minimum, payment=payment, topup=topup)
     elif in_force > 0:  # in force, but the reading keeps it off this clause (I-4)
-        reading = results.readings.minimum_applies_to
-        amount += words["minimum_off"].format(
-            minimum=in_force, payment=payment, clause=clause.id, reading=reading
-        )
+        amount += words["minimum_off"].format(minimum=in_force, payment=payment, clause=clause.id)
     else:
         amount += words["minimum_none"].format(payment=payment)
     lines.append("  " + amount)

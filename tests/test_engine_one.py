@@ -221,12 +221,12 @@ def test_the_explanation_says_why_no_minimum_is_added(member, lang):
         if lang == "en":
             said = (
                 "; the $500.00 minimum in force on 2026-06-01 does not reach inciso "
-                f"({clause}) [minimum_applies_to='a'] (I-4)"
+                f"({clause}) under the reading of I-4 below"
             )
         else:
             said = (
                 "; la pensión mínima de $500.00 vigente el 2026-06-01 no alcanza el inciso "
-                f"({clause}) [minimum_applies_to='a'] (I-4)"
+                f"({clause}) según la lectura de I-4 indicada abajo"
             )
         assert sum(line.endswith(said) for line in result.explanation) == 1
     # Paid before the minimum's first day: none is in force, and the words say so.
