@@ -44,6 +44,7 @@ from actuarial.text_files import (
     PROBLEMS_SHOWN,
     decimal_number,
     more_problems,
+    outside_strings,
     read_text,
     toml_shape_problems,
     unique_files,
@@ -640,12 +641,8 @@ def _line_of_key(text: str, key: str) -> int | None:
     assignment = re.compile(
         rf"^\s*(?:{re.escape(name)}|\"{re.escape(name)}\"|'{re.escape(name)}')\s*="
     )
-    current, quote, header = "", None, None
-    for number, line in enumerate(text.splitlines(), start=1):
-        if quote is not None:  # inside a multi-line string: ends at its closing quotes
-            if line.count(quote) % 2:
-                quote = None
-            continue
+    current, header = "", None
+    for number, line in outside_strings(text):
         if (found := _TABLE_HEADER.match(line)) is not None:
             current = found[1].strip("\"'")
             if current == key and header is None:
@@ -653,9 +650,6 @@ def _line_of_key(text: str, key: str) -> int | None:
             continue
         if current == table and assignment.match(line):
             return number
-        for opening in ('"""', "'''"):
-            if line.count(opening) % 2:
-                quote = opening
     return header
 
 

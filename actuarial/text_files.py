@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +41,7 @@ __all__ = [
     "decode_text",
     "more_problems",
     "not_a_file",
+    "outside_strings",
     "read_bytes",
     "read_text",
     "toml_shape",
@@ -245,6 +247,21 @@ def toml_shape(text: str, max_depth: int) -> tuple[int, int | None, int]:
             expect_key = True
         position += 1
     return deepest, deepest_line, keys
+
+
+def outside_strings(text: str) -> Iterator[tuple[int, str]]:
+    """Each line of a TOML text with its number (from 1), but the lines inside a multi-line
+    string (after the one that opens it): where a key or a table header can be."""
+    quote = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if quote is not None:  # inside a multi-line string: ends at its closing quotes
+            if line.count(quote) % 2:
+                quote = None
+            continue
+        yield number, line
+        for opening in ('"""', "'''"):
+            if line.count(opening) % 2:
+                quote = opening
 
 
 def toml_shape_problems(text: str, max_depth: int, max_keys: int) -> list[TextProblem]:

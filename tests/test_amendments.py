@@ -502,7 +502,9 @@ def test_law_is_repeatable_and_a_bad_law_file_exits_1_naming_it(bill, tmp_path):
     assert [f["file"] for f in json.loads(ok.stdout)["law"]][1:] == [str(bill), str(bill)]
     bad = CliRunner().invoke(cli, [*args, "--law", str(other)])
     assert bad.exit_code == 1
-    assert bad.stderr.startswith(f"error: {other}: 'minimum_monthly_pension' entry 1: keys must be")
+    assert bad.stderr.startswith(
+        f"error: {other}:1: 'minimum_monthly_pension' entry 1: keys must be"
+    )
 
 
 @pytest.mark.parametrize("value", ["20270601", "2027-6-1", "2027-06-01T00:00", "June 1"])
@@ -563,7 +565,7 @@ def test_a_huge_minimum_is_an_error_line_of_batch_and_evaluate_not_a_wrong_resul
     """1e17 was paid with a schedule '2027-01-01 1.92' and a numpy warning; 1e308 was
     'monthly $inf' and a traceback of evaluate --json."""
     bill = minimum_bill(tmp_path, value)
-    rule = f"error: {bill}: 'minimum_monthly_pension' entry 1 (effective_from 2027-01-01): "
+    rule = f"error: {bill}:1: 'minimum_monthly_pension' entry 1 (effective_from 2027-01-01): "
     rule += "'value' must be at most 10,000,000, so that every cent is exact (got "
     out = tmp_path / "r.csv"
     members = write_members([SMALL])
@@ -615,8 +617,8 @@ def test_an_entry_replaced_before_the_laws_first_date_is_noted_never_in_force(
 ):
     notes = _notes_of(tmp_path, _entry("minimum_monthly_pension", effective_from, 700, USD))
     expected = [
-        f"{tmp_path / 'amendment.toml'}: 'minimum_monthly_pension' entry 1 (effective_from "
-        f"{effective_from}): never in force: actuarial/law/law.toml: 'minimum_monthly_pension' "
+        f"{tmp_path / 'amendment.toml'}:1: 'minimum_monthly_pension' entry 1 (effective_from "
+        f"{effective_from}): never in force: actuarial/law/law.toml:10: 'minimum_monthly_pension' "
         "entry 1 (effective_from 1990-04-01) replaces it on or before 1990-04-01, the first "
         "date of the law in force"
     ]
@@ -628,8 +630,8 @@ def test_an_empty_coverage_window_is_noted_from_its_date(tmp_path, end, noted):
     notes = _notes_of(tmp_path, _entry("coverage.first_entry_before", "2028-01-01", end, "date"))
     expected = [
         "from 2028-01-01: the coverage window is empty: no first entry is covered (I-1); in "
-        "force: actuarial/law/law.toml: 'coverage.first_entry_on_or_after' entry 1 "
-        f"(effective_from 1990-04-01) = 1990-04-01 and {tmp_path / 'amendment.toml'}: "
+        "force: actuarial/law/law.toml:82: 'coverage.first_entry_on_or_after' entry 1 "
+        f"(effective_from 1990-04-01) = 1990-04-01 and {tmp_path / 'amendment.toml'}:1: "
         f"'coverage.first_entry_before' entry 1 (effective_from 2028-01-01) = {end}"
     ]
     assert notes == (expected if noted else [])
@@ -642,8 +644,8 @@ def test_early_retirement_at_or_after_the_age_of_a_is_noted_for_its_span(tmp_pat
     file = tmp_path / "amendment.toml"
     expected = [
         "from 2027-01-01 until 2030-01-01: inciso (c) cannot apply: no age at separation is "
-        f"from its age and below that of (a); in force: {file}: 'early_retirement.age' entry 1 "
-        f"(effective_from 2027-01-01) = {age} and actuarial/law/law.toml: "
+        f"from its age and below that of (a); in force: {file}:1: 'early_retirement.age' entry 1 "
+        f"(effective_from 2027-01-01) = {age} and actuarial/law/law.toml:22: "
         "'service_annuity.age' entry 1 (effective_from 1990-04-01) = 65"
     ]
     assert _notes_of(tmp_path, text) == (expected if noted else [])
@@ -656,7 +658,7 @@ def test_inciso_d_at_age_zero_is_noted_as_never_applying(tmp_path, age, noted):
     expected = [
         "from 2020-01-01: inciso (d) cannot apply: no age at separation is below its age "
         "(nor any credited service, read literally (I-2)); in force: "
-        f"{file}: 'deferred.age' entry 1 (effective_from 2020-01-01) = {age}"
+        f"{file}:1: 'deferred.age' entry 1 (effective_from 2020-01-01) = {age}"
     ]
     notes = _notes_of(tmp_path, _entry("deferred.age", "2020-01-01", age, "years"))
     assert notes == (expected if noted else [])
@@ -722,8 +724,8 @@ def test_an_amendment_entry_a_later_file_replaces_is_noted_and_listed(tmp_path):
     with pytest.warns(LawNote) as caught:
         law = load_law(first, second)
     replaced = (
-        f"{first}: 'minimum_monthly_pension' entry 2 (effective_from 2029-01-01): never in "
-        f"force: {second}: 'minimum_monthly_pension' entry 2 (effective_from 2029-01-01) "
+        f"{first}:7: 'minimum_monthly_pension' entry 2 (effective_from 2029-01-01): never in "
+        f"force: {second}:7: 'minimum_monthly_pension' entry 2 (effective_from 2029-01-01) "
         "replaces it, of the same date"
     )
     assert [str(w.message) for w in caught] == list(law_notes(law)) == [replaced]

@@ -95,7 +95,8 @@ def test_a_look_up_before_the_first_date_raises_instead_of_returning_nothing():
         LawError,
         match=exactly(
             "law: 'service_annuity.age' has no value in force on 1990-03-31: its first entry "
-            f"({SHIPPED}: 'service_annuity.age' entry 1 (effective_from 1990-04-01)) starts later"
+            f"({SHIPPED}:22: 'service_annuity.age' entry 1 (effective_from 1990-04-01)) starts "
+            "later"
         ),
     ):
         shipped_law().value("service_annuity.age", ["1995-01-01", "1990-03-31"])
@@ -274,7 +275,9 @@ def test_each_problem_of_an_amendment_names_the_file_the_parameter_and_the_entry
         return
     with pytest.raises(LawError) as error:
         load_law(bill)
-    assert str(error.value).startswith(f"{bill}: {problem}")
+    line = 6 if " entry 2 " in problem else 1  # each entry 5 lines, its header first
+    where = f"{bill}:{line}" if problem.startswith("'") else str(bill)  # an entry's: its line
+    assert str(error.value).startswith(f"{where}: {problem}")
 
 
 def test_a_law_with_no_value_on_a_needed_date_is_refused(amendment):
@@ -287,9 +290,9 @@ def test_a_law_with_no_value_on_a_needed_date_is_refused(amendment):
     problems = error.value.problems
     assert len(problems) == len(PARAMETERS)
     assert problems[0] == (
-        f"{SHIPPED}: 'minimum_monthly_pension' entry 1 (effective_from 1990-04-01): no value "
+        f"{SHIPPED}:10: 'minimum_monthly_pension' entry 1 (effective_from 1990-04-01): no value "
         "in force on 1985-01-01, the first day of coverage "
-        f"({bill}: 'coverage.first_entry_on_or_after' entry 1 (effective_from 1990-04-01)); "
+        f"({bill}:1: 'coverage.first_entry_on_or_after' entry 1 (effective_from 1990-04-01)); "
         "'minimum_monthly_pension' needs an entry from that date"
     )
 
@@ -313,8 +316,8 @@ def test_every_problem_of_one_entry_is_reported_at_once(amendment):
     )
     with pytest.raises(LawError) as error:
         load_law(bill)
-    minimum = f"{bill}: 'minimum_monthly_pension' entry 1 (effective_from 2027-01-01)"
-    age = f"{bill}: 'high_risk.age' entry 1"
+    minimum = f"{bill}:1: 'minimum_monthly_pension' entry 1 (effective_from 2027-01-01)"
+    age = f"{bill}:6: 'high_risk.age' entry 1"
     assert error.value.problems == [
         f"{minimum}: 'unit' must be 'USD a month' (got 'USD')",
         f"{minimum}: 'value' must be >= 0 (got -5)",
@@ -325,6 +328,43 @@ def test_every_problem_of_one_entry_is_reported_at_once(amendment):
         "writes a date without quotes, effective_from = 2030-01-01)",
         f"{age}: 'unit' must be 'years' (got 'percent')",
         f"{age}: 'value' must be a whole number of years (got 56.5)",
+    ]
+
+
+def test_a_problem_of_an_entry_names_the_line_of_its_header(amendment):
+    # "bill.toml: 'minimum_monthly_pension' entry 2": a long bill had its [[...]] counted by
+    # hand. A header with spaces or quotes inside, and one after a multi-line string that
+    # holds a header's text, are found where they are.
+    bill = amendment(
+        law_entry("minimum_monthly_pension", "2027-01-01", 600, "USD a month")
+        + '[[ "minimum_monthly_pension" ]]\neffective_from = 2028-01-01\nvalue = -1\n'
+        'unit = "USD a month"\nsource = """a source\n[[minimum_monthly_pension]]\n"""\n'
+        + "# a comment\n"
+        + law_entry("minimum_monthly_pension", "2029-01-01", "nan", "USD a month")
+        + "[[ service_annuity . rate ]]  # the rate\neffective_from = 2027-01-01\nvalue = 2\n"
+        'unit = "rate"\nsource = "s"\n'
+    )
+    with pytest.raises(LawError) as error:
+        load_law(bill)
+    assert error.value.problems == [
+        f"{bill}:6: 'minimum_monthly_pension' entry 2 (effective_from 2028-01-01): 'value' "
+        "must be >= 0 (got -1)",
+        f"{bill}:14: 'minimum_monthly_pension' entry 3 (effective_from 2029-01-01): 'value' "
+        "must be a finite number (got nan)",
+        f"{bill}:19: 'service_annuity.rate' entry 1 (effective_from 2027-01-01): 'value' must "
+        "be in (0, 1] (got 2)",
+    ]
+    # Entries written as an inline array have no header: no line, as before.
+    inline = amendment(
+        'service_annuity.rate = [{effective_from = 2027-01-01, value = 2, unit = "rate", '
+        'source = "s"}]\n',
+        name="inline.toml",
+    )
+    with pytest.raises(LawError) as error:
+        load_law(inline)
+    assert error.value.problems == [
+        f"{inline}: 'service_annuity.rate' entry 1 (effective_from 2027-01-01): 'value' must "
+        "be in (0, 1] (got 2)",
     ]
 
 
@@ -791,7 +831,7 @@ def test_a_minimum_above_ten_million_dollars_a_month_is_refused_naming_the_rule(
     bill = amendment(law_entry("minimum_monthly_pension", "2027-01-01", value, "USD a month"))
     with pytest.raises(LawError) as error:
         load_law(bill)
-    assert error.value.problems == [f"{bill}: {BILL_MINIMUM}: {TOO_LARGE} (got {shown})"]
+    assert error.value.problems == [f"{bill}:1: {BILL_MINIMUM}: {TOO_LARGE} (got {shown})"]
 
 
 def test_the_largest_minimum_accepted_is_ten_million_dollars_a_month(amendment):
@@ -818,7 +858,7 @@ def test_a_minimum_in_fractions_of_a_cent_is_refused_not_shown_as_one_amount_and
     with pytest.raises(LawError) as error:
         load_law(bill)
     assert error.value.problems == [
-        f"{bill}: {BILL_MINIMUM}: 'value' must be in whole cents (got {value})"
+        f"{bill}:1: {BILL_MINIMUM}: 'value' must be in whole cents (got {value})"
     ]
 
 
@@ -835,7 +875,7 @@ def test_an_integer_too_large_for_a_float_is_refused_not_a_traceback(amendment):
     with pytest.raises(LawError) as error:
         load_law(bill)
     assert error.value.problems == [
-        f"{bill}: 'high_risk.age' entry 1 (effective_from 2027-01-01): 'value' must be in "
+        f"{bill}:1: 'high_risk.age' entry 1 (effective_from 2027-01-01): 'value' must be in "
         f"[0, 120] (got {huge[:80]}…)"
     ]
 
@@ -857,8 +897,8 @@ def test_an_effective_from_outside_1900_to_2100_is_refused_and_inside_accepted(
     with pytest.raises(LawError) as error:
         load_law(bill)
     assert error.value.problems == [
-        f"{bill}: 'minimum_monthly_pension' entry 1: 'effective_from' must be from 1900-01-01 "
-        f"to 2100-12-31 (got {outside})"
+        f"{bill}:1: 'minimum_monthly_pension' entry 1: 'effective_from' must be from "
+        f"1900-01-01 to 2100-12-31 (got {outside})"
     ]
     accepted = amendment(
         law_entry("minimum_monthly_pension", inside, 600, "USD a month"), name="ok"
@@ -877,7 +917,7 @@ def test_a_date_value_outside_1900_to_2100_is_refused_and_inside_accepted(
     with pytest.raises(LawError) as error:
         load_law(bill)
     assert error.value.problems == [
-        f"{bill}: '{name}' entry 1 (effective_from 2027-01-01): 'value' must be from "
+        f"{bill}:1: '{name}' entry 1 (effective_from 2027-01-01): 'value' must be from "
         f"1900-01-01 to 2100-12-31 (got {outside})"
     ]
     accepted = amendment(law_entry(name, "2027-01-01", inside, "date"), name="ok")
@@ -1044,7 +1084,7 @@ def test_a_number_is_checked_as_written_not_as_the_float_toml_reads(
     with pytest.raises(LawError) as error:
         load_law(bill)
     where = f"'{name}' entry 1 (effective_from 2027-01-01)"
-    assert error.value.problems == [f"{bill}: {where}: {problem}"]
+    assert error.value.problems == [f"{bill}:1: {where}: {problem}"]
 
 
 @pytest.mark.parametrize(

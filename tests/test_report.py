@@ -937,8 +937,8 @@ def test_the_provenance_says_what_the_law_in_force_can_never_apply(tmp_path):
         made = report.provenance(guides, SHIPPED_GUIDES, EXAMPLE_MEMBERS, law=[closing, bill])
     assert made.law_notes == (
         "from 2028-01-01: the coverage window is empty: no first entry is covered (I-1); in "
-        "force: actuarial/law/law.toml: 'coverage.first_entry_on_or_after' entry 1 "
-        "(effective_from 1990-04-01) = 1990-04-01 and closing.toml: "
+        "force: actuarial/law/law.toml:82: 'coverage.first_entry_on_or_after' entry 1 "
+        "(effective_from 1990-04-01) = 1990-04-01 and closing.toml:1: "
         "'coverage.first_entry_before' entry 1 (effective_from 2028-01-01) = 1990-04-01",
     )
     assert str(tmp_path) not in made.html()  # the amendment by its name alone

@@ -48,7 +48,13 @@ from actuarial.member_record import (
 )
 from actuarial.output_files import takes_paths
 from actuarial.shown_text import as_given, quoted, shortened, toml_text
-from actuarial.text_files import TextProblem, decode_text, read_bytes, toml_shape_problems
+from actuarial.text_files import (
+    TextProblem,
+    decode_text,
+    outside_strings,
+    read_bytes,
+    toml_shape_problems,
+)
 
 __all__ = [
     "PARAMETERS",
@@ -301,9 +307,31 @@ class Entry:
     file: str
     number: int  # the entry's position among the parameter's entries in its file, from 1
     position: int = 0  # its file's among the law's files: 0 the shipped law, 1 the first amendment
+    line: int | None = None  # the line of its [[header]] (None: written in an inline array)
 
     def where(self, name: str) -> str:
-        return f"{self.file}: '{name}' entry {self.number} (effective_from {self.effective_from})"
+        return f"{_at(self.file, self.line)}: '{name}' entry {self.number} " + (
+            f"(effective_from {self.effective_from})"
+        )
+
+
+def _at(name: str, line: int | None) -> str:
+    """A file's name and, when known, a line of it: ``bill.toml:12``."""
+    return f"{name}:{line}" if line else name
+
+
+# An array-of-tables header, [[service_annuity.age]]: its key, perhaps quoted or spaced.
+_ARRAY_HEADER = re.compile(r"^\s*\[\[\s*([^\[\]]+?)\s*\]\]\s*(?:#.*)?$")
+
+
+def _header_lines(text: str) -> dict[str, list[int]]:
+    """The lines of each parameter's ``[[...]]`` headers in a law file, in order."""
+    lines: dict[str, list[int]] = {}
+    for number, line in outside_strings(text):
+        if (found := _ARRAY_HEADER.match(line)) is not None:
+            path = ".".join(part.strip().strip("\"'") for part in found[1].split("."))
+            lines.setdefault(path, []).append(number)
+    return lines
 
 
 class LawNote(UserWarning):
@@ -349,6 +377,7 @@ def _read(name: str, data: bytes) -> tuple[dict[str, list[Entry]], list[str]]:
     except RecursionError:  # cannot happen within the depth limit; never a traceback
         return {}, [f"{name}: not a TOML file (nested too deeply to read)"]
     found: dict[str, list[Entry]] = {}
+    headers = _header_lines(text)
     dotted: dict[str, str] = {}  # path: the key as written, of each quoted key holding a dot
 
     def walk(table: dict, prefix: str) -> None:
@@ -368,7 +397,9 @@ def _read(name: str, data: bytes) -> tuple[dict[str, list[Entry]], list[str]]:
                     f"{name}: '{path}' must be an array of entries [[{path}]] (got {got})"
                 )
             else:
-                found[path] = _entries(name, path, value, problems)
+                lines = headers.get(path, [])
+                lines = lines if len(lines) == len(value) else [None] * len(value)
+                found[path] = _entries(name, path, value, problems, lines)
 
     walk(document, "")
     problems.extend(
@@ -394,13 +425,15 @@ def _quoted_dot_problem(name: str, path: str, key: str, given: bool) -> str:
     )
 
 
-def _entries(name: str, path: str, raw: list, problems: list[str]) -> list[Entry]:
-    """The entries of one parameter in one file; every problem of each entry is added to
-    ``problems`` (an entry with one is left out)."""
+def _entries(
+    name: str, path: str, raw: list, problems: list[str], lines: list[int | None]
+) -> list[Entry]:
+    """The entries of one parameter in one file (``lines``: the line of each one's header);
+    every problem of each entry is added to ``problems`` (an entry with one is left out)."""
     parameter = PARAMETERS[path]
     entries: list[Entry] = []
-    for number, item in enumerate(raw, start=1):
-        where = f"{name}: '{path}' entry {number}"
+    for number, (item, line) in enumerate(zip(raw, lines, strict=True), start=1):
+        where = f"{_at(name, line)}: '{path}' entry {number}"
         if not isinstance(item, dict):
             problems.append(f"{where}: must be a table of {list(ENTRY_KEYS)} (got {quoted(item)})")
             continue
@@ -434,7 +467,7 @@ def _entries(name: str, path: str, raw: list, problems: list[str]) -> list[Entry
             continue
         if parameter.unit != "date":
             value = float(value) + 0.0  # -0.0 is 0: never shown as $-0.00
-        entries.append(Entry(start, value, unit, source, name, number))
+        entries.append(Entry(start, value, unit, source, name, number, line=line))
     return entries
 
 
