@@ -731,7 +731,9 @@ def test_an_amendment_entry_a_later_file_replaces_is_noted_and_listed(tmp_path):
     assert [str(w.message) for w in caught] == list(law_notes(law)) == [replaced]
     assert law.value_on("minimum_monthly_pension", dt.date(2029, 1, 1)) == 500
     entries = review.amendment_entries(law)
-    assert list(zip(entries["file"], entries["effective_from"].astype(str), entries["value"])) == [
+    assert list(
+        zip(entries["file"], entries["effective_from"].astype(str), entries["value"], strict=True)
+    ) == [
         ("first.toml", "2027-01-01", "$600.00"),
         ("first.toml", "2029-01-01", "$550.00"),
         ("second.toml", "2028-01-01", "$650.00"),
