@@ -286,7 +286,7 @@ class Provenance:
         members = (
             f"<b>{escape(self.members_file)}</b>: SHA-256 <code>{self.members_sha256}</code>"
             if takes("members_path")
-            else NOT_AN_INPUT
+            else f": {NOT_AN_INPUT}"
         )
         law_files = self.law_files if takes("law_files") else self.law_files[:1]
         law = "; ".join(

@@ -430,7 +430,7 @@ def test_a_pages_footer_names_only_the_inputs_it_took(notebooks, tmp_path):
     assert "guide series used: <b>" in footers["00_first.html"]
     assert "<b>members.csv (shipped sample)</b>: SHA-256" in footers["00_first.html"]
     assert f"guides: {report.NOT_AN_INPUT}" in footers["01_second.html"]
-    assert f"Member file {report.NOT_AN_INPUT}" in footers["01_second.html"]
+    assert f"Member file: {report.NOT_AN_INPUT}" in footers["01_second.html"]
 
 
 def test_the_injected_parameters_are_shown_as_python_that_gives_the_values_used():
