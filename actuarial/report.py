@@ -284,7 +284,7 @@ class Provenance:
         else:
             guides = f"guides: {NOT_AN_INPUT}.</p>\n"
         members = (
-            f"<b>{escape(self.members_file)}</b>: SHA-256 <code>{self.members_sha256}</code>"
+            f" <b>{escape(self.members_file)}</b>: SHA-256 <code>{self.members_sha256}</code>"
             if takes("members_path")
             else f": {NOT_AN_INPUT}"
         )
@@ -299,7 +299,7 @@ class Provenance:
             f"{_FOOTER}\n<h2>Provenance</h2>\n"
             f"<p>actuarial {escape(self.version)}, {code}; "
             f"report made <b>{escape(self.made_at)}</b>; payment date: {payment}; {guides}"
-            f"<p>Member file {members}</p>\n"
+            f"<p>Member file{members}</p>\n"
             f"<p>Law files, in the order applied: {law}</p>\n"
             + (
                 "<p>What the law in force holds that can never take effect (legal, and said "
