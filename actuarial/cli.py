@@ -264,6 +264,11 @@ def law_options(command):
         help="The date the results are asked for, YYYY-MM-DD (default: today); each annuity "
         "is paid from the later of it and its start date.",
     )(command)
+    return law_file_option(command)
+
+
+def law_file_option(command):
+    """``--law FILE``, repeatable: amendment files applied in order to the shipped law."""
     return click.option(
         "--law",
         "law_files",
@@ -290,9 +295,10 @@ def guide_options(command):
     )(command)
 
 
-def _load(guides_path, series):
-    """The guides of ``--guides`` and ``--series`` (:func:`~actuarial.guides.guides_to_read`)."""
-    return load_guides(*guides_to_read(guides_path, series))
+def _load(guides_path, series, law=None):
+    """The guides of ``--guides`` and ``--series`` (:func:`~actuarial.guides.guides_to_read`),
+    their ages those of ``law`` (the law of ``--law``; None: the shipped law)."""
+    return load_guides(*guides_to_read(guides_path, series), law=law)
 
 
 def _fail(error: Exception | str):
@@ -349,8 +355,8 @@ def evaluate(guides_path, series, as_of, law_files, lang, as_json, readings, **m
     from actuarial.engine import evaluate as evaluate_member
 
     try:
-        guides = _load(guides_path, series)
         law = load_law(*law_files)
+        guides = _load(guides_path, series, law)
         result = evaluate_member(member, guides, as_of=as_of, readings=readings, lang=lang, law=law)
     except MemberDataError as error:  # the parser names fields: each with its option here
         _fail(_with_options(str(error), click.get_current_context().command))
@@ -431,8 +437,8 @@ def batch(members, out_path, as_of, law_files, chunk_rows, progress, guides_path
 
     _keep_freed_memory()
     try:
-        guides = _load(guides_path, series)
         law = load_law(*law_files)
+        guides = _load(guides_path, series, law)
         check_output(Path(out_path), batch_inputs(members, guides, law))  # before any read
         # The first pass reads the member ids while pandas and the engine are imported.
         with FirstPass.start(members) as first_pass:
@@ -504,11 +510,14 @@ def guides_list(guides_path):
 
 @guides.command("validate")
 @click.argument("path", type=_Path(path_type=Path))
-def guides_validate(path):
-    """Check every rule of every guide under PATH; list all problems."""
+@law_file_option
+def guides_validate(path, law_files):
+    """Check every rule of every guide under PATH; list all problems. Each table must span
+    the ages of incisos (c) and (a) in force on its first day: the shipped law's, or those of
+    the law with --law."""
     try:
-        found = load_every_guide(path)
-    except GuideError as error:
+        found = load_every_guide(path, load_law(*law_files))
+    except (GuideError, LawError) as error:
         _fail(error)
     for guide in found:
         guide_id = printable(guide.id, keep_newlines=False)  # one line each
@@ -800,6 +809,7 @@ method_option = click.option(
 @payments_option
 @method_option
 @click.option("--force", is_flag=True, help="Replace the guide in OUT if it holds one.")
+@law_file_option
 @_writing_command
 def guides_derive(
     mortality,
@@ -813,8 +823,11 @@ def guides_derive(
     m,
     method,
     force,
+    law_files,
 ):
-    """Write a complete guide derived by actuarial equivalence (every month of inciso (c))."""
+    """Write a complete guide derived by actuarial equivalence (every month of inciso (c),
+    from its age to that of (a) on --effective-from: the shipped law's, or with --law that
+    law's)."""
     from actuarial.dates import format_age
     from actuarial.equivalence import (
         EquivalenceError,
@@ -826,13 +839,14 @@ def guides_derive(
 
     cohort = _cohort_of(mortality, cohort)
     try:  # the guide's files may not replace a file its mortality read, checked before deriving
+        law = load_law(*law_files)
         out_path = guide_folder(out_path)  # "." as the folder it is: its name is the id
         check_output(out_path, kind="folder")
         for name in GUIDE_FILE_LIMITS:  # a guide's files
-            check_output(out_path / name, mortality.files)
+            check_output(out_path / name, [*mortality.files, *law.paths[1:]])
         if not force and (already := guide_already_in(out_path)):
             _fail(already)
-    except (EquivalenceError, OutputFileError) as error:
+    except (EquivalenceError, LawError, OutputFileError) as error:
         _fail(error)
     guide_id = out_path.name
     born = f", born {cohort}" if mortality.generational else ""
@@ -855,8 +869,9 @@ def guides_derive(
             m=m,
             method=method,
             replace=force,
+            law=law,
         )
-        guide = load_guide(out_path)
+        guide = load_guide(out_path, law)
     except (EquivalenceError, GuideError, MortalityError, OutputFileError, ValueError) as error:
         _fail(error)
     span = guide.span
@@ -1106,8 +1121,8 @@ def value(
 
     try:
         basis = Basis(mortality, interest)
-        guides = _load(guides_path, series)
         law = load_law(*law_files)
+        guides = _load(guides_path, series, law)
         with _notes_printed(ValuationNote, "valuation"):
             summary = run_valuation(
                 members,

@@ -54,7 +54,7 @@ from actuarial.guides import (
     overlap_problems,
     span_on,
 )
-from actuarial.law.parameters import shipped_law
+from actuarial.law.parameters import law_in_force, shipped_law
 from actuarial.mortality import LifeTable, blend, real_array, soa, sult
 from actuarial.output_files import check_output, takes_paths, writing
 from actuarial.shown_text import as_given, quoted, show_percent, show_rate, toml_text
@@ -228,11 +228,11 @@ def _as_date(key: str, value) -> dt.date:
         ) from None
 
 
-def _guide_ages(effective_from, normal_retirement_age: int | None) -> tuple[int, int]:
+def _guide_ages(effective_from, normal_retirement_age: int | None, law) -> tuple[int, int]:
     """The ages, in years, a guide in force from ``effective_from`` spans: that of inciso
     (c) and the normal retirement age (``normal_retirement_age``; None: that of inciso (a))
-    in the shipped law on that day (:func:`~actuarial.guides.span_on`)."""
-    span = span_on(_as_date("effective_from", effective_from))
+    in ``law`` (None: the shipped law) on that day (:func:`~actuarial.guides.span_on`)."""
+    span = span_on(_as_date("effective_from", effective_from), law)
     nra = span.normal_retirement_age if normal_retirement_age is None else normal_retirement_age
     return span.first // 12, nra
 
@@ -271,7 +271,7 @@ def _table_problems(
     return problems
 
 
-@takes_paths("folder")
+@takes_paths("folder", "law")
 def write_guide(
     folder,
     *,
@@ -290,6 +290,7 @@ def write_guide(
     adopted_on=None,
     inputs=(),
     replace: bool = False,
+    law=None,
 ) -> Path:
     """Write ``folder/guide.toml`` and ``folder/reduction.csv`` (folder name = guide id);
     ``inputs``, the files read to make them, are never replaced, nor a guide already in
@@ -297,11 +298,13 @@ def write_guide(
 
     ``basis`` is free-form (strings, numbers, booleans, dates) and records how the factors
     were made. The table spans the ages of incisos (c) and (a) on ``effective_from``
-    (:func:`~actuarial.guides.span_on`; ``normal_retirement_age`` None: that of (a)). Every
-    problem is reported at once; nothing is written if there is one.
+    in ``law`` (paths of amendment files or a Law; None: the shipped law), as
+    :func:`~actuarial.guides.span_on` gives them (``normal_retirement_age`` None: that of
+    (a)). Every problem is reported at once; nothing is written if there is one.
     """
     folder = guide_folder(folder)
-    earliest, nra = _guide_ages(effective_from, normal_retirement_age)
+    law = law_in_force(law)
+    earliest, nra = _guide_ages(effective_from, normal_retirement_age, law)
     problems = _table_problems(table_df, earliest, nra)
     if not replace and (already := guide_already_in(folder)):
         problems.append(already)
@@ -346,7 +349,7 @@ def write_guide(
         for years, months, factor in table_df.itertuples(index=False, name=None)
     )
     texts = {"guide.toml": text, "reduction.csv": "age_years,age_months,factor\n" + rows}
-    _check_as_loaded(folder, texts)
+    _check_as_loaded(folder, texts, law)
     # Both files through temporary files, renamed together (actuarial.output_files).
     check_output(folder, kind="folder")
     with writing([folder / name for name in GUIDE_FILE_LIMITS], inputs) as written:
@@ -394,7 +397,7 @@ def guide_folder(folder) -> Path:
     return named
 
 
-def _check_as_loaded(folder: Path, texts: dict[str, str]) -> None:
+def _check_as_loaded(folder: Path, texts: dict[str, str], law) -> None:
     """Every rule of the guide loader on the files about to be written (for example an
     ``effective_until`` before ``effective_from``), checked on a scratch copy named as
     ``folder``, and on it beside the other guides of its series in ``folder``'s parent (their
@@ -405,7 +408,7 @@ def _check_as_loaded(folder: Path, texts: dict[str, str]) -> None:
         for name, text in texts.items():
             (copy / name).write_text(text, encoding="utf-8")
         try:
-            guide = load_guide(copy)
+            guide = load_guide(copy, law)
         except GuideError as error:
             raise EquivalenceError(_problems_text(error, copy, folder)) from None
         own = Period(guide.id, guide.effective_from, guide.effective_until, str(copy))
@@ -456,7 +459,7 @@ def _method_text(method: str, m: int) -> str:
     return _METHOD_TEXT[method].format(payments=payments)
 
 
-@takes_paths("folder")
+@takes_paths("folder", "law")
 def derive_guide(
     folder,
     table,
@@ -475,6 +478,7 @@ def derive_guide(
     source: str | None = None,
     extra_basis: dict | None = None,
     replace: bool = False,
+    law=None,
 ) -> Path:
     """Derive the equivalent reduction table and write it as a guide whose ``source`` and
     ``[basis]`` say exactly how it was made (table, interest, timing, method, NRA); a
@@ -484,10 +488,11 @@ def derive_guide(
     guide is for the members born in ``cohort``, recorded in ``[basis]`` with the scale.
     ``method`` None (the default): the exact sum under the table's own fractional-age
     assumption; the source and ``[basis]`` name the method used. The guide spans the ages
-    of incisos (c) and (a) on ``effective_from`` (``normal_retirement_age`` None: that of
-    (a)), as its loader requires.
+    of incisos (c) and (a) on ``effective_from`` in ``law`` (as :func:`write_guide`;
+    ``normal_retirement_age`` None: that of (a)), as its loader requires.
     """
-    earliest, nra = _guide_ages(effective_from, normal_retirement_age)
+    law = law_in_force(law)
+    earliest, nra = _guide_ages(effective_from, normal_retirement_age, law)
     generational = getattr(table, "generational", False)
     if generational and cohort is None:
         raise EquivalenceError("a guide on a generational basis needs 'cohort' (year of birth)")
@@ -546,6 +551,7 @@ def derive_guide(
         normal_retirement_age=nra,
         inputs=table.files,  # the life table's files: never replaced by the guide's
         replace=replace,
+        law=law,
     )
 
 

@@ -37,7 +37,7 @@ import numpy as np
 
 from actuarial import shipped
 from actuarial.dates import format_age, is_plain_date, not_a_date, period_day
-from actuarial.law.parameters import DATE_RANGE_RULE, date_outside, shipped_law
+from actuarial.law.parameters import DATE_RANGE_RULE, Law, date_outside, law_in_force
 from actuarial.output_files import takes_paths
 from actuarial.shown_text import as_given, one_line, quoted, shortened, toml_text
 from actuarial.text_files import (
@@ -101,22 +101,24 @@ class AgeSpan:
         return f"{self.first_label} to {self.last_label}"
 
 
-def span_on(day: dt.date | None = None) -> AgeSpan:
-    """The ages of a guide in force from ``day`` (today for None): those of the shipped law
-    on that day, or on its first date for a day before it. A later change of those ages
-    binds the guides from its date on, not the guides before it."""
-    values = shipped_law().values_in_force(day)
+@takes_paths("law")
+def span_on(day: dt.date | None = None, law=None) -> AgeSpan:
+    """The ages of a guide in force from ``day`` (today for None): those of ``law`` (a
+    :class:`~actuarial.law.Law`, paths of amendment files, or None: the shipped law) on that
+    day, or on its first date for a day before it. A later change of those ages binds the
+    guides from its date on, not the guides before it."""
+    values = law_in_force(law).values_in_force(day)
     return AgeSpan(
         int(values["early_retirement.age"]) * 12, int(values["service_annuity.age"]) * 12
     )
 
 
-def _span_of(meta: dict) -> AgeSpan:
-    """The span of a guide from its metadata: on its ``effective_from``, or today where that
-    breaks a rule of its own (reported apart)."""
+def _span_of(meta: dict, law: Law | None) -> AgeSpan:
+    """The span of a guide from its metadata under ``law``: on its ``effective_from``, or
+    today where that breaks a rule of its own (reported apart)."""
     day = meta.get("effective_from")
     valid = is_plain_date(day) and not date_outside("effective_from", day)
-    return span_on(day if valid else None)
+    return span_on(day if valid else None, law)
 
 
 def bracket(table_ages: np.ndarray, ages) -> tuple[np.ndarray, np.ndarray]:
@@ -348,6 +350,9 @@ class Guide:
     age_months: np.ndarray = field(repr=False, hash=False, compare=False)
     factors: np.ndarray = field(repr=False, hash=False, compare=False)
     path: Path | None = field(default=None, compare=False)
+    # The law whose ages its table spans (a Law, or paths of amendment files; None: the
+    # shipped law), held as a Law: the one it was checked against.
+    law: Law | None = field(default=None, repr=False, compare=False)
     _name: str = field(init=False, repr=False, compare=False)  # the id as messages name it
     _scale: int = field(init=False, repr=False, compare=False)  # its factors' decimal_scale
 
@@ -360,6 +365,8 @@ class Guide:
         member's dates and ``as_of`` are read)."""
         if isinstance(self.path, str | os.PathLike):
             object.__setattr__(self, "path", Path(self.path))
+        if self.law is not None:
+            object.__setattr__(self, "law", law_in_force(self.law))
         for key in DATE_KEYS:
             day = period_day(getattr(self, key))
             held = None if day is None else day.item()  # an int beyond Python's dates
@@ -653,9 +660,11 @@ def _line_of_key(text: str, key: str) -> int | None:
     return header
 
 
-def _check_metadata(folder: Path, text: str, problems: list[Problem]) -> tuple[dict | None, set]:
+def _check_metadata(
+    folder: Path, text: str, problems: list[Problem], law: Law | None
+) -> tuple[dict | None, set]:
     """guide.toml's values (None when it cannot be read as TOML) and the keys whose rules
-    they break, each problem added to ``problems``."""
+    they break under ``law`` (None: the shipped law), each problem added to ``problems``."""
     toml_path = folder / "guide.toml"
     shape = toml_shape_problems(text, TOML_MAX_DEPTH, TOML_MAX_KEYS)
     if shape:
@@ -675,7 +684,7 @@ def _check_metadata(folder: Path, text: str, problems: list[Problem]) -> tuple[d
         return None, set()
 
     broken = set()
-    for key, message in _metadata_problems(meta, named_folder(folder).name):
+    for key, message in _metadata_problems(meta, law, named_folder(folder).name):
         problems.append(Problem(str(toml_path), _line_of_key(text, key), message))
         broken.add(key)
     return meta, broken
@@ -703,10 +712,13 @@ def _as_written(value) -> str:
     return quoted(value)
 
 
-def _metadata_problems(meta: dict, folder_name: str | None = None) -> list[tuple[str, str]]:
+def _metadata_problems(
+    meta: dict, law: Law | None, folder_name: str | None = None
+) -> list[tuple[str, str]]:
     """The rules of a guide's metadata, on its values (read from guide.toml, or the fields
-    of a :class:`Guide`): the key and the message of each rule broken, in order. The id
-    must equal ``folder_name`` when the guide is read from a folder."""
+    of a :class:`Guide`), its ages those of ``law`` (None: the shipped law): the key and the
+    message of each rule broken, in order. The id must equal ``folder_name`` when the guide
+    is read from a folder."""
     problems: list[tuple[str, str]] = []
 
     def report(key: str, message: str) -> None:
@@ -746,7 +758,7 @@ def _metadata_problems(meta: dict, folder_name: str | None = None) -> list[tuple
             f"'interpolation' must be in {list(INTERPOLATIONS)} "
             f"(got {quoted(meta['interpolation'])})",
         )
-    nra, span = meta.get("normal_retirement_age"), _span_of(meta)
+    nra, span = meta.get("normal_retirement_age"), _span_of(meta, law)
     if "normal_retirement_age" in meta and (
         not isinstance(nra, numbers.Integral)  # a whole number's type (numpy's too)
         or isinstance(nra, bool | np.bool_)  # not True
@@ -991,7 +1003,8 @@ def _guide_problems(guide: Guide) -> tuple[list[Problem], tuple | None]:
         for key in (*REQUIRED_KEYS, *OPTIONAL_KEYS)
         if getattr(guide, key) is not None
     }
-    problems = [Problem(where, None, message) for _, message in _metadata_problems(meta)]
+    found = _metadata_problems(meta, guide.law)
+    problems = [Problem(where, None, message) for _, message in found]
     if no_path:  # guide.files would raise TypeError
         message = f"'path' must be the guide's folder (a path) or None (got {quoted(guide.path)})"
         problems.append(Problem(where, None, message))
@@ -1011,7 +1024,7 @@ def _guide_problems(guide: Guide) -> tuple[list[Problem], tuple | None]:
     except GuideError as error:
         problems.extend(error.problems)
         return problems, None
-    rows, reported, span = [], set(), _span_of(meta)
+    rows, reported, span = [], set(), _span_of(meta, guide.law)
     for row, (age, given) in enumerate(zip(ages.tolist(), factors, strict=True), 1):
         factor, problem = _row_problem(age, given, span)
         if problem is not None:
@@ -1035,26 +1048,29 @@ def named_folder(folder) -> Path:
     return Path(os.path.realpath(folder)) if folder.name in ("", "..") else folder
 
 
-def check_guide(folder: Path, problems: list[Problem], periods: dict | None = None) -> Guide | None:
-    """The guide in ``folder``, or None with its problems added to ``problems``; ``periods``
-    (series -> :class:`Period` list) gets its period wherever its guide.toml states one, even
-    when some other rule of the guide is broken (an overlap is then reported too)."""
+def check_guide(
+    folder: Path, problems: list[Problem], periods: dict | None = None, law: Law | None = None
+) -> Guide | None:
+    """The guide in ``folder`` under ``law`` (its ages; None: the shipped law), or None with
+    its problems added to ``problems``; ``periods`` (series -> :class:`Period` list) gets its
+    period wherever its guide.toml states one, even when some other rule of the guide is
+    broken (an overlap is then reported too)."""
     toml_path = folder / "guide.toml"
     there = _is_there(toml_path, problems)
     if not there:  # else read: a folder or a pipe is named as such
         if there is False:  # its table's problems too, all at once (the ages of today's law)
             problems.append(Problem(str(toml_path), None, "guide.toml is missing"))
-            _check_table(folder, None, _span_of({}), problems)
+            _check_table(folder, None, _span_of({}, law), problems)
         return None
     before = len(problems)
     text = _read_guide_file(toml_path, problems)
-    meta, broken = (None, set()) if text is None else _check_metadata(folder, text, problems)
+    meta, broken = (None, set()) if text is None else _check_metadata(folder, text, problems, law)
     if periods is not None and meta is not None and not broken & PERIOD_KEYS:
         periods.setdefault(meta["series"], []).append(
             Period(meta["id"], meta["effective_from"], meta.get("effective_until"), str(folder))
         )
     read = meta or {}
-    table = _check_table(folder, read.get("interpolation"), _span_of(read), problems)
+    table = _check_table(folder, read.get("interpolation"), _span_of(read, law), problems)
     if meta is None or table is None or len(problems) > before:
         return None
     return Guide(
@@ -1073,28 +1089,32 @@ def check_guide(folder: Path, problems: list[Problem], periods: dict | None = No
         age_months=table[0],
         factors=table[1],
         path=folder,
+        law=law,
     )
 
 
-@takes_paths("folder")
-def load_guide(folder) -> Guide:
-    """Load and validate one guide folder; raises :class:`GuideError` listing every problem."""
+@takes_paths("folder", "law")
+def load_guide(folder, law=None) -> Guide:
+    """Load and validate one guide folder, its ages those of ``law`` (paths of amendment
+    files or a Law; None: the shipped law); raises :class:`GuideError` listing every
+    problem."""
     problems: list[Problem] = []
-    guide = check_guide(Path(folder), problems)
+    guide = check_guide(Path(folder), problems, law=law_in_force(law) if law else None)
     if problems:
         raise GuideError(problems)
     return guide
 
 
-@takes_paths("path")
-def load_every_guide(path) -> list[Guide]:
-    """Every guide under ``path`` (a guide folder or a folder of guides), of every series.
+@takes_paths("path", "law")
+def load_every_guide(path, law=None) -> list[Guide]:
+    """Every guide under ``path`` (a guide folder or a folder of guides), of every series,
+    their ages those of ``law`` (as :func:`load_guide`).
 
     Every guide is validated completely, and the guides of each series must not overlap in
     time; any problem anywhere raises :class:`GuideError` listing all of them, and nothing
     is returned.
     """
-    path = Path(path)
+    path, law = Path(path), law_in_force(law) if law else None
     if not path.is_dir():
         what = "not a folder of Actuarial Guides" if path.exists() else "no such folder"
         raise GuideError([Problem(str(path), None, what)])
@@ -1118,7 +1138,7 @@ def load_every_guide(path) -> list[Guide]:
     except OSError as error:
         raise GuideError([Problem(str(path), None, f"cannot read ({error.strerror})")]) from error
     periods: dict[str, list[Period]] = {}
-    guides = [guide for folder in folders if (guide := check_guide(folder, problems, periods))]
+    guides = [guide for folder in folders if (guide := check_guide(folder, problems, periods, law))]
     for series, stated in periods.items():
         problems += overlap_problems(series, stated)
     if problems:
@@ -1149,17 +1169,20 @@ def guides_to_read(path=None, series: str | None = None) -> tuple[Path, str | No
     return Path(path), series
 
 
-@takes_paths("path")
-def load_guides(path=None, series: str | None = None) -> GuideSet:
+@takes_paths("path", "law")
+def load_guides(path=None, series: str | None = None, law=None) -> GuideSet:
     """Load a guide folder, or every guide in a folder of guides, as one series; with no
-    folder, the shipped guides, as the commands read them (:func:`guides_to_read`).
+    folder, the shipped guides, as the commands read them (:func:`guides_to_read`). Their
+    tables span the ages of ``law`` (paths of amendment files or a Law; None: the shipped
+    law) on their ``effective_from``: guides for a bill that changes the ages of (c) or (a)
+    are loaded with it.
 
     Every guide is validated completely; any problem anywhere raises :class:`GuideError`
     listing all of them, and nothing is returned. With several series present, ``series``
     must name one (the error lists them).
     """
     path, series = guides_to_read(path, series)
-    guides = load_every_guide(path)
+    guides = load_every_guide(path, law)
     present = sorted({g.series for g in guides})
     if series is None:
         if len(present) > 1:

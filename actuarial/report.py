@@ -1038,7 +1038,6 @@ def build_report(
     out_dir = _real(out_dir)
     guides_path, series = guides_to_read(guides_path, series)
     guides_path = _real(guides_path)
-    guides = load_guides(guides_path, series)
     members_path = Path(members_path or EXAMPLE_MEMBERS)
     readable_member_file(members_path)  # a problem names the file as given
     members_path = _real(members_path)
@@ -1050,6 +1049,7 @@ def build_report(
         law_files = [law_files]  # not each character of its name a file ("." among them)
     law_paths = [_real(path) for path in law_files]
     law = load_law(*law_paths)  # every file validated before anything runs
+    guides = load_guides(guides_path, series, law=law)  # the ages of that law
     # The folder is replaced by the new report: nothing read may lie in it.
     check_output_folder(
         out_dir,

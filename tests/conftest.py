@@ -236,7 +236,7 @@ def law_toml_changed(monkeypatch, amendment):
 
     def change(*entries):
         law = load_law(amendment(*entries))
-        monkeypatch.setattr("actuarial.guides.shipped_law", lambda: law)
+        monkeypatch.setattr("actuarial.law.parameters.shipped_law", lambda: law)
         return law
 
     return change

@@ -3,6 +3,7 @@ the registries (clauses, result columns) and the status of the guide used."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import warnings
@@ -18,7 +19,7 @@ from actuarial import review, shipped
 from actuarial.batch import OUTPUT_SCHEMA, read_members, run_batch
 from actuarial.cli import cli
 from actuarial.engine import COLUMNS, RESULT_COLUMNS, ClauseResult, evaluate, evaluate_frame
-from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, load_guides
+from actuarial.guides import DEFAULT_SERIES, SHIPPED_GUIDES, GuideError, load_guides
 from actuarial.law import LawError, LawNote, load_law, shipped_law
 from actuarial.law.clauses import (
     CLAUSES,
@@ -827,3 +828,116 @@ def test_an_entry_never_in_force_changes_no_result(half_percent_guides, tmp_path
     with pytest.warns(LawNote):
         one = evaluate(EARLY, half_percent_guides, as_of=AS_OF, law=path)
     assert one.clauses == evaluate(EARLY, half_percent_guides, as_of=AS_OF).clauses
+
+
+# ------------------------------------------------------------- guides under an amended law
+AGES_BILL = (  # early retirement from 50 and the service annuity from 62, from 2030
+    law_entry("early_retirement.age", "2030-01-01", 50, "years")
+    + law_entry("service_annuity.age", "2030-01-01", 62, "years")
+)
+
+
+@pytest.fixture
+def guides_for_the_bill(make_guide, tmp_path):
+    """A series "jcs": the half-percent guide until 2029, then one of the bill's ages (50 to
+    62, 0.5% a month before 62) from 2030."""
+    root = tmp_path / "jcs"
+    make_guide(
+        "g1990",
+        root=root,
+        toml=lambda text: text.replace('series = "g1990"', 'series = "jcs"').replace(
+            "effective_from = 1990-04-01",
+            "effective_from = 1990-04-01\neffective_until = 2029-12-31",
+        ),
+    )
+    rows = "".join(f"{age},0,{1 - 0.06 * (62 - age):.6f}\n" for age in range(50, 63))
+    make_guide(
+        "g2030",
+        root=root,
+        toml=lambda text: (
+            text.replace('series = "g2030"', 'series = "jcs"')
+            .replace("effective_from = 1990-04-01", "effective_from = 2030-01-01")
+            .replace("normal_retirement_age = 65", "normal_retirement_age = 62")
+        ),
+        csv="age_years,age_months,factor\n" + rows,
+    )
+    bill = tmp_path / "ages.toml"
+    bill.write_text(AGES_BILL, encoding="utf-8")
+    return root, bill
+
+
+def test_guides_are_checked_against_the_ages_of_the_law_they_are_used_with(guides_for_the_bill):
+    # Guides were checked against the shipped law's ages alone: no guide could be valid for
+    # a bill that changes them, and inciso (c) under it had no factor to apply.
+    root, bill = guides_for_the_bill
+    with pytest.raises(GuideError) as refused:
+        load_guides(root, "jcs")  # the shipped law: (c) from 55, (a) at 65
+    said = str(refused.value)
+    assert "'normal_retirement_age' must be 65, the age of inciso (a) (got 62)" in said
+    assert "age must be in [55y0m, 65y0m] (got 50y0m)" in said
+    guides = load_guides(root, "jcs", law=bill)
+    assert [g.id for g in guides] == ["g1990", "g2030"]
+    # Under the bill, a member separating in 2031 at 51y6m with 25 years: inciso (c), the
+    # factor between the rows of 51 and 52 (0.34 and 0.40, 6 of 12 months: 0.37).
+    member = {
+        "member_id": "J-1", "birth_date": "1979-07-01", "entry_date": "1999-06-01",
+        "separation_date": "2031-01-01", "credited_service": 25.0,
+        "average_compensation": 40_000.0, "group": "general", "refunded": False,
+    }  # fmt: skip
+    early = evaluate(member, guides, as_of=dt.date(2031, 1, 1), law=bill).clause("c")
+    assert early.eligible and early.guide_id == "g2030"
+    assert early.reduction_factor == pytest.approx(0.37, abs=1e-12)
+    assert early.annual_amount == round(0.015 * 40_000 * 25 * 0.37, 2)
+    # The shipped guides under the bill: the row the law's (c) needs is missing, said so.
+    shipped = evaluate(member, load_guides(), as_of=dt.date(2031, 1, 1), law=bill).clause("c")
+    assert shipped.eligible and "outside the table" in shipped.error
+
+
+def test_a_guide_made_in_python_is_checked_against_the_law_it_is_given(guides_for_the_bill):
+    root, bill = guides_for_the_bill
+    guide = load_guides(root, "jcs", law=bill).by_id("g2030")
+    again = dataclasses.replace(guide, path=None)  # checked again, under the same law
+    assert again.law is guide.law
+    with pytest.raises(GuideError, match="must be 65, the age of inciso"):
+        dataclasses.replace(guide, law=None)  # under the shipped law
+
+
+def test_guides_validate_and_evaluate_take_the_law_the_guides_are_for(guides_for_the_bill):
+    root, bill = guides_for_the_bill
+    refused = CliRunner().invoke(cli, ["guides", "validate", str(root)])
+    assert refused.exit_code == 1
+    assert "'normal_retirement_age' must be 65, the age of inciso (a) (got 62)" in refused.output
+    checked = CliRunner().invoke(cli, ["guides", "validate", str(root), "--law", str(bill)])
+    assert checked.exit_code == 0, checked.output
+    assert "ok: g2030 (series 'jcs', illustrative, from 2030-01-01 to open end, 13 rows" in (
+        checked.output
+    )
+    member = [
+        "--birth-date", "1979-07-01", "--entry-date", "1999-06-01",
+        "--separation-date", "2031-01-01", "--service", "25", "--compensation", "40000",
+        "--as-of", "2031-01-01", "--guides", str(root), "--series", "jcs",
+    ]  # fmt: skip
+    under_bill = CliRunner().invoke(cli, ["evaluate", *member, "--law", str(bill)])
+    assert under_bill.exit_code == 0, under_bill.output
+    assert "reduction factor 0.370000: guide 'g2030', linear by month between 51y0m" in (
+        under_bill.output
+    )
+
+
+def test_guides_derive_writes_a_guide_of_the_laws_ages(tmp_path):
+    # A derived guide spanned the shipped law's 55 to 65 whatever bill it was for.
+    bill = tmp_path / "ages.toml"
+    bill.write_text(AGES_BILL, encoding="utf-8")
+    out = tmp_path / "jcs-2030"
+    derive = ["guides", "derive", "--mortality", "sult", "--interest", "0.05"]
+    derive += ["--effective-from", "2030-01-01", "--out", str(out)]
+    written = CliRunner().invoke(cli, [*derive, "--law", str(bill)])
+    assert written.exit_code == 0, written.output
+    guide = load_guides(out, law=bill).by_id("jcs-2030")
+    assert (guide.age_months[0], guide.age_months[-1]) == (50 * 12, 62 * 12)
+    assert guide.normal_retirement_age == 62 and guide.factors[-1] == 1.0
+    assert guide.basis["ages"] == "every month from 50y0m to 62y0m"
+    # Without the bill: the shipped law's ages on that day.
+    shipped = CliRunner().invoke(cli, [*derive[:-1], str(tmp_path / "shipped-2030")])
+    assert shipped.exit_code == 0, shipped.output
+    assert "(121 rows; factor at 55y0m" in shipped.output
