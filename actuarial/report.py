@@ -396,9 +396,10 @@ def provenance(
     """
     from actuarial.law import law_in_force, resolve_as_of
 
-    listed = guides_in(guides_path)
+    law = law_in_force(law)
+    listed = guides_in(guides_path, law)  # under the law whose ages they span
     readings = readings or Readings()
-    law, payment_date = law_in_force(law), resolve_as_of(as_of)
+    payment_date = resolve_as_of(as_of)
     sample = " (shipped sample)" if _is_sample(members_path) else ""  # --members not given
     # Each amendment by its file's name alone (its folder is the user's own).
     law_files = tuple(

@@ -941,3 +941,13 @@ def test_guides_derive_writes_a_guide_of_the_laws_ages(tmp_path):
     shipped = CliRunner().invoke(cli, [*derive[:-1], str(tmp_path / "shipped-2030")])
     assert shipped.exit_code == 0, shipped.output
     assert "(121 rows; factor at 55y0m" in shipped.output
+
+
+def test_the_reports_provenance_lists_guides_for_the_bill_under_the_bill(guides_for_the_bill):
+    # provenance() read every guide under the shipped law: the report stopped before any page.
+    from actuarial import report
+
+    root, bill = guides_for_the_bill
+    guides = load_guides(root, "jcs", law=bill)
+    made = report.provenance(guides, root, shipped.EXAMPLE_MEMBERS, law=bill)
+    assert [guide_id for guide_id, _, _ in made.guides] == ["g1990", "g2030"]
