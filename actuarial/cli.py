@@ -373,12 +373,11 @@ def evaluate(guides_path, series, as_of, law_files, lang, as_json, readings, **m
 
 def _with_options(message: str, command: click.Command) -> str:
     """A member parser's ``message`` with each field it names followed by the option of
-    ``command`` that gives it: ``'credited_service' (--service)``."""
-    for option in command.params:
-        if option.name in MEMBER_FIELDS and option.opts:
-            field = f"'{option.name}'"
-            message = message.replace(field, f"{field} ({option.opts[0]})")
-    return message
+    ``command`` that gives it: ``'credited_service' (--service)``. A field is named as a
+    word of the message, between spaces: not inside an id or a value it quotes."""
+    options = {o.name: o.opts[0] for o in command.params if o.name in MEMBER_FIELDS and o.opts}
+    named = re.compile(r"(?<!\S)'(" + "|".join(map(re.escape, options)) + r")'(?=[\s)])")
+    return named.sub(lambda found: f"{found[0]} ({options[found[1]]})", message)
 
 
 # glibc's mallopt parameters, and the largest threshold it takes for mmap.

@@ -30,7 +30,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from actuarial.duplicate_ids import distinct_codes
-from actuarial.guides import GuideSet
+from actuarial.guides import GuideSet, check_guides_under
 from actuarial.law.clauses import CLAUSES, situation
 from actuarial.law.conditions import ClauseOutcome, render
 from actuarial.law.coverage import (
@@ -906,6 +906,7 @@ def evaluate_members(
     """
     readings = checked_guides_and_readings(guides, readings)  # every caller's, checked here
     law = law_in_force(law)
+    check_guides_under(guides, law)  # loaded for the ages of this law
     as_of = resolve_as_of(as_of)
     clauses = tuple(CLAUSES.values())
     count = len(members)

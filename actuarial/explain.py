@@ -188,11 +188,11 @@ def _clause_lines(results, position, column, lang, law_values, row, member_rende
     )
     topup = row["minimum_topup"]
     minimum = row["minimum_monthly"]
-    in_force = results.law.value_on("minimum_monthly_pension", payment)
     if minimum > 0:
         if topup > 0:
             amount += words["topup"].format(minimum=minimum, payment=payment, topup=topup)
-    elif in_force > 0:  # in force, but the reading keeps it off this clause (I-4)
+    elif (in_force := results.law.value_on("minimum_monthly_pension", payment)) > 0:
+        # in force, but the reading keeps it off this clause (I-4)
         amount += words["minimum_off"].format(minimum=in_force, payment=payment, clause=clause.id)
     else:
         amount += words["minimum_none"].format(payment=payment)

@@ -67,6 +67,7 @@ __all__ = [
     "load_every_guide",
     "load_guides",
     "span_on",
+    "check_guides_under",
 ]
 
 SHIPPED_GUIDES = shipped.GUIDES  # the illustrative guides, package data
@@ -107,10 +108,35 @@ def span_on(day: dt.date | None = None, law=None) -> AgeSpan:
     :class:`~actuarial.law.Law`, paths of amendment files, or None: the shipped law) on that
     day, or on its first date for a day before it. A later change of those ages binds the
     guides from its date on, not the guides before it."""
-    values = law_in_force(law).values_in_force(day)
-    return AgeSpan(
-        int(values["early_retirement.age"]) * 12, int(values["service_annuity.age"]) * 12
-    )
+    law, day = law_in_force(law), dt.date.today() if day is None else day
+
+    def compute() -> AgeSpan:
+        values = law.values_in_force(day)
+        return AgeSpan(
+            int(values["early_retirement.age"]) * 12, int(values["service_annuity.age"]) * 12
+        )
+
+    return law.derived(("guide span", day), compute)  # once per law and day
+
+
+def check_guides_under(guides: GuideSet, law: Law) -> None:
+    """Raise :class:`GuideError` for each guide of ``guides`` whose table does not span the
+    ages ``law`` gives it (:func:`span_on` on its first day): guides loaded for a bill that
+    moves the ages of (c) or (a), used under another law, would reduce by the wrong ages."""
+    problems = [
+        Problem(
+            _where(guide),
+            None,
+            f"its table spans {guide.span.label}, the ages of incisos (c) and (a) on "
+            f"{guide.effective_from} of the law it was loaded with; the law used here gives "
+            f"{wanted.label}: load the guides with the law they are used with "
+            "(load_guides(..., law=...); --law)",
+        )
+        for guide in guides
+        if guide.span != (wanted := span_on(guide.effective_from, law))
+    ]
+    if problems:
+        raise GuideError(problems)
 
 
 def _span_of(meta: dict, law: Law | None) -> AgeSpan:
@@ -1099,7 +1125,7 @@ def load_guide(folder, law=None) -> Guide:
     files or a Law; None: the shipped law); raises :class:`GuideError` listing every
     problem."""
     problems: list[Problem] = []
-    guide = check_guide(Path(folder), problems, law=law_in_force(law) if law else None)
+    guide = check_guide(Path(folder), problems, law=None if law is None else law_in_force(law))
     if problems:
         raise GuideError(problems)
     return guide
@@ -1114,7 +1140,7 @@ def load_every_guide(path, law=None) -> list[Guide]:
     time; any problem anywhere raises :class:`GuideError` listing all of them, and nothing
     is returned.
     """
-    path, law = Path(path), law_in_force(law) if law else None
+    path, law = Path(path), None if law is None else law_in_force(law)
     if not path.is_dir():
         what = "not a folder of Actuarial Guides" if path.exists() else "no such folder"
         raise GuideError([Problem(str(path), None, what)])

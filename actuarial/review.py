@@ -475,9 +475,16 @@ def amendment_entries(law) -> pd.DataFrame:
     as its :class:`LawNote` says (:func:`~actuarial.law.notes.never_in_force`,
     :func:`~actuarial.law.notes.replaced_entries`)."""
     from actuarial.law import PARAMETERS, law_in_force
-    from actuarial.law.notes import never_in_force, replaced_entries
+    from actuarial.law.notes import never_in_force
 
     law, shipped = law_in_force(law), shipped_law()
+    # Each entry a later file's replaced on its date, but a copy's of the same file given
+    # again (it is the same entry, listed once: the copy in force).
+    replaced = [
+        (name, entry, later)
+        for name, entry, later in law.replaced
+        if (Path(entry.file).name, entry.number) != (Path(later.file).name, later.number)
+    ]
     takes_effect = {
         (name, entry): f"never (replaced on or before {law.first_date()}, the law's first date)"
         for name, entry, _ in never_in_force(law)
@@ -485,11 +492,11 @@ def amendment_entries(law) -> pd.DataFrame:
     takes_effect.update(
         {
             (name, entry): f"never (replaced by {Path(later.file).name}'s entry of the same date)"
-            for name, entry, later in replaced_entries(law)
+            for name, entry, later in replaced
         }
     )
     listed = [(name, entry) for name, entries in law.entries.items() for entry in entries]
-    listed += [(name, entry) for name, entry, _ in replaced_entries(law)]
+    listed += [(name, entry) for name, entry, _ in replaced]
     order = {name: number for number, name in enumerate(PARAMETERS)}
     listed.sort(key=lambda item: (item[1].position, order[item[0]], item[1].effective_from))
     rows = [

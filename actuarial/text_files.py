@@ -249,19 +249,31 @@ def toml_shape(text: str, max_depth: int) -> tuple[int, int | None, int]:
     return deepest, deepest_line, keys
 
 
+_STRING_COMMENT_OR_LINE = re.compile(r"[\"'#\n]")
+
+
 def outside_strings(text: str) -> Iterator[tuple[int, str]]:
-    """Each line of a TOML text with its number (from 1), but the lines inside a multi-line
-    string (after the one that opens it): where a key or a table header can be."""
-    quote = None
-    for number, line in enumerate(text.splitlines(), start=1):
-        if quote is not None:  # inside a multi-line string: ends at its closing quotes
-            if line.count(quote) % 2:
-                quote = None
-            continue
-        yield number, line
-        for opening in ('"""', "'''"):
-            if line.count(opening) % 2:
-                quote = opening
+    """Each line of a TOML text with its number (from 1; lines end at "\\n" alone, as
+    TOML's do), but the lines that begin inside a multi-line string: where a key or a table
+    header can be. Strings are read as :func:`toml_shape` reads them (escapes, quotes of the
+    other kind, a comment's quotes ignored)."""
+    inside: set[int] = set()
+    line, position = 1, 0
+    while (found := _STRING_COMMENT_OR_LINE.search(text, position)) is not None:
+        position = found.start()
+        if text[position] == "\n":
+            line, position = line + 1, position + 1
+        elif text[position] == "#":
+            end = text.find("\n", position)
+            position = len(text) if end < 0 else end
+        else:
+            end = _skip_string(text, position)
+            breaks = text.count("\n", position, end)
+            inside.update(range(line + 1, line + 1 + breaks))
+            line, position = line + breaks, end
+    for number, content in enumerate(text.split("\n"), start=1):
+        if number not in inside:
+            yield number, content
 
 
 def toml_shape_problems(text: str, max_depth: int, max_keys: int) -> list[TextProblem]:

@@ -951,3 +951,50 @@ def test_the_reports_provenance_lists_guides_for_the_bill_under_the_bill(guides_
     guides = load_guides(root, "jcs", law=bill)
     made = report.provenance(guides, root, shipped.EXAMPLE_MEMBERS, law=bill)
     assert [guide_id for guide_id, _, _ in made.guides] == ["g1990", "g2030"]
+
+
+def test_guides_used_under_a_law_of_other_ages_are_refused(guides_for_the_bill):
+    # Loaded for the bill, used under the shipped law: (c) at 51y6m reduced by the bill's
+    # factors, silently, and page 09 saw no change between the two laws.
+    root, bill = guides_for_the_bill
+    guides = load_guides(root, "jcs", law=bill)
+    member = {
+        "member_id": "J-2", "birth_date": "1970-01-01", "entry_date": "1999-06-01",
+        "separation_date": "2031-01-01", "credited_service": 30.0,
+        "average_compensation": 40_000.0, "group": "general", "refunded": False,
+    }  # fmt: skip
+    said = (
+        "its table spans 50y0m to 62y0m, the ages of incisos (c) and (a) on 2030-01-01 of the "
+        "law it was loaded with; the law used here gives 55y0m to 65y0m"
+    )
+    with pytest.raises(GuideError) as refused:
+        evaluate(member, guides, as_of=dt.date(2031, 1, 1))
+    assert said in str(refused.value)
+    with pytest.raises(GuideError) as refused:
+        evaluate_frame(pd.DataFrame([member]), guides, as_of=dt.date(2031, 1, 1))
+    assert said in str(refused.value)
+    assert evaluate(member, guides, as_of=dt.date(2031, 1, 1), law=bill).clause("c").eligible
+
+
+def test_an_amendment_every_entry_of_which_a_later_one_replaces_is_listed(tmp_path):
+    # Its file was noted as changing nothing, but its entries vanished from page 09's list.
+    files = []
+    for name, value in [("b550.toml", 550), ("b500.toml", 500.5), ("b600.toml", 600)]:
+        files.append(tmp_path / name)
+        files[-1].write_text(_entry("minimum_monthly_pension", "2029-01-01", value, USD))
+    with pytest.warns(LawNote):
+        law = load_law(*files)
+    entries = review.amendment_entries(law)
+    assert list(zip(entries["file"], entries["value"], entries["takes effect"], strict=True)) == [
+        ("b550.toml", "$550.00", "never (replaced by b500.toml's entry of the same date)"),
+        ("b500.toml", "$500.50", "never (replaced by b600.toml's entry of the same date)"),
+        ("b600.toml", "$600.00", "yes"),
+    ]
+
+
+def test_no_amendment_file_is_the_law_itself_and_guides_take_no_set_of_files(tmp_path):
+    # load_law() made a new Law each time: what the shipped law computes once was computed
+    # again on every call (evaluate twice as slow); an empty set was read as the shipped law.
+    assert load_law() is shipped_law()
+    with pytest.raises(TypeError, match="in order"):
+        load_guides(SHIPPED_GUIDES, DEFAULT_SERIES, law=set())

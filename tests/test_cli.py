@@ -230,6 +230,13 @@ def test_evaluate_refuses_invalid_member_data_with_exit_1_and_the_reason():
     assert result.exit_code == 1
     assert "'credited_service' (--service) must be a number (got '25,5')" in result.stderr
     assert "'average_compensation' (--compensation) must be a number (got 'x')" in result.stderr
+    # Only the fields' names: not a name inside the id or a value given.
+    odd = member_args(member_id="x'credited_service'y", birth_date="'entry_date'")
+    result = invoke("evaluate", *odd)
+    assert result.stderr == (
+        "error: member row 1 (member \"x'credited_service'y\"): 'birth_date' (--birth-date) "
+        "must be a date YYYY-MM-DD (got \"'entry_date'\")\n"
+    )
 
 
 def test_evaluate_refuses_an_id_with_a_byte_that_is_not_utf8_naming_it_escaped():

@@ -38,8 +38,8 @@ from actuarial.members import GROUPS, MemberDataError, parse_members
 from actuarial.synthetic import generate_members
 
 # Inciso (c) from age 50 while the guides start at 55: error cells on (c).
-FIFTY = (
-    '[[early_retirement.age]]\neffective_from = 1990-04-01\nvalue = 50\nunit = "years"\n'
+FIFTY = (  # from a day after the shipped guides' first: they stay valid, without rows for 50-54
+    '[[early_retirement.age]]\neffective_from = 2000-01-01\nvalue = 50\nunit = "years"\n'
     'source = "Test bill"\n'
 )
 

@@ -368,6 +368,29 @@ def test_a_problem_of_an_entry_names_the_line_of_its_header(amendment):
     ]
 
 
+@pytest.mark.parametrize(
+    "before",
+    [
+        "# Bill 12\u2028 a line separator is no line break in TOML\n",
+        "[[minimum_monthly_pension]]\neffective_from = 2027-01-01\nvalue = 600\n"
+        'unit = "USD a month"\nsource = """Bill 12 \\"""\n[[minimum_monthly_pension]]\n"""\n',
+        "[[minimum_monthly_pension]]\neffective_from = 2027-01-01\nvalue = 600\n"
+        'unit = "USD a month"\nsource = \'the bill says """ here\'\n',
+    ],
+    ids=["line-separator", "escaped-quotes", "quotes-in-a-literal-string"],
+)
+def test_the_line_of_an_entry_is_found_whatever_strings_and_comments_hold(amendment, before):
+    bill = amendment(before + law_entry("minimum_monthly_pension", "2029-01-01", -1, "USD a month"))
+    header = before.count("\n") + 1  # the wrong entry's header: the line after those
+    number = 2 if before.startswith("[[") else 1
+    with pytest.raises(LawError) as error:
+        load_law(bill)
+    assert error.value.problems == [
+        f"{bill}:{header}: 'minimum_monthly_pension' entry {number} (effective_from "
+        "2029-01-01): 'value' must be >= 0 (got -1)"
+    ]
+
+
 def test_amendment_files_are_checked_as_one_law_whatever_their_order(amendment):
     # Coverage moved earlier by one file, every other number given from then by the other:
     # the law they make together is whole, in either order; neither alone is.

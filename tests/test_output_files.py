@@ -772,6 +772,7 @@ NOT_PATHS = {
     ("actuarial.law.notes.law_notes", "law"): "a Law, never a path",
     ("actuarial.law.notes.never_in_force", "law"): "a Law, never a path",
     ("actuarial.law.notes.replaced_entries", "law"): "a Law, never a path",
+    ("actuarial.guides.check_guides_under", "law"): "a Law, never a path",
     ("actuarial.law.parameters.LawOn.__init__", "law"): "a Law, never a path",
 }
 

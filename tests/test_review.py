@@ -427,9 +427,12 @@ def test_a_bill_that_defers_or_opens_a_clause_lists_every_row_it_changes(
     members = read_members(EXAMPLE_MEMBERS)
     as_of = dt.date(2026, 6, 1)
     before = evaluate_frame(members, half_percent_guides, as_of=as_of)
-    for parameter, value in [("deferred.age", 67), ("early_retirement.age", 50)]:
+    for parameter, value, since in [
+        ("deferred.age", 67, "1990-04-01"),
+        ("early_retirement.age", 50, "2000-01-01"),  # after the guides' first day: still theirs
+    ]:
         bill = tmp_path / f"{parameter}.toml"
-        bill.write_text(law_entry(parameter, "1990-04-01", value, "years"))
+        bill.write_text(law_entry(parameter, since, value, "years"))
         after = evaluate_frame(members, half_percent_guides, as_of=as_of, law=load_law(bill))
         changes = review.law_comparison(before, after)
         summary = review.gains_by_clause(changes)

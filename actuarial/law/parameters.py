@@ -646,6 +646,8 @@ class Law:
             read.append((name, data, found))
         if problems:
             raise LawError(problems)
+        if not read:  # no file: this law itself, with what it computed once
+            return self
         law = _merge(self, read)  # checked as one law: never as a law between two files
         from actuarial.law.notes import law_notes  # notes read the clauses
 
