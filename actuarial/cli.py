@@ -480,11 +480,12 @@ guides_folder_option = click.option(
 
 @guides.command("list")
 @guides_folder_option
-def guides_list(guides_path):
+@law_file_option
+def guides_list(guides_path, law_files):
     """List the guides (default: the shipped ones): id, series, status, dates in force, title."""
     try:
-        found = load_every_guide(guides_path or SHIPPED_GUIDES)
-    except GuideError as error:
+        found = load_every_guide(guides_path or SHIPPED_GUIDES, load_law(*law_files))
+    except (GuideError, LawError) as error:
         _fail(error)
     rows = [("id", "series", "status", "from", "until", "title")] + [
         (
@@ -536,7 +537,8 @@ SHOWN_OVER_LINES = ("source",)
 @guides.command("show")
 @click.argument("guide_id")
 @guides_folder_option
-def guides_show(guide_id, guides_path):
+@law_file_option
+def guides_show(guide_id, guides_path, law_files):
     """Print a guide's metadata and its reduction table.
 
     GUIDE_ID is a guide's id among the guides of --guides, or without --guides a guide
@@ -558,8 +560,8 @@ def guides_show(guide_id, guides_path):
         if guide_id not in guides_there:
             available = sorted(guides_there)
             _fail(f"guide {quoted(guide_id)} not found in {root} (guides: {available})")
-        guide = load_guide(guides_there[guide_id])
-    except GuideError as error:
+        guide = load_guide(guides_there[guide_id], load_law(*law_files))
+    except (GuideError, LawError) as error:
         _fail(error)
     except OSError as error:  # a folder that may not be listed
         _fail(f"{error.filename}: cannot read ({error.strerror})")
@@ -603,10 +605,11 @@ def _folder_of_guides(path: Path) -> str | None:
     )
 
 
-def _guide(reference: str):
-    """A guide by folder path, or by id among the shipped guides. A folder here named as a
-    shipped guide is read, and a warning says it is not the shipped guide."""
-    path = Path(reference)
+def _guide(reference: str, law_files=()):
+    """A guide by folder path, or by id among the shipped guides, read under the law with
+    ``law_files`` (``--law``). A folder here named as a shipped guide is read, and a warning
+    says it is not the shipped guide."""
+    path, law = Path(reference), load_law(*law_files)
     if holds_guide(path):
         if len(path.parts) == 1 and holds_guide(SHIPPED_GUIDES / reference):
             _echo(
@@ -614,9 +617,9 @@ def _guide(reference: str):
                 "is read, not the shipped guide of that id",
                 err=True,
             )
-        return load_guide(path)
+        return load_guide(path, law)
     if holds_guide(SHIPPED_GUIDES / reference):
-        return load_guide(SHIPPED_GUIDES / reference)
+        return load_guide(SHIPPED_GUIDES / reference, law)
     if several := _folder_of_guides(path):
         raise GuideError([Problem(reference, None, several.partition(": ")[2])])
     available = sorted(p.name for p in SHIPPED_GUIDES.iterdir() if holds_guide(p))
@@ -891,7 +894,8 @@ def _six_decimals(value) -> str:
 @click.argument("guide_a")
 @click.argument("guide_b")
 @click.option("--top", type=_WholeRange(1), default=None, help="Show only the largest N.")
-def guides_compare(guide_a, guide_b, top):
+@law_file_option
+def guides_compare(guide_a, guide_b, top, law_files):
     """Two guides side by side at every month of inciso (c) both cover, largest differences
     first."""
     import numpy as np
@@ -900,8 +904,8 @@ def guides_compare(guide_a, guide_b, top):
     from actuarial.equivalence import compare_factors
 
     try:
-        first, second = _guide(guide_a), _guide(guide_b)
-    except GuideError as error:
+        first, second = _guide(guide_a, law_files), _guide(guide_b, law_files)
+    except (GuideError, LawError) as error:
         _fail(error)
     names = (first.id, second.id)
     if first.id == second.id:  # a copy of a guide against it: named by their folders
@@ -946,7 +950,8 @@ def guides_compare(guide_a, guide_b, top):
     show_default=True,
     help="Ages shown where the guide departs most from equivalence.",
 )
-def guides_fit(guide, mortality, cohort, m, method, top):
+@law_file_option
+def guides_fit(guide, mortality, cohort, m, method, top, law_files):
     """The interest rate that best reproduces a guide under a life table, and where it departs.
 
     Fitted twice: on the guide file's rows, and on every month of its table that the
@@ -962,7 +967,7 @@ def guides_fit(guide, mortality, cohort, m, method, top):
 
     cohort = _cohort_of(mortality, cohort)
     try:
-        found = _guide(guide)
+        found = _guide(guide, law_files)
         nra = found.normal_retirement_age
         on_rows = fit_interest(
             mortality, found.age_months, found.factors, nra, m, method, cohort=cohort
@@ -971,7 +976,7 @@ def guides_fit(guide, mortality, cohort, m, method, top):
         on_months = fit_interest(
             mortality, months, found.factor(months), nra, m, method, cohort=cohort
         )
-    except (GuideError, MortalityError, EquivalenceError) as error:
+    except (GuideError, LawError, MortalityError, EquivalenceError) as error:
         _fail(error)
     born = f"; born {cohort}" if mortality.generational else ""
     _echo(
@@ -1011,14 +1016,15 @@ def guides_fit(guide, mortality, cohort, m, method, top):
 @interest_option
 @payments_option
 @method_option
-def guides_subsidy(guide, mortality, cohort, interest, m, method):
+@law_file_option
+def guides_subsidy(guide, mortality, cohort, interest, m, method, law_files):
     """By age: how far a guide's factor exceeds the equivalent one, and its present value."""
     from actuarial.equivalence import EquivalenceError, subsidy
     from actuarial.mortality import MortalityError
 
     cohort = _cohort_of(mortality, cohort)
     try:
-        found = _guide(guide)
+        found = _guide(guide, law_files)
         table = subsidy(
             mortality,
             found.age_months,
@@ -1029,7 +1035,7 @@ def guides_subsidy(guide, mortality, cohort, interest, m, method):
             method,
             cohort=cohort,
         )
-    except (GuideError, MortalityError, EquivalenceError) as error:
+    except (GuideError, LawError, MortalityError, EquivalenceError) as error:
         _fail(error)
     born = f"; born {cohort}" if mortality.generational else ""
     _echo(

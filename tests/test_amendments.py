@@ -998,3 +998,28 @@ def test_no_amendment_file_is_the_law_itself_and_guides_take_no_set_of_files(tmp
     assert load_law() is shipped_law()
     with pytest.raises(TypeError, match="in order"):
         load_guides(SHIPPED_GUIDES, DEFAULT_SERIES, law=set())
+
+
+def test_every_guides_command_reads_guides_for_a_bill_with_its_law(guides_for_the_bill):
+    # guides derive --law wrote a guide, and validate --law accepted it, that list, show,
+    # compare, fit and subsidy refused ("'normal_retirement_age' must be 65").
+    root, bill = guides_for_the_bill
+    g2030 = str(root / "g2030")
+    basis = ["--mortality", "sult"]
+    commands = [
+        ["guides", "list", "--guides", str(root)],
+        ["guides", "show", "g2030", "--guides", str(root)],
+        ["guides", "compare", g2030, g2030],
+        ["guides", "fit", g2030, *basis],
+        ["guides", "subsidy", g2030, *basis, "--interest", "0.05"],
+    ]
+    for command in commands:
+        refused = CliRunner().invoke(cli, command)
+        assert refused.exit_code == 1, command
+        assert "must be 65, the age of inciso (a) (got 62)" in refused.output
+        read = CliRunner().invoke(cli, [*command, "--law", str(bill)])
+        assert read.exit_code == 0, (command, read.output)
+    shown = CliRunner().invoke(
+        cli, ["guides", "show", "g2030", "--guides", str(root), "--law", str(bill)]
+    )
+    assert "normal_retirement_age: 62" in shown.output
