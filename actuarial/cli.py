@@ -1186,6 +1186,10 @@ def _example_command(name: str, source: Path, described: str, detail=lambda data
     def write_example(out_path, force):
         if out_path.exists() and out_path.resolve() == source.resolve():
             _fail(f"{out_path} is the shipped example itself; choose another --out")
+        try:  # a folder, a device, a parent that is a file: said as batch says it
+            check_output(out_path, [source])
+        except OutputFileError as error:
+            _fail(error)
         if out_path.suffix.lower() != source.suffix:  # the bytes are of the source's format
             got = repr(out_path.suffix) if out_path.suffix else "'no extension'"
             _fail(

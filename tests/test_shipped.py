@@ -154,13 +154,13 @@ def test_examples_write_where_batch_writes_and_fail_as_it_fails(tmp_path, comman
     made = tmp_path / "new" / "deeper" / f"ex{suffix}"
     assert invoke("examples", command, "--out", made).exit_code == 0
     assert made.is_file()
-    folder = tmp_path / f"folder{suffix}"
-    folder.mkdir()
-    result = invoke("examples", command, "--out", folder, "--force")
-    assert (result.exit_code, result.output) == (
-        1,
-        f"error: {folder}: the output is a folder; a file is expected\n",
-    )
+    for folder in (tmp_path / f"folder{suffix}", tmp_path / "no-extension"):  # either name
+        folder.mkdir()
+        result = invoke("examples", command, "--out", folder, "--force")
+        assert (result.exit_code, result.output) == (
+            1,
+            f"error: {folder}: the output is a folder; a file is expected\n",
+        )
     a_file = tmp_path / "plain.txt"
     a_file.write_text("mine\n", encoding="utf-8")
     inside = a_file / f"ex{suffix}"
