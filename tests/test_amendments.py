@@ -28,7 +28,7 @@ from actuarial.law.clauses import (
     register_clause,
     unregister_clause,
 )
-from actuarial.law.conditions import Clause, ClauseOutcome, Condition, Wording
+from actuarial.law.conditions import Clause, ClauseOutcome, Condition, Wording, render
 from actuarial.law.notes import law_notes
 from actuarial.law.readings import Readings
 
@@ -1023,3 +1023,53 @@ def test_every_guides_command_reads_guides_for_a_bill_with_its_law(guides_for_th
         cli, ["guides", "show", "g2030", "--guides", str(root), "--law", str(bill)]
     )
     assert "normal_retirement_age: 62" in shown.output
+
+
+@pytest.mark.parametrize("years", [11, 12, 13, 111, 21, 52, 53, 55])
+def test_an_age_of_the_law_is_an_english_ordinal_teens_included(years):
+    # The I-9 text says "from the 55th birthday"; an amendment may make it 11, 12 or 13.
+    suffix = "th" if 10 <= years % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(years % 10, "th")
+    assert render("{nth[high_risk.age]}", {"high_risk.age": float(years)}) == f"{years}{suffix}"
+
+
+@pytest.mark.parametrize("path", ["evaluate", "evaluate_frame"])
+def test_a_separation_on_an_amendments_first_day_is_judged_and_told_by_it(path):
+    # Separated 2027-01-01, the bill's first day: 20 years suffice, and the reason says 20.
+    member = {
+        "member_id": "E-1", "birth_date": "1969-01-01", "entry_date": "1995-01-01",
+        "separation_date": "2027-01-01", "credited_service": 22.0,
+        "average_compensation": 48_000.0, "group": "general", "refunded": False,
+    }  # fmt: skip
+    guides = load_guides(SHIPPED_GUIDES, "illustrative-half-percent-per-month")
+    as_of = dt.date(2027, 1, 1)
+    if path == "evaluate":
+        early = evaluate(member, guides, as_of=as_of, law=EXAMPLE_BILL).clause("c")
+        reason, annual, monthly = early.reason, early.annual_amount, early.monthly_amount
+    else:
+        table = evaluate_frame(pd.DataFrame([member]), guides, as_of=as_of, law=EXAMPLE_BILL)
+        row = table[table["clause"] == "c"].iloc[0]
+        reason, annual, monthly = row["reason"], row["annual_amount"], row["monthly_amount"]
+    # 58y0m: f = 1 - 0.005 x 84 = 0.58; 1.5% x 48,000 x 22 x 0.58 = 9,187.20 a year, 765.60
+    assert (annual, monthly) == (9_187.20, 765.60)
+    assert reason == (
+        "inciso (c): eligible: no refund of contributions; age at separation 55 or older; "
+        "age at separation below 65; credited service 20 years or more"
+    )
+
+
+def test_a_fractional_minimum_service_is_stated_and_applied_as_written(tmp_path):
+    bill = tmp_path / "half-year.toml"
+    bill.write_text(law_entry("early_retirement.minimum_service", "2020-01-01", 24.5, "years"))
+    guides = load_guides(SHIPPED_GUIDES, "illustrative-half-percent-per-month")
+    member = {
+        "member_id": "F-1", "birth_date": "1965-06-15", "entry_date": "1995-06-15",
+        "separation_date": "2022-06-15", "credited_service": 24.0,
+        "average_compensation": 48_000.0, "group": "general", "refunded": False,
+    }  # fmt: skip
+    as_of = dt.date(2022, 7, 1)
+    below = evaluate(member, guides, as_of=as_of, law=bill).clause("c")
+    assert below.reason == "inciso (c): not eligible: credited service below 24.5 years"
+    at = evaluate({**member, "credited_service": 24.5}, guides, as_of=as_of, law=bill).clause("c")
+    # 57y0m: f = 1 - 0.005 x 96 = 0.52; 1.5% x 48,000 x 24.5 x 0.52 = 9,172.80; 764.40 a month
+    assert at.reason.endswith("credited service 24.5 years or more")
+    assert (at.reduction_factor, at.annual_amount, at.monthly_amount) == (0.52, 9_172.80, 764.40)

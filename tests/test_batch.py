@@ -1178,3 +1178,25 @@ def test_a_whole_number_is_quoted_as_written_not_as_the_float_it_was_read_as(
     assert errors[0].endswith("'credited_service' must be >= 0 (got -1)")
     assert errors[1].endswith(f"(a plausibility bound) (got {2**62})")
     assert errors[2].endswith("'credited_service' must be >= 0 (got -2.5)")
+
+
+def test_a_batch_that_reads_fewer_rows_than_the_file_holds_writes_nothing(
+    tmp_path, monkeypatch, write_members, member, half_percent_guides
+):
+    # "Every input row is in the output, or no output": a chunk lost between the first pass
+    # and the output (here, the last, dropped on purpose) is an error, not a short file.
+    members = write_members([member(member_id=f"A-{n}") for n in range(3)])
+    read = batch._batches
+
+    def losing_the_last(*args, **kwargs):
+        frames = list(read(*args, **kwargs))
+        yield from frames[:-1]
+
+    monkeypatch.setattr(batch, "_batches", losing_the_last)
+    out = tmp_path / "out.csv"
+    with pytest.raises(MemberFileError, match="read 2 rows but the file has 3"):
+        run_batch(
+            members, half_percent_guides, out, as_of=dt.date(2026, 6, 1), chunk_rows=1,
+            progress=False,
+        )  # fmt: skip
+    assert not out.exists()

@@ -268,3 +268,20 @@ def test_add_years_agrees_with_the_calendar_module(births, years, rule):
 )
 def test_a_period_of_one_day_is_that_day_and_no_other_period_is_a_day(value, day):
     assert period_day(value) == day
+
+
+def test_add_months_ends_on_the_last_day_of_a_shorter_month():
+    # As its docstring says: 2016-01-31 + 1 month is 2016-02-29, not March.
+    starts = np.array(["2016-01-31", "2015-01-31", "2016-03-31", "2025-08-31"], "datetime64[D]")
+    assert add_months(starts, [1, 1, -1, 1]).tolist() == [
+        dt.date(2016, 2, 29), dt.date(2015, 2, 28), dt.date(2016, 2, 29), dt.date(2025, 9, 30),
+    ]  # fmt: skip
+
+
+def test_2100_is_a_common_year_as_every_century_not_divisible_by_400():
+    # Member dates run to 2100-12-31: the century rule is reached.
+    born, on = np.array(["1960-01-31"], "datetime64[D]"), np.array(["2100-02-28"], "datetime64[D]")
+    assert age_in_months(born, on).tolist() == [140 * 12 + 1]  # 140y1m on February's last day
+    assert add_months(np.array(["2100-01-31"], "datetime64[D]"), 1).tolist() == [
+        dt.date(2100, 2, 28)
+    ]

@@ -635,3 +635,43 @@ def test_the_explanation_states_the_factor_the_amount_was_computed_with(
     assert f"  {line}" in result.explanation
     shown = float(re.search(r"reduction factor ([0-9.]+)", line)[1])
     assert round(0.015 * 9_999_999.0 * 30.0 * shown, 2) == early.annual_amount
+
+
+def test_the_explanation_states_the_amount_in_force_from_its_first_day_and_its_schedule(
+    member,
+):
+    # (a) of $360 a month from 2010-06-15, lifted to the $500 minimum from 2013-07-01: paid
+    # on that very day, the amount is said to be in force from it, and the schedule of two
+    # amounts is written out (one amount: no schedule line).
+    guides = load_guides(SHIPPED_GUIDES, "illustrative-half-percent-per-month")
+    lifted = member(
+        birth_date="1945-06-15", entry_date="1991-01-02", separation_date="2010-06-15",
+        credited_service=12.0, average_compensation=24_000.0,
+    )  # fmt: skip
+    lines = evaluate(lifted, guides, dt.date(2013, 7, 1)).explanation
+    # 1.5% x 24,000 x 12 = 4,320 a year, 360 a month; 500 - 360 = 140
+    assert (
+        "  annual $4,320.00; monthly $500.00 from 2013-07-01, paid on 2013-07-01; the $500.00 "
+        "minimum in force on 2013-07-01 adds $140.00 a month (I-4)"
+    ) in lines
+    assert "  schedule: 2010-06-15 360.00; 2013-07-01 500.00" in lines
+    plain = evaluate(member(), guides, dt.date(1990, 4, 1)).explanation
+    assert not any(line.startswith("  schedule:") for line in plain)
+
+
+def test_a_row_stopped_by_an_error_has_no_schedule_before_the_minimum_either(member, tmp_path):
+    # Early retirement from 50 since 2000 (the guides, from 1990, stay the law's): at 52 in
+    # 2010 the guide has no row. evaluate gave this row the schedule "2013-07-01 nan".
+    law = tmp_path / "fifty.toml"
+    law.write_text(law_entry("early_retirement.age", "2000-01-01", 50, "years"))
+    guides = load_guides(SHIPPED_GUIDES, "illustrative-half-percent-per-month")
+    early = member(
+        birth_date="1958-01-01", entry_date="1990-06-01", separation_date="2010-01-01",
+        credited_service=25.0,
+    )  # fmt: skip
+    alone = evaluate(early, guides, dt.date(2020, 1, 1), law=law).clause("c")
+    table = evaluate_frame(pd.DataFrame([early]), guides, as_of=dt.date(2020, 1, 1), law=law)
+    row = table[table["clause"] == "c"].iloc[0]
+    assert alone.error and row["error"] == alone.error
+    assert alone.schedule is None and row["schedule"] == ""
+    assert alone.monthly_amount is None and pd.isna(row["monthly_amount"])

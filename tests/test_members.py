@@ -34,6 +34,7 @@ from actuarial.members import (
     _trimmed_byte_lengths,
     check_columns,
     frame_ids,
+    parse_member,
     parse_members,
 )
 
@@ -1291,3 +1292,13 @@ def test_a_numpy_datetime64_of_a_month_a_year_or_a_week_is_not_a_date(
     assert table["error"].tolist()[-1] == (
         f"members row 2 (member 'A-2'): 'separation_date' must be a date YYYY-MM-DD (got {value})"
     )
+
+
+def test_the_date_and_service_bounds_of_a_member_admit_equality(member):
+    # "on or before" and "must not exceed": the bound itself is valid, one step past it not.
+    assert parse_member(member(birth_date="1995-06-15", entry_date="1995-06-15"), "m").valid[0]
+    assert not parse_member(member(birth_date="1995-06-16", entry_date="1995-06-15"), "m").valid[0]
+    life = (dt.date(2025, 1, 1) - dt.date(1960, 1, 1)).days / 365.2425  # age at separation
+    at = member(birth_date="1960-01-01", separation_date="2025-01-01", credited_service=life)
+    assert parse_member(at, "m").valid[0]
+    assert not parse_member({**at, "credited_service": np.nextafter(life, 100)}, "m").valid[0]

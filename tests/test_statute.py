@@ -523,3 +523,28 @@ def test_a_police_officer_at_58_with_31_years_is_told_of_every_clause(half_perce
     assert result.clause("c").annual_amount == 10_788.00
     assert result.clause("d").annual_amount == 18_600.00
     assert result.age_months == 58 * 12
+
+
+# I-2 read literally: «antes de cumplir los sesenta y cinco (65) años de servicio acreditado»
+def test_inciso_d_read_literally_stops_at_65_years_of_service_not_at_64_99(inciso, member):
+    literal = Readings(deferred_reads_age=False)
+    old = member(birth_date="1920-01-01", entry_date="1995-01-01", separation_date="2010-01-01")
+    assert_not_eligible(
+        inciso("d", {**old, "credited_service": 65.0}, readings=literal),
+        "inciso (d): not eligible: separated with 65 or more years of credited service",
+    )
+    # 1.5% x 48,000 x 64.99 = 46,792.80 a year, 3,899.40 a month, from the separation (at 90)
+    below = inciso("d", {**old, "credited_service": 64.99}, readings=literal)
+    assert_pays(below, 46_792.80, 3_899.40, "2010-01-01")
+
+
+def test_a_member_who_enters_and_separates_on_the_windows_first_day_is_covered(inciso, member):
+    # I-1: the window's first day is in it, for the separation date as for the entry date.
+    day = member(
+        birth_date="1950-01-01", entry_date="1990-04-01", separation_date="1990-04-01",
+        credited_service=0.0, average_compensation=20_000.0,
+    )  # fmt: skip
+    assert_not_eligible(
+        inciso("a", day),
+        "inciso (a): not eligible: age at separation below 65; credited service below 10 years",
+    )

@@ -20,6 +20,7 @@ from actuarial.annuities import deferred_annuity_due
 from actuarial.cli import cli
 from actuarial.generational import Mortality
 from actuarial.guides import SHIPPED_GUIDES, load_guides
+from actuarial.law.readings import Readings
 from actuarial.mortality import MortalityError, sult
 from actuarial.valuation import (
     SEX_CODES,
@@ -1199,3 +1200,21 @@ def test_break_even_interest_names_bounds_it_cannot_search(bounds):
         "'bounds' must be two interest rates (low, high), low < high, each finite and above "
         f"-100% (got {bounds!r})"
     )
+
+
+def test_subsidy_by_age_reads_ages_by_the_readings_given():
+    # A police officer born on February 29 separates on 2015-02-28: 55 by the default
+    # reading (I-6), 54y11m if the birthday is March 1 in common years; the ages grouped
+    # must be those of the readings the members were valued under.
+    from actuarial.valuation import subsidy_by_age
+
+    officer = {
+        "member_id": "P-1", "birth_date": "1960-02-29", "entry_date": "1990-06-01",
+        "separation_date": "2015-02-28", "credited_service": 30.0,
+        "average_compensation": 48_000.0, "group": "police", "refunded": False,
+    }  # fmt: skip
+    members, mar1 = pd.DataFrame([officer]), Readings(leap_day_birthday="mar1")
+    values = value_frame(members, GUIDES, Basis("sult", 0.05), readings=mar1)
+    # 54y11m: (b) at 65% (65% x 48,000 = 31,200 a year), and no (c) before 55.
+    assert values.loc[values["clause"] == "b", "annual_amount"].item() == 31_200.0
+    assert list(subsidy_by_age(values, members, readings=mar1).index) == [54]
