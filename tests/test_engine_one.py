@@ -675,3 +675,15 @@ def test_a_row_stopped_by_an_error_has_no_schedule_before_the_minimum_either(mem
     assert alone.error and row["error"] == alone.error
     assert alone.schedule is None and row["schedule"] == ""
     assert alone.monthly_amount is None and pd.isna(row["monthly_amount"])
+
+
+def test_the_spanish_explanation_writes_ages_in_anos_and_months(member):
+    # 57y8m in English is 57a8m in Spanish (años), in the member's line and the conditions'.
+    guides = load_guides(SHIPPED_GUIDES, DEFAULT_SERIES)
+    readme = member(
+        birth_date="1958-06-15", entry_date="1991-01-02", separation_date="2016-03-01",
+        credited_service=25.0, average_compensation=24_000.0, group="firefighter",
+    )  # fmt: skip
+    lines = evaluate(readme, guides, dt.date(2026, 6, 1), lang="es").explanation
+    assert "se separó el 2016-03-01 a la edad de 57a8m;" in lines[0]
+    assert "  ✓ edad al separarse 57a8m >= 55a0m" in lines

@@ -72,6 +72,11 @@ def test_describe_states_the_reading_in_force_for_each_interpretation():
         switched[4] == "I-5 Minimum service for (d): 0 years [deferred_minimum_service=0, switched]"
     )
     assert switched[6].startswith("I-7 Choice:") and "[" not in switched[6]
+    # By default, (d)'s minimum service is that of (a) in the law in force: 10 years.
+    assert default[4] == (
+        "I-5 Minimum service for (d): 10 years, as in clause (a) "
+        "[deferred_minimum_service=None, default]"
+    )
 
 
 @pytest.mark.parametrize(

@@ -548,3 +548,14 @@ def test_a_member_who_enters_and_separates_on_the_windows_first_day_is_covered(i
         inciso("a", day),
         "inciso (a): not eligible: age at separation below 65; credited service below 10 years",
     )
+
+
+def test_the_monthly_amount_is_the_annual_over_12_rounded_once_at_the_end(inciso, member):
+    # 1.5% x 24,000.1996665 x 20 = 7,200.05989995 a year: 600.004992 a month, paid 600.00;
+    # the annual shown, rounded, is 7,200.06, whose twelfth (600.005) would round to 600.01.
+    deferred = member(
+        birth_date="1958-06-15", entry_date="1991-01-02", separation_date="2016-03-01",
+        average_compensation=24_000.1996665, credited_service=20.0,
+    )  # fmt: skip
+    result = inciso("d", deferred, as_of=dt.date(2026, 6, 1))
+    assert (result.annual_amount, result.monthly_amount) == (7_200.06, 600.00)

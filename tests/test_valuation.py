@@ -1218,3 +1218,12 @@ def test_subsidy_by_age_reads_ages_by_the_readings_given():
     # 54y11m: (b) at 65% (65% x 48,000 = 31,200 a year), and no (c) before 55.
     assert values.loc[values["clause"] == "b", "annual_amount"].item() == 31_200.0
     assert list(subsidy_by_age(values, members, readings=mar1).index) == [54]
+
+
+def test_the_totals_leave_the_value_over_d_of_d_itself_blank():
+    # (d) is what (b) and (c) are measured over: its own value over (d) is no number, not 0.
+    totals = valuation.totals_by_clause(
+        value_frame(pd.DataFrame(ROWS), GUIDES, Basis("sult", 0.045))
+    )
+    assert totals.loc["d", "rows_valued"] > 0 and pd.isna(totals.loc["d", "value_over_deferred"])
+    assert totals.loc[["b", "c"], "value_over_deferred"].notna().all()
