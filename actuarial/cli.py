@@ -53,7 +53,7 @@ from actuarial.guides import (
     named_folder,
 )
 from actuarial.law.conditions import render
-from actuarial.law.parameters import LawError, LawNote, load_law, shipped_law
+from actuarial.law.parameters import Law, LawError, LawNote, load_law, shipped_law
 from actuarial.law.readings import (
     INTERPRETATIONS,
     Readings,
@@ -605,11 +605,11 @@ def _folder_of_guides(path: Path) -> str | None:
     )
 
 
-def _guide(reference: str, law_files=()):
-    """A guide by folder path, or by id among the shipped guides, read under the law with
-    ``law_files`` (``--law``). A folder here named as a shipped guide is read, and a warning
-    says it is not the shipped guide."""
-    path, law = Path(reference), load_law(*law_files)
+def _guide(reference: str, law: Law):
+    """A guide by folder path, or by id among the shipped guides, read under ``law`` (that of
+    ``--law``). A folder here named as a shipped guide is read, and a warning says it is not
+    the shipped guide."""
+    path = Path(reference)
     if holds_guide(path):
         if len(path.parts) == 1 and holds_guide(SHIPPED_GUIDES / reference):
             _echo(
@@ -904,7 +904,8 @@ def guides_compare(guide_a, guide_b, top, law_files):
     from actuarial.equivalence import compare_factors
 
     try:
-        first, second = _guide(guide_a, law_files), _guide(guide_b, law_files)
+        law = load_law(*law_files)  # read once, for both guides
+        first, second = _guide(guide_a, law), _guide(guide_b, law)
     except (GuideError, LawError) as error:
         _fail(error)
     names = (first.id, second.id)
@@ -967,7 +968,7 @@ def guides_fit(guide, mortality, cohort, m, method, top, law_files):
 
     cohort = _cohort_of(mortality, cohort)
     try:
-        found = _guide(guide, law_files)
+        found = _guide(guide, load_law(*law_files))
         nra = found.normal_retirement_age
         on_rows = fit_interest(
             mortality, found.age_months, found.factors, nra, m, method, cohort=cohort
@@ -1024,7 +1025,7 @@ def guides_subsidy(guide, mortality, cohort, interest, m, method, law_files):
 
     cohort = _cohort_of(mortality, cohort)
     try:
-        found = _guide(guide, law_files)
+        found = _guide(guide, load_law(*law_files))
         table = subsidy(
             mortality,
             found.age_months,

@@ -1125,7 +1125,7 @@ def load_guide(folder, law=None) -> Guide:
     files or a Law; None: the shipped law); raises :class:`GuideError` listing every
     problem."""
     problems: list[Problem] = []
-    guide = check_guide(Path(folder), problems, law=None if law is None else law_in_force(law))
+    guide = check_guide(Path(folder), problems, law=law_in_force(law))
     if problems:
         raise GuideError(problems)
     return guide
@@ -1140,7 +1140,7 @@ def load_every_guide(path, law=None) -> list[Guide]:
     time; any problem anywhere raises :class:`GuideError` listing all of them, and nothing
     is returned.
     """
-    path, law = Path(path), None if law is None else law_in_force(law)
+    path, law = Path(path), law_in_force(law)
     if not path.is_dir():
         what = "not a folder of Actuarial Guides" if path.exists() else "no such folder"
         raise GuideError([Problem(str(path), None, what)])

@@ -66,8 +66,7 @@ def law_notes(law: Law) -> tuple[str, ...]:
 def _changing_nothing(law: Law) -> list[str]:
     """Amendment files none of whose entries is in force: an empty file (a wrong or a
     truncated one) would cost a bill at nothing without a word."""
-    used = {entry.position for entries in law.entries.values() for entry in entries}
-    names = [file.name for file in law.files]
+    used, names = _positions_in_force(law), [file.name for file in law.files]
     return [
         f"{file.name}{_which_copy(names, position)}: none of its entries is in the law in "
         "force (it holds none, or later files replace each): it changes nothing"
@@ -80,8 +79,13 @@ def replaced_entries(law: Law) -> tuple[tuple[str, Entry, Entry], ...]:
     """Each entry of an amendment file that a later file's entry of the same date replaces,
     so never in force: (parameter, the entry, the later entry). Not those of a file none of
     whose entries is in force: its own note says so (:func:`_changing_nothing`)."""
-    used = {entry.position for entries in law.entries.values() for entry in entries}
+    used = _positions_in_force(law)
     return tuple(item for item in law.replaced if item[1].position in used)
+
+
+def _positions_in_force(law: Law) -> set[int]:
+    """The positions (:attr:`Entry.position`) of the files one of whose entries is in force."""
+    return {entry.position for entries in law.entries.values() for entry in entries}
 
 
 def _replaced(law: Law) -> list[str]:
